@@ -1,0 +1,145 @@
+"""Per-connection and per-request state the protocol core works with.
+
+`Connection` is what a transport hands the core with each message: who is
+calling, through which endpoint, the handshake session if there is one, and the
+protocol version header when the transport has one. `RequestContext` is built by
+the core for one request and is what features and user code see.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
+
+from mcp_django.protocol.jsonrpc import Message, MissingClientCapability, RequestId, notification
+from mcp_django.protocol.versions import Era
+
+__all__ = ["LOG_LEVELS", "Connection", "Emit", "RequestContext", "SessionState"]
+
+LOG_LEVELS: Final[tuple[str, ...]] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""RFC 5424 severities, least severe first, as MCP's `LoggingLevel` lists them."""
+_SEVERITY: Final[Mapping[str, int]] = {level: rank for rank, level in enumerate(LOG_LEVELS)}
+
+Emit = Callable[[Message], Awaitable[None]]
+"""Sends one message on the stream of the request being served."""
+
+
+@dataclasses.dataclass(slots=True)
+class SessionState:
+    """What a handshake-era session remembers between requests; transports persist it.
+
+    The core sets `changed` whenever it mutates the state so a transport knows to save it.
+    """
+
+    protocol_version: str
+    client_capabilities: dict[str, Any] = dataclasses.field(default_factory=dict)
+    client_info: dict[str, Any] | None = None
+    log_level: str | None = None
+    initialized: bool = False
+    subscriptions: tuple[str, ...] = ()
+    session_id: str | None = None
+    changed: bool = False
+
+
+@dataclasses.dataclass(slots=True)
+class Connection:
+    """What the transport knows about the sender of a message.
+
+    Args:
+        principal: the authenticated caller (a Django user at the edges); opaque to the core.
+        endpoint: the endpoint the message arrived on (opaque to the core).
+        session: the handshake session the message belongs to, if any. The core
+            creates one on `initialize` when `sessions` is true.
+        version_header: the `MCP-Protocol-Version` header, for transports that have one.
+        transport: a short name (`"http"`, `"websocket"`, `"stdio"`, `"memory"`).
+        sessions: whether `initialize` should open a session.
+    """
+
+    principal: Any = None
+    endpoint: Any = None
+    session: SessionState | None = None
+    version_header: str | None = None
+    transport: str = "memory"
+    sessions: bool = True
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(slots=True)
+class RequestContext:
+    """Everything known about one request while it is being served."""
+
+    method: str
+    request_id: RequestId | None
+    era: Era
+    protocol_version: str
+    connection: Connection
+    client_capabilities: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    client_info: Mapping[str, Any] | None = None
+    meta: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    log_level: str | None = None
+    progress_token: str | int | None = None
+    emit: Emit | None = None
+
+    @property
+    def principal(self) -> Any:
+        return self.connection.principal
+
+    @property
+    def endpoint(self) -> Any:
+        return self.connection.endpoint
+
+    @property
+    def session(self) -> SessionState | None:
+        return self.connection.session
+
+    async def send_notification(self, method: str, params: dict[str, Any] | None = None) -> bool:
+        """Send a notification on this request's stream; False when the request cannot stream."""
+        if self.emit is None:
+            return False
+        await self.emit(notification(method, params))
+        return True
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> bool:
+        """Send `notifications/progress` if the client asked for progress; False otherwise."""
+        if self.progress_token is None:
+            return False
+        params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        return await self.send_notification("notifications/progress", params)
+
+    def wants_log(self, level: str) -> bool:
+        """True when a message at `level` should reach the client.
+
+        Stateless requests get log messages only when they name a level; handshake
+        sessions get everything until `logging/setLevel` raises the threshold.
+        """
+        if self.log_level is None:
+            return self.era is Era.HANDSHAKE
+        return _SEVERITY.get(level, 0) >= _SEVERITY[self.log_level]
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> bool:
+        """Send `notifications/message` when the client's level admits it; False otherwise."""
+        if level not in _SEVERITY:
+            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        if not self.wants_log(level):
+            return False
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        return await self.send_notification("notifications/message", params)
+
+    def has_capability(self, name: str) -> bool:
+        """True when the client declared the top-level capability `name` (e.g. `"sampling"`)."""
+        return name in self.client_capabilities
+
+    def require_capability(self, name: str) -> None:
+        """Raise `MissingClientCapability` (-32021) unless the client declared `name`."""
+        if not self.has_capability(name):
+            raise MissingClientCapability(
+                f"This request needs the client capability '{name}'",
+                data={"requiredCapabilities": {name: {}}},
+            )

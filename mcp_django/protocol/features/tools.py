@@ -1,0 +1,38 @@
+"""`tools/list` and `tools/call`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.features.base import MethodSpec
+from mcp_django.protocol.jsonrpc import MCPError
+
+if TYPE_CHECKING:
+    from mcp_django.protocol.handler import MessageHandler
+
+logger = logging.getLogger("mcp_django.protocol")
+
+
+async def list_tools(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    return handler.page("tools", await handler.backend.list_tools(ctx), params)
+
+
+async def call_tool(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    arguments = params.get("arguments") or {}
+    try:
+        return dict(await handler.backend.call_tool(params["name"], arguments, ctx))
+    except MCPError:
+        raise
+    except Exception:
+        # A tool's failure is the model's business, not a protocol error: report it in the result.
+        logger.exception("Tool %r raised", params["name"])
+        return {"content": [{"type": "text", "text": f"Error executing tool {params['name']}"}], "isError": True}
+
+
+TOOL_METHODS = (
+    MethodSpec("tools/list", list_tools, feature="tools", cacheable=True),
+    MethodSpec("tools/call", call_tool, feature="tools"),
+)

@@ -1,0 +1,351 @@
+"""The transport-agnostic message handler: one parsed JSON-RPC message in, the reply out."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Final, get_args
+
+import pydantic
+from mcp_types.methods import (
+    SERVER_RESULTS,
+    serialize_server_result,
+    validate_client_notification,
+    validate_client_request,
+)
+
+from mcp_django.protocol.backend import Backend
+from mcp_django.protocol.context import LOG_LEVELS, Connection, Emit, RequestContext
+from mcp_django.protocol.features import METHODS, MethodSpec
+from mcp_django.protocol.jsonrpc import (
+    RESOURCE_NOT_FOUND_LEGACY,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MCPError,
+    Message,
+    MethodNotFound,
+    RequestId,
+    ResourceNotFound,
+    UnsupportedProtocolVersion,
+    result_response,
+)
+from mcp_django.protocol.pagination import paginate
+from mcp_django.protocol.versions import (
+    BATCH_VERSIONS,
+    DEFAULT_HEADERLESS_VERSION,
+    LATEST_HANDSHAKE_VERSION,
+    STATELESS_VERSIONS,
+    SUPPORTED_VERSIONS,
+    Era,
+    era_of_header,
+)
+
+__all__ = ["MessageHandler"]
+
+logger = logging.getLogger("mcp_django.protocol")
+
+META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+
+_DONE: Final = object()
+
+# mcp-types gives `CallToolResult | InputRequiredResult` for the 2026 multi-round methods, and a broken
+# complete result would quietly validate as the (all-optional) interim arm. Validate complete results
+# against the complete arm alone; `input_required` ones keep the union.
+_COMPLETE_RESULTS: Final = {
+    key: next(arm for arm in get_args(row) if arm.__name__ != "InputRequiredResult") if get_args(row) else row
+    for key, row in SERVER_RESULTS.items()
+}
+
+
+class _Envelope:
+    """The parts of a JSON-RPC message the handler routes on, checked once."""
+
+    __slots__ = ("has_id", "method", "params", "request_id")
+
+    def __init__(self, message: Any) -> None:
+        if not isinstance(message, dict):
+            raise InvalidRequest("Invalid request: expected a JSON-RPC object")
+        request_id = message.get("id")
+        self.has_id = "id" in message
+        # bool is an int subclass, and MCP forbids null ids: neither identifies a request.
+        if self.has_id and (isinstance(request_id, bool) or not isinstance(request_id, (str, int))):
+            self.request_id: RequestId | None = None
+            raise InvalidRequest("Invalid request: id must be a string or an integer")
+        self.request_id = request_id
+        if message.get("jsonrpc") != "2.0":
+            raise InvalidRequest('Invalid request: jsonrpc must be "2.0"')
+        method = message.get("method")
+        if "method" in message and not isinstance(method, str):
+            raise InvalidRequest("Invalid request: method must be a string")
+        self.method: str | None = method
+        params = message.get("params")
+        if params is not None and not isinstance(params, dict):
+            raise InvalidParams("Invalid params: params must be an object")
+        self.params: dict[str, Any] = params or {}
+        if method is None and not ("result" in message or "error" in message):
+            raise InvalidRequest("Invalid request: neither a request, a notification nor a response")
+
+
+class MessageHandler:
+    """Serves the MCP methods of one endpoint over any transport.
+
+    Args:
+        backend: what serves tools, resources and prompts.
+        server_info: the `Implementation` object naming this server.
+        instructions: optional guidance for the client's model.
+        page_size: items per page of list results.
+        cache_ttl_ms: `ttlMs` on cacheable stateless results.
+        cache_scope: `cacheScope` on cacheable stateless results (`"public"` or `"private"`).
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        server_info: Mapping[str, Any],
+        instructions: str | None = None,
+        page_size: int = 100,
+        cache_ttl_ms: int = 0,
+        cache_scope: str = "private",
+    ) -> None:
+        self.backend = backend
+        self.server_info = dict(server_info)
+        self.instructions = instructions
+        self.page_size = page_size
+        self.cache_ttl_ms = cache_ttl_ms
+        self.cache_scope = cache_scope
+        served = dict(backend.capabilities())
+        served["logging"] = {}
+        self._features = frozenset(served)
+        handshake = dict(served)
+        if "resources" in handshake:
+            handshake["resources"] = {**handshake["resources"], "subscribe": True}
+        self._capabilities = {Era.HANDSHAKE: handshake, Era.STATELESS: served}
+        self._inflight: dict[tuple[str, RequestId], asyncio.Task[Any]] = {}
+
+    # -- public entry points -------------------------------------------------------------------------
+
+    async def handle(self, message: Any, connection: Connection) -> Message | list[Message] | None:
+        """Answer one parsed JSON-RPC message (or a 2025-03-26 batch); None when there is nothing to send."""
+        if isinstance(message, list):
+            return await self._handle_batch(message, connection)
+        return await self._handle_one(message, connection, None)
+
+    async def stream(self, message: Any, connection: Connection) -> AsyncIterator[Message]:
+        """Yield the notifications a request emits while it runs, then its response.
+
+        Closing the iterator early (the client went away) cancels the request.
+        """
+        if isinstance(message, list):
+            reply = await self._handle_batch(message, connection)
+            for item in reply or ():
+                yield item
+            return
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        task = asyncio.ensure_future(self._handle_one(message, connection, queue.put))
+        task.add_done_callback(lambda _: queue.put_nowait(_DONE))
+        key = self._inflight_key(message, connection)
+        if key is not None:
+            self._inflight[key] = task
+        try:
+            while (item := await queue.get()) is not _DONE:
+                yield item
+            if not task.cancelled() and (reply := task.result()) is not None:
+                yield reply
+        finally:
+            if key is not None:
+                self._inflight.pop(key, None)
+            task.cancel()
+
+    def capabilities(self, era: Era) -> dict[str, Any]:
+        """Return the `ServerCapabilities` advertised in `era`."""
+        return {name: dict(value) for name, value in self._capabilities[era].items()}
+
+    def page(self, key: str, items: Sequence[Any], params: Mapping[str, Any]) -> dict[str, Any]:
+        """Return one page of a list result under `key`, with `nextCursor` when more follow."""
+        page, next_cursor = paginate(items, params, self.page_size)
+        result: dict[str, Any] = {key: list(page)}
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        return result
+
+    # -- dispatch -----------------------------------------------------------------------------------
+
+    async def _handle_batch(self, batch: list[Any], connection: Connection) -> Message | list[Message] | None:
+        era, version = self._era_of(None, connection)
+        if era is not Era.HANDSHAKE or version not in BATCH_VERSIONS:
+            return InvalidRequest("Invalid request: batches are only allowed in protocol 2025-03-26").to_response(None)
+        if not batch:
+            return InvalidRequest("Invalid request: empty batch").to_response(None)
+        replies = await asyncio.gather(*(self._handle_one(item, connection, None) for item in batch))
+        answered = [reply for reply in replies if reply is not None]
+        return answered or None
+
+    async def _handle_one(self, message: Any, connection: Connection, emit: Emit | None) -> Message | None:
+        request_id: RequestId | None = None
+        try:
+            envelope = _Envelope(message)
+            request_id = envelope.request_id
+            if envelope.method is None:
+                return None  # a response to a server-initiated request; nothing asks for one yet
+            if not envelope.has_id:
+                self._notify(envelope.method, envelope.params, connection)
+                return None
+            assert request_id is not None
+            ctx, spec = self._prepare(envelope, connection, emit)
+            result = await spec.impl(self, envelope.params, ctx)
+            return result_response(request_id, self._finish(spec, result, ctx))
+        except ResourceNotFound as error:
+            if self._era_of(message.get("params"), connection)[0] is Era.HANDSHAKE:
+                error.code = RESOURCE_NOT_FOUND_LEGACY
+            return error.to_response(request_id)
+        except MCPError as error:
+            if isinstance(message, dict) and "id" not in message:
+                return None  # a malformed notification gets no reply
+            return error.to_response(request_id)
+        except Exception:
+            logger.exception("Unhandled error while serving %r", _method_of(message))
+            return InternalError().to_response(request_id)
+
+    def _prepare(
+        self, envelope: _Envelope, connection: Connection, emit: Emit | None
+    ) -> tuple[RequestContext, MethodSpec]:
+        method, params = envelope.method, envelope.params
+        assert method is not None
+        era, version = self._era_of(params, connection)
+        meta = params.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
+        if era is Era.STATELESS:
+            version, log_level = self._check_stateless_meta(params)
+            capabilities, client_info = meta[META_CLIENT_CAPABILITIES], meta.get(META_CLIENT_INFO)
+        else:
+            session = connection.session
+            log_level = session.log_level if session else None
+            capabilities = session.client_capabilities if session else {}
+            client_info = session.client_info if session else None
+        spec = METHODS.get(method)
+        if spec is None or era not in spec.eras or (spec.feature is not None and spec.feature not in self._features):
+            raise MethodNotFound(f"Method not found: {method}")
+        self._validate_params(method, version, params)
+        progress_token = meta.get("progressToken")
+        ctx = RequestContext(
+            method=method,
+            request_id=envelope.request_id,
+            era=era,
+            protocol_version=version,
+            connection=connection,
+            client_capabilities=capabilities,
+            client_info=client_info,
+            meta=meta,
+            log_level=log_level,
+            progress_token=progress_token if isinstance(progress_token, (str, int)) else None,
+            emit=emit,
+        )
+        return ctx, spec
+
+    def _finish(self, spec: MethodSpec, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        if ctx.era is Era.STATELESS:
+            result.setdefault("resultType", "complete")
+            result["_meta"] = {**(result.get("_meta") or {}), META_SERVER_INFO: self.server_info}
+            if spec.cacheable:
+                result.setdefault("ttlMs", self.cache_ttl_ms)
+                result.setdefault("cacheScope", self.cache_scope)
+        try:
+            surface = SERVER_RESULTS if result.get("resultType") == "input_required" else _COMPLETE_RESULTS
+            return serialize_server_result(spec.name, ctx.protocol_version, result, surface=surface)
+        except pydantic.ValidationError as error:
+            logger.error("Invalid %s result: %s", spec.name, error)
+            if spec.name == "tools/call":
+                invalid = {"content": [{"type": "text", "text": "The tool returned an invalid result"}], "isError": True}
+                return self._finish(spec, invalid, ctx)
+            raise InternalError() from None
+
+    # -- era, metadata and validation ---------------------------------------------------------------------
+
+    def _era_of(self, params: Any, connection: Connection) -> tuple[Era, str]:
+        """Decide the era of a message and the protocol version it is served at."""
+        if connection.session is not None:
+            return Era.HANDSHAKE, connection.session.protocol_version
+        header = connection.version_header
+        if header is not None:
+            era = era_of_header(header)
+            return era, (header if era is Era.HANDSHAKE else LATEST_HANDSHAKE_VERSION)
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:
+            return Era.STATELESS, LATEST_HANDSHAKE_VERSION
+        return Era.HANDSHAKE, DEFAULT_HEADERLESS_VERSION
+
+    @staticmethod
+    def _check_stateless_meta(params: Mapping[str, Any]) -> tuple[str, str | None]:
+        """Validate the per-request `_meta` of a stateless request, in the order the spec gives."""
+        meta = params.get("_meta")
+        if not isinstance(meta, dict):
+            raise InvalidParams("Invalid params: _meta is required")
+        version = meta.get(META_PROTOCOL_VERSION)
+        if not isinstance(version, str):
+            raise InvalidParams(f"Invalid params: _meta[{META_PROTOCOL_VERSION!r}] is required")
+        if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
+            raise InvalidParams(f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] is required")
+        if version not in STATELESS_VERSIONS:
+            raise UnsupportedProtocolVersion(data={"supported": list(SUPPORTED_VERSIONS), "requested": version})
+        log_level = meta.get(META_LOG_LEVEL)
+        if log_level is not None and log_level not in LOG_LEVELS:
+            raise InvalidParams(f"Invalid params: unknown log level {log_level!r}")
+        return version, log_level
+
+    @staticmethod
+    def _validate_params(method: str, version: str, params: Mapping[str, Any]) -> None:
+        try:
+            validate_client_request(method, version, params)
+        except pydantic.ValidationError as error:
+            raise InvalidParams(f"Invalid params: {_describe(error)}") from None
+        except (KeyError, ValueError):
+            raise MethodNotFound(f"Method not found: {method}") from None
+
+    # -- notifications --------------------------------------------------------------------------------
+
+    def _notify(self, method: str, params: Mapping[str, Any], connection: Connection) -> None:
+        era, version = self._era_of(params, connection)
+        try:
+            validate_client_notification(method, STATELESS_VERSIONS[-1] if era is Era.STATELESS else version, params)
+        except (KeyError, ValueError, pydantic.ValidationError):
+            return  # unknown or malformed notifications are dropped, as JSON-RPC requires
+        session = connection.session
+        if method == "notifications/initialized" and session is not None and not session.initialized:
+            session.initialized = True
+            session.changed = True
+        elif method == "notifications/cancelled":
+            key = _session_key(connection)
+            task = self._inflight.get((key, params["requestId"])) if key is not None else None
+            if task is not None:
+                task.cancel()
+
+    def _inflight_key(self, message: Any, connection: Connection) -> tuple[str, RequestId] | None:
+        key = _session_key(connection)
+        if key is None or not isinstance(message, dict) or "method" not in message:
+            return None
+        request_id = message.get("id")
+        return (key, request_id) if isinstance(request_id, (str, int)) else None
+
+
+def _session_key(connection: Connection) -> str | None:
+    session = connection.session
+    if session is None:
+        return None
+    return session.session_id or str(id(session))
+
+
+def _method_of(message: Any) -> Any:
+    return message.get("method") if isinstance(message, dict) else None
+
+
+def _describe(error: pydantic.ValidationError) -> str:
+    first = error.errors()[0]
+    location = ".".join(str(part) for part in first["loc"] if part not in ("params",))
+    return f"{location}: {first['msg']}" if location else first["msg"]
