@@ -71,13 +71,10 @@ class _Envelope:
     def __init__(self, message: Any) -> None:
         if not isinstance(message, dict):
             raise InvalidRequest("Invalid request: expected a JSON-RPC object")
-        request_id = message.get("id")
         self.has_id = "id" in message
-        # bool is an int subclass, and MCP forbids null ids: neither identifies a request.
-        if self.has_id and (isinstance(request_id, bool) or not isinstance(request_id, (str, int))):
-            self.request_id: RequestId | None = None
+        self.request_id = _id_of(message)
+        if self.has_id and self.request_id is None:
             raise InvalidRequest("Invalid request: id must be a string or an integer")
-        self.request_id = request_id
         if message.get("jsonrpc") != "2.0":
             raise InvalidRequest('Invalid request: jsonrpc must be "2.0"')
         method = message.get("method")
@@ -188,10 +185,9 @@ class MessageHandler:
         return answered or None
 
     async def _handle_one(self, message: Any, connection: Connection, emit: Emit | None) -> Message | None:
-        request_id: RequestId | None = None
+        request_id = _id_of(message)
         try:
             envelope = _Envelope(message)
-            request_id = envelope.request_id
             if envelope.method is None:
                 return None  # a response to a server-initiated request; nothing asks for one yet
             if not envelope.has_id:
@@ -206,7 +202,7 @@ class MessageHandler:
                 error.code = RESOURCE_NOT_FOUND_LEGACY
             return error.to_response(request_id)
         except MCPError as error:
-            if isinstance(message, dict) and "id" not in message:
+            if isinstance(message, dict) and "id" not in message and "method" in message:
                 return None  # a malformed notification gets no reply
             return error.to_response(request_id)
         except Exception:
@@ -262,8 +258,7 @@ class MessageHandler:
         except pydantic.ValidationError as error:
             logger.error("Invalid %s result: %s", spec.name, error)
             if spec.name == "tools/call":
-                invalid = {"content": [{"type": "text", "text": "The tool returned an invalid result"}], "isError": True}
-                return self._finish(spec, invalid, ctx)
+                return self._finish(spec, _tool_error("The tool returned an invalid result"), ctx)
             raise InternalError() from None
 
     # -- era, metadata and validation ---------------------------------------------------------------------
@@ -334,11 +329,23 @@ class MessageHandler:
         return (key, request_id) if isinstance(request_id, (str, int)) else None
 
 
+def _tool_error(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
 def _session_key(connection: Connection) -> str | None:
     session = connection.session
     if session is None:
         return None
     return session.session_id or str(id(session))
+
+
+def _id_of(message: Any) -> RequestId | None:
+    """The message's id when it is a valid one; bools are ints to Python and MCP forbids null ids."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None
+    return request_id
 
 
 def _method_of(message: Any) -> Any:
