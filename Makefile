@@ -1,0 +1,117 @@
+# mcp_django — `make demo` serves the example project, `make test` runs every check CI runs.
+#
+# Everything is installed into folders inside the repository (.venv, .venv-django6, .cache/), so a
+# fresh machine needs nothing by hand and a second run reuses what the first one installed.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= $(shell scripts/find-python 3.11)
+PYTHON_DJANGO6 ?= $(shell scripts/find-python 3.12 3.14)
+
+VENV := .venv
+VENV_PY := $(VENV)/bin/python
+VENV_STAMP := $(VENV)/.mcp-django-installed
+
+VENV6 := .venv-django6
+VENV6_PY := $(VENV6)/bin/python
+VENV6_STAMP := $(VENV6)/.mcp-django-installed
+
+CACHE := .cache
+NODE_DIR := $(CACHE)/node22
+NODE_STAMP := $(NODE_DIR)/.installed
+CONFORMANCE_VERSIONS := 0.1.16 0.2.0-alpha.12
+CONFORMANCE_STAMPS := $(foreach v,$(CONFORMANCE_VERSIONS),$(CACHE)/conformance-$(v)/.installed)
+
+NPM_INSTALL := npm install --no-audit --no-fund --loglevel=error
+
+DEMO_HOST ?= 127.0.0.1
+DEMO_PORT ?= 8000
+
+# What the live and conformance tests read to find Node 22 and the suite (tests/conftest.py).
+export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
+export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
+
+.PHONY: help demo install node conformance-suite lint typecheck pytest test test-django6 clean
+
+help:
+	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
+	@echo "make test   - install everything the tests need, then ruff, mypy and pytest (live + conformance)"
+	@echo "make clean  - remove the virtualenvs, caches and the demo database"
+
+# ------------------------------------------------------------------ Python
+
+$(VENV_STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 is required (tried python3.11, python3, pyenv)"; exit 1; }
+	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install --quiet --upgrade pip
+	$(VENV_PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(VENV_STAMP)
+
+# ------------------------------------------------------------------ demo
+
+demo: $(VENV_STAMP)
+	$(VENV_PY) manage.py migrate --noinput
+	$(VENV_PY) manage.py seed_demo
+	@echo
+	@echo "  MCP server endpoint:       http://$(DEMO_HOST):$(DEMO_PORT)/mcp"
+	@echo "  Conformance fixture:       http://$(DEMO_HOST):$(DEMO_PORT)/conformance/mcp"
+	@echo "  Django admin:              http://$(DEMO_HOST):$(DEMO_PORT)/admin/  (admin / admin)"
+	@echo
+	$(VENV)/bin/daphne -b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application
+
+# ------------------------------------------------------------------ Node 22 + conformance suite
+# The machine's node may be older than the suite needs (it uses fs.globSync, Node >= 22), so Node 22
+# comes from the npm package `node` into a folder of its own.
+
+$(NODE_STAMP):
+	@command -v npm >/dev/null || { echo "error: npm is required to install Node 22 for the conformance suite"; exit 1; }
+	mkdir -p $(NODE_DIR)
+	cd $(NODE_DIR) && { test -f package.json || echo '{"private": true}' > package.json; } && $(NPM_INSTALL) node@22
+	@$(NODE_DIR)/node_modules/.bin/node --version
+	@touch $@
+
+node: $(NODE_STAMP)
+
+$(CACHE)/conformance-%/.installed: $(NODE_STAMP)
+	mkdir -p $(@D)
+	cd $(@D) && { test -f package.json || echo '{"private": true}' > package.json; } \
+		&& PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(NPM_INSTALL) @modelcontextprotocol/conformance@$*
+	@touch $@
+
+conformance-suite: $(CONFORMANCE_STAMPS)
+
+# ------------------------------------------------------------------ checks
+
+lint: $(VENV_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(VENV_STAMP)
+	$(VENV)/bin/mypy
+
+pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS)
+	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m pytest
+
+# Django 6 needs Python >= 3.12; the leg runs where one is found, and says so where not.
+$(VENV6_STAMP): pyproject.toml
+	@test -x $(VENV6_PY) || $(PYTHON_DJANGO6) -m venv $(VENV6)
+	$(VENV6_PY) -m pip install --quiet --upgrade pip
+	$(VENV6_PY) -m pip install --quiet -e '.[test]' 'django>=6.0,<6.2'
+	@touch $@
+
+test-django6:
+	@if [ -z "$(PYTHON_DJANGO6)" ]; then \
+		echo "skipping the Django 6 leg: no Python 3.12 or newer found"; \
+	else \
+		$(MAKE) --no-print-directory $(VENV6_STAMP) \
+		&& $(VENV6_PY) -c 'import django; print("Django", django.get_version(), "on Python", __import__("sys").version.split()[0])' \
+		&& $(VENV6_PY) -m pytest -m 'not conformance'; \
+	fi
+
+test: lint typecheck pytest test-django6
+
+clean:
+	rm -rf $(VENV) $(VENV6) $(CACHE) db.sqlite3 .pytest_cache .mypy_cache .ruff_cache
