@@ -1,0 +1,42 @@
+"""mcp_django: serve the Model Context Protocol from Django URL routes.
+
+The public API for declaring what a server offers:
+
+    import mcp_django
+
+    @mcp_django.tool
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two numbers.\"\"\"
+        return a + b
+
+This module imports no Django: the protocol core (`mcp_django.protocol`) is
+imported through it and must stay usable without settings.
+"""
+
+from mcp_django import content
+from mcp_django.context import Context
+from mcp_django.declarations import DeclarationError, ToolAnnotations, ToolError
+from mcp_django.registry import Registry, RegistryFrozen, default_registry
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Context",
+    "DeclarationError",
+    "Registry",
+    "RegistryFrozen",
+    "ToolAnnotations",
+    "ToolError",
+    "__version__",
+    "completion",
+    "content",
+    "default_registry",
+    "prompt",
+    "resource",
+    "tool",
+]
+
+tool = default_registry.tool
+resource = default_registry.resource
+prompt = default_registry.prompt
+completion = default_registry.completion

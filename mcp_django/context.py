@@ -1,0 +1,123 @@
+"""The `Context` a tool, resource, prompt or completion function receives when it asks for one.
+
+A function asks by annotating any one parameter with `Context`; that parameter is
+left out of the input schema and filled in on every call:
+
+    @mcp_django.tool
+    async def import_orders(ctx: Context) -> str:
+        \"\"\"Import today's orders.\"\"\"
+        await ctx.info("starting")
+        for done in range(0, 101, 50):
+            await ctx.report_progress(done, 100)
+        return f"imported for {ctx.user}"
+
+Sync functions run in a worker thread and use the `*_sync` variants
+(`ctx.report_progress_sync(...)`, `ctx.log_sync(...)`), which hop back to the
+event loop with `asgiref.sync.async_to_sync`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from asgiref.sync import async_to_sync
+
+from mcp_django.protocol.context import RequestContext, SessionState
+
+__all__ = ["Context"]
+
+
+class Context:
+    """What user code may know and do while serving one request.
+
+    Attributes:
+        request: the protocol `RequestContext` of the request being served.
+    """
+
+    __slots__ = ("request",)
+
+    def __init__(self, request: RequestContext) -> None:
+        self.request = request
+
+    def __repr__(self) -> str:
+        return f"<Context {self.request.method} id={self.request.request_id!r}>"
+
+    @property
+    def user(self) -> Any:
+        """The authenticated caller (a Django user under the Django transports), or None."""
+        return self.request.principal
+
+    @property
+    def endpoint(self) -> Any:
+        """The endpoint the request arrived on."""
+        return self.request.endpoint
+
+    @property
+    def session(self) -> SessionState | None:
+        """The handshake-era session, or None for stateless requests."""
+        return self.request.session
+
+    @property
+    def request_id(self) -> int | str | None:
+        """The JSON-RPC id of the request."""
+        return self.request.request_id
+
+    @property
+    def progress_token(self) -> str | int | None:
+        """The client's progress token, or None when it asked for no progress."""
+        return self.request.progress_token
+
+    @property
+    def meta(self) -> Mapping[str, Any]:
+        """The request's `_meta`."""
+        return self.request.meta
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> bool:
+        """Send a progress notification; False when the client asked for none or the request cannot stream."""
+        return await self.request.report_progress(progress, total, message)
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> bool:
+        """Send a log message to the client; False when its log level filters it out.
+
+        Args:
+            level: an MCP logging level (`debug`, `info`, `notice`, `warning`, `error`, ...).
+            data: any JSON-serialisable value, usually a string.
+            logger: an optional logger name shown to the client.
+
+        Raises:
+            ValueError: `level` is not an MCP logging level.
+        """
+        return await self.request.log(level, data, logger)
+
+    async def debug(self, data: Any, logger: str | None = None) -> bool:
+        """Send a `debug` log message."""
+        return await self.request.log("debug", data, logger)
+
+    async def info(self, data: Any, logger: str | None = None) -> bool:
+        """Send an `info` log message."""
+        return await self.request.log("info", data, logger)
+
+    async def warning(self, data: Any, logger: str | None = None) -> bool:
+        """Send a `warning` log message."""
+        return await self.request.log("warning", data, logger)
+
+    async def error(self, data: Any, logger: str | None = None) -> bool:
+        """Send an `error` log message."""
+        return await self.request.log("error", data, logger)
+
+    def report_progress_sync(self, progress: float, total: float | None = None, message: str | None = None) -> bool:
+        """`report_progress` for sync functions, which run in a worker thread.
+
+        Raises:
+            RuntimeError: called from the event loop's own thread (use `await ctx.report_progress(...)`).
+        """
+        return async_to_sync(self.request.report_progress)(progress, total, message)
+
+    def log_sync(self, level: str, data: Any, logger: str | None = None) -> bool:
+        """`log` for sync functions, which run in a worker thread.
+
+        Raises:
+            RuntimeError: called from the event loop's own thread (use `await ctx.log(...)`).
+        """
+        return async_to_sync(self.request.log)(level, data, logger)

@@ -1,0 +1,418 @@
+"""Registries of static declarations and the protocol `Backend` that serves one.
+
+A `Registry` collects the tools, resources, prompts and completions declared on
+it; `mcp_django.default_registry` is the one the module-level decorators use.
+Declarations happen at import time (the app's `ready()` imports each app's
+`mcp.py`), then the registry is frozen so that nothing changes while it serves.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Literal, TypeVar, overload
+
+from mcp_django import content
+from mcp_django.declarations import (
+    NAME_PATTERN,
+    Completion,
+    CompletionRef,
+    Icon,
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    ToolAnnotations,
+)
+from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
+
+__all__ = ["Registry", "RegistryBackend", "RegistryFrozen", "all_registries", "default_registry"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_registries: list[weakref.ref[Registry]] = []
+
+
+def all_registries() -> list[Registry]:
+    """Return every `Registry` still alive, in creation order."""
+    alive = [registry for ref in _registries if (registry := ref()) is not None]
+    _registries[:] = [weakref.ref(registry) for registry in alive]
+    return alive
+
+
+class RegistryFrozen(RuntimeError):
+    """A declaration was made on a registry that is already serving."""
+
+
+class Registry:
+    """A named collection of tools, resources, prompts and completions.
+
+    Args:
+        name: shown in error messages and system checks.
+    """
+
+    def __init__(self, name: str = "default") -> None:
+        self.name = name
+        self._tools: dict[str, Tool] = {}
+        self._resources: dict[str, Resource] = {}
+        self._templates: dict[str, ResourceTemplate] = {}
+        self._prompts: dict[str, Prompt] = {}
+        self._completions: dict[CompletionRef, Completion] = {}
+        self._duplicates: list[str] = []
+        self._frozen = False
+        self._lists: dict[str, tuple[dict[str, Any], ...]] | None = None
+        self._backend: RegistryBackend | None = None
+        _registries.append(weakref.ref(self))
+
+    def __repr__(self) -> str:
+        resources = len(self._resources) + len(self._templates)
+        counts = f"{len(self._tools)} tools, {resources} resources, {len(self._prompts)} prompts"
+        return f"<Registry {self.name!r}: {counts}>"
+
+    # ------------------------------------------------------------ views
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        return MappingProxyType(self._tools)
+
+    @property
+    def resources(self) -> Mapping[str, Resource]:
+        """Fixed-URI resources by URI."""
+        return MappingProxyType(self._resources)
+
+    @property
+    def resource_templates(self) -> Mapping[str, ResourceTemplate]:
+        """Resource templates by URI template."""
+        return MappingProxyType(self._templates)
+
+    @property
+    def prompts(self) -> Mapping[str, Prompt]:
+        return MappingProxyType(self._prompts)
+
+    @property
+    def completions(self) -> Mapping[CompletionRef, Completion]:
+        return MappingProxyType(self._completions)
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen
+
+    # ------------------------------------------------------------ registration
+
+    def _check_open(self, what: str) -> None:
+        if self._frozen:
+            raise RegistryFrozen(
+                f"Registry {self.name!r} is frozen: cannot declare {what}. Declare tools, resources and prompts "
+                "in a module loaded before the app registry is ready (an app's mcp.py)."
+            )
+
+    def _store(self, table: dict[Any, Any], key: Any, item: Any, what: str) -> None:
+        self._check_open(what)
+        if key in table:
+            self._duplicates.append(f"{what} is declared twice ({_origin(table[key].fn)} and {_origin(item.fn)})")
+            return
+        table[key] = item
+        self._lists = None
+
+    def add_tool(self, tool: Tool) -> Tool:
+        """Register an already-built `Tool`."""
+        self._store(self._tools, tool.name, tool, f"tool {tool.name!r}")
+        return tool
+
+    def add_resource(self, resource: Resource) -> Resource:
+        """Register an already-built `Resource` or `ResourceTemplate`."""
+        if isinstance(resource, ResourceTemplate):
+            self._store(self._templates, resource.uri, resource, f"resource template {resource.uri!r}")
+        else:
+            self._store(self._resources, resource.uri, resource, f"resource {resource.uri!r}")
+        return resource
+
+    def add_prompt(self, prompt: Prompt) -> Prompt:
+        """Register an already-built `Prompt`."""
+        self._store(self._prompts, prompt.name, prompt, f"prompt {prompt.name!r}")
+        return prompt
+
+    def add_completion(self, completion: Completion) -> Completion:
+        """Register an already-built `Completion`."""
+        kind, target, argument = completion.ref
+        what = f"completion for {kind.removeprefix('ref/')} {target!r} argument {argument!r}"
+        self._store(self._completions, completion.ref, completion, what)
+        return completion
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+
+    @overload
+    def tool(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | Any | None = None,
+        icons: Sequence[Icon | Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        input_schema: Mapping[str, Any] | None = None,
+        output_schema: Mapping[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+        """Declare a function as a tool; usable bare (`@tool`) or called (`@tool(name=...)`).
+
+        The input schema comes from the parameters' type hints (descriptions from
+        the docstring's `Args:` section or `Annotated[..., Field(description=...)]`);
+        a parameter annotated `Context` receives the request context instead.
+        The output schema comes from the return annotation. See `Tool` for the options.
+        """
+
+        def declare(function: F) -> F:
+            self._check_open(f"tool {options.get('name') or function.__name__!r}")
+            self.add_tool(Tool(function, **options))
+            return function
+
+        return declare(fn) if fn is not None else declare
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = "text/plain",
+        size: int | None = None,
+        icons: Sequence[Icon | Any] | None = None,
+        annotations: content.Annotations | Any | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        """Declare a function as the resource at `uri`, or for every URI matching it when it is a template.
+
+        A URI with `{...}` expressions is an RFC 6570 template; its variables are
+        passed to the function as keyword arguments. The function returns a
+        string (text), bytes (a base64 blob), `content.resource_contents()`
+        dicts, or None for "not found".
+        """
+
+        def declare(function: F) -> F:
+            self._check_open(f"resource {uri!r}")
+            options: dict[str, Any] = {
+                "name": name,
+                "title": title,
+                "description": description,
+                "mime_type": mime_type,
+                "size": size,
+                "icons": icons,
+                "annotations": annotations,
+                "meta": meta,
+            }
+            if "{" in uri:
+                self.add_resource(ResourceTemplate(function, uri, **options))
+            else:
+                self.add_resource(Resource(function, uri, **options))
+            return function
+
+        return declare
+
+    @overload
+    def prompt(self, fn: F, /) -> F: ...
+
+    @overload
+    def prompt(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: Sequence[Icon | Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def prompt(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+        """Declare a function as a prompt; usable bare or called. Its parameters are the prompt's arguments."""
+
+        def declare(function: F) -> F:
+            self._check_open(f"prompt {options.get('name') or function.__name__!r}")
+            self.add_prompt(Prompt(function, **options))
+            return function
+
+        return declare(fn) if fn is not None else declare
+
+    def completion(
+        self, *, prompt: str | None = None, resource: str | None = None, argument: str
+    ) -> Callable[[F], F]:
+        """Declare a function that completes `argument` of a prompt or of a resource template.
+
+        The function takes `(value)` or `(value, context_arguments)` (and optionally
+        a `Context`) and returns an iterable of strings.
+        """
+
+        def declare(function: F) -> F:
+            self._check_open(f"completion for {argument!r}")
+            self.add_completion(Completion(function, prompt=prompt, resource=resource, argument=argument))
+            return function
+
+        return declare
+
+    # ------------------------------------------------------------ lifecycle
+
+    def freeze(self) -> None:
+        """Refuse further declarations and precompute the lists the backend serves."""
+        self._frozen = True
+        self.lists()
+
+    def name_errors(self) -> list[str]:
+        """Return a message for each name MCP's rules reject, each duplicate and each dangling completion.
+
+        Tool and prompt names must match `^[A-Za-z0-9_.-]{1,128}$`.
+        """
+        errors: list[str] = []
+        for kind, names in (("tool", self._tools), ("prompt", self._prompts)):
+            errors += [
+                f"{kind} name {name!r} must be 1-128 characters of A-Z a-z 0-9 _ - ."
+                for name in names
+                if not NAME_PATTERN.match(name)
+            ]
+        errors += self._duplicates
+        for kind, target, argument in self._completions:
+            if kind == "ref/prompt":
+                prompt = self._prompts.get(target)
+                if prompt is None:
+                    errors.append(f"completion names unknown prompt {target!r}")
+                elif argument not in prompt.argument_names:
+                    errors.append(f"completion names unknown argument {argument!r} of prompt {target!r}")
+            else:
+                template = self._templates.get(target)
+                if template is None and target not in self._resources:
+                    errors.append(f"completion names unknown resource {target!r}")
+                elif template is not None and argument not in template.signature.names:
+                    errors.append(f"completion names unknown argument {argument!r} of resource {target!r}")
+        return errors
+
+    def lists(self) -> Mapping[str, tuple[dict[str, Any], ...]]:
+        """The wire lists the backend serves, sorted; computed once per change to the registry."""
+        if self._lists is None:
+            self._lists = {
+                "tools": tuple(tool.wire for _, tool in sorted(self._tools.items())),
+                "resources": tuple(
+                    item.wire for item in sorted(self._resources.values(), key=lambda r: (r.name, r.uri))
+                ),
+                "resource_templates": tuple(
+                    item.wire for item in sorted(self._templates.values(), key=lambda r: (r.name, r.uri))
+                ),
+                "prompts": tuple(prompt.wire for _, prompt in sorted(self._prompts.items())),
+            }
+        return self._lists
+
+    def capabilities(self) -> dict[str, Any]:
+        """The `ServerCapabilities` this registry can serve."""
+        capabilities: dict[str, Any] = {}
+        if self._tools:
+            capabilities["tools"] = {}
+        if self._resources or self._templates:
+            capabilities["resources"] = {}
+        if self._prompts:
+            capabilities["prompts"] = {}
+        if self._prompts or self._templates:
+            capabilities["completions"] = {}
+        return capabilities
+
+    def backend(self) -> RegistryBackend:
+        """Return the protocol `Backend` serving this registry."""
+        if self._backend is None:
+            self._backend = RegistryBackend(self)
+        return self._backend
+
+    def find_resource(self, uri: str) -> tuple[Resource, dict[str, str]] | None:
+        """Return the resource serving `uri` and the template variables it binds, or None."""
+        fixed = self._resources.get(uri)
+        if fixed is not None:
+            return fixed, {}
+        for template in self._templates.values():
+            variables = template.template.match(uri)
+            if variables is not None:
+                return template, variables
+        return None
+
+
+def _origin(fn: Any) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+class RegistryBackend:
+    """Serves a `Registry` to the protocol core (implements `mcp_django.protocol.backend.Backend`)."""
+
+    __slots__ = ("registry",)
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
+    def __repr__(self) -> str:
+        return f"<RegistryBackend {self.registry.name!r}>"
+
+    def capabilities(self) -> dict[str, Any]:
+        return self.registry.capabilities()
+
+    async def list_tools(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
+        return self.registry.lists()["tools"]
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any], ctx: RequestContext) -> Mapping[str, Any]:
+        tool = self.registry._tools.get(name)
+        if tool is None:
+            raise InvalidParams(f"Unknown tool: {name}")
+        return await tool.call(arguments, ctx)
+
+    async def list_resources(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
+        return self.registry.lists()["resources"]
+
+    async def list_resource_templates(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
+        return self.registry.lists()["resource_templates"]
+
+    async def read_resource(self, uri: str, ctx: RequestContext) -> Mapping[str, Any]:
+        found = self.registry.find_resource(uri)
+        if found is None:
+            raise ResourceNotFound(uri)
+        resource, variables = found
+        return await resource.read(uri, variables, ctx)
+
+    async def list_prompts(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
+        return self.registry.lists()["prompts"]
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str], ctx: RequestContext) -> Mapping[str, Any]:
+        prompt = self.registry._prompts.get(name)
+        if prompt is None:
+            raise InvalidParams(f"Unknown prompt: {name}")
+        return await prompt.get(arguments, ctx)
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: Mapping[str, Any],
+        context_arguments: Mapping[str, str],
+        ctx: RequestContext,
+    ) -> Mapping[str, Any]:
+        kind: Literal["ref/prompt", "ref/resource"]
+        if ref.get("type") == "ref/prompt":
+            kind, target = "ref/prompt", str(ref.get("name", ""))
+            if target not in self.registry.prompts:
+                raise InvalidParams(f"Unknown prompt: {target}")
+        elif ref.get("type") == "ref/resource":
+            kind, target = "ref/resource", str(ref.get("uri", ""))
+            if target not in self.registry.resource_templates and target not in self.registry.resources:
+                raise InvalidParams(f"Unknown resource: {target}")
+        else:
+            raise InvalidParams(f"Unknown reference type: {ref.get('type')}")
+        completion = self.registry.completions.get((kind, target, str(argument.get("name", ""))))
+        if completion is None:
+            return {"values": [], "total": 0, "hasMore": False}
+        return await completion.complete(str(argument.get("value", "")), context_arguments, ctx)
+
+
+default_registry = Registry("default")
+"""The registry the module-level `mcp_django.tool`, `resource`, `prompt` and `completion` declare on."""
