@@ -1,0 +1,52 @@
+"""The admin for mcp_django: open sessions, read-only."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.http import HttpRequest
+
+from mcp_django.models import MCPSession
+
+if TYPE_CHECKING:
+    _SessionAdminBase = admin.ModelAdmin[MCPSession]
+else:  # ModelAdmin is generic only in django-stubs
+    _SessionAdminBase = admin.ModelAdmin
+
+
+@admin.register(MCPSession)
+class MCPSessionAdmin(_SessionAdminBase):
+    """Sessions are opened by clients, so the admin only lists, inspects and ends (deletes) them."""
+
+    list_display = [
+        "short_id",
+        "endpoint_name",
+        "principal",
+        "protocol_version",
+        "client_name",
+        "initialized",
+        "last_seen",
+        "expires_at",
+    ]
+    list_filter = ["endpoint_name", "protocol_version", "initialized"]
+    search_fields = ["session_id", "endpoint_name", f"principal__{get_user_model().USERNAME_FIELD}"]
+    date_hierarchy = "created"
+    readonly_fields = [field.name for field in MCPSession._meta.get_fields() if field.concrete]
+    list_select_related = ["principal"]
+
+    @admin.display(description="session")
+    def short_id(self, obj: MCPSession) -> str:
+        return f"{obj.session_id[:12]}…"
+
+    @admin.display(description="client")
+    def client_name(self, obj: MCPSession) -> str:
+        info = obj.client_info if isinstance(obj.client_info, dict) else {}
+        return " ".join(str(info[key]) for key in ("name", "version") if key in info)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

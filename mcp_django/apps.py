@@ -1,0 +1,25 @@
+"""The Django app configuration of mcp_django."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.utils.module_loading import autodiscover_modules
+
+
+class MCPDjangoConfig(AppConfig):
+    """Loads every app's static MCP declarations, then freezes the registries."""
+
+    name = "mcp_django"
+    verbose_name = "MCP"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from mcp_django import checks  # noqa: F401  # registers the system checks
+        from mcp_django.conf import mcp_settings
+        from mcp_django.registry import all_registries
+
+        module = mcp_settings.STATIC_MODULE
+        if isinstance(module, str) and module:
+            autodiscover_modules(module)
+        for registry in all_registries():
+            registry.freeze()

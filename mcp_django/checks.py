@@ -1,0 +1,190 @@
+"""System checks: every configuration mistake is reported at start-up with a stable ID.
+
+IDs are documented in `docs/checks.md`; never renumber one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
+
+from django.apps import AppConfig
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+from django.utils.module_loading import import_string
+
+from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, normalize_origin
+
+__all__ = ["check_registries", "check_settings"]
+
+CACHE_SCOPES: Final = ("public", "private")
+_DOCS: Final = "See docs/settings.md."
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_positive_int(value: Any) -> bool:
+    return _is_int(value) and value > 0
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+# key -> (accepts the value, what the message says it must be)
+_VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
+    "SERVER_INFO": (lambda v: v is None or isinstance(v, dict), "a dict"),
+    "INSTRUCTIONS": (lambda v: v is None or isinstance(v, str), "a string or None"),
+    "SESSIONS": (lambda v: isinstance(v, bool), "True or False"),
+    "SESSION_IDLE_TIMEOUT": (_is_positive_int, "a positive integer"),
+    "MAX_REQUEST_BYTES": (_is_positive_int, "a positive integer"),
+    "ALLOWED_ORIGINS": (lambda v: isinstance(v, (list, tuple)), "a list of origins"),
+    "PAGE_SIZE": (_is_positive_int, "a positive integer"),
+    "CACHE_TTL_MS": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "CACHE_SCOPE": (lambda v: v in CACHE_SCOPES, "'public' or 'private'"),
+    "STATIC_MODULE": (lambda v: v is None or (isinstance(v, str) and v.isidentifier()), "a module name or None"),
+}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 20 else f"{text[:17]}..."
+
+
+def _setting(key: str) -> str:
+    return f"{SETTING_NAME}[{key!r}]"
+
+
+@register(Tags.compatibility)
+def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check `MCP_DJANGO`: its type, its keys, import strings and values."""
+    user = getattr(settings, SETTING_NAME, {})
+    if not isinstance(user, Mapping):
+        return [
+            Error(
+                f"{SETTING_NAME} must be a dict, not {_type_name(user)}.",
+                hint=f"Set {SETTING_NAME} = {{...}} with the keys in docs/settings.md.",
+                id="mcp_django.E001",
+            )
+        ]
+    messages: list[CheckMessage] = []
+    for key in user:
+        if key not in DEFAULTS:
+            messages.append(_unknown_key(key))
+    for key in IMPORT_STRINGS:
+        if key in user:
+            messages += _check_import(key, user[key])
+    for key, (accepts, expected) in _VALUE_RULES.items():
+        if key in user and not accepts(user[key]):
+            messages.append(
+                Error(
+                    f"{_setting(key)} must be {expected}, not {_short(user[key])}.",
+                    hint=f"Fix {_setting(key)} or remove it to use the default. {_DOCS}",
+                    id="mcp_django.E004",
+                )
+            )
+    messages += _check_server_info(user.get("SERVER_INFO"))
+    messages += _check_origins(user.get("ALLOWED_ORIGINS"))
+    return messages
+
+
+def _unknown_key(key: Any) -> CheckMessage:
+    guesses = difflib.get_close_matches(str(key).upper(), list(DEFAULTS), n=1)
+    hint = f"Did you mean {guesses[0]!r}?" if guesses else f"Remove it. {_DOCS}"
+    return Error(f"{SETTING_NAME} has an unknown key {str(key)[:40]!r}.", hint=hint, id="mcp_django.E002")
+
+
+def _check_import(key: str, value: Any) -> list[CheckMessage]:
+    if not isinstance(value, str):
+        if isinstance(value, type):
+            return _check_store_class(key, value)
+        return [
+            Error(
+                f"{_setting(key)} must be a dotted import path, not {_type_name(value)}.",
+                hint="Write it as a string, e.g. 'mcp_django.sessions.DatabaseSessionStore'.",
+                id="mcp_django.E003",
+            )
+        ]
+    try:
+        imported = import_string(value)
+    except ImportError:
+        return [
+            Error(
+                f"{_setting(key)} cannot be imported: {value[:40]!r}.",
+                hint="Check the dotted path, e.g. 'mcp_django.sessions.DatabaseSessionStore'.",
+                id="mcp_django.E003",
+            )
+        ]
+    return _check_store_class(key, imported)
+
+
+def _check_store_class(key: str, value: Any) -> list[CheckMessage]:
+    from mcp_django.sessions import SessionStore
+
+    if isinstance(value, type) and issubclass(value, SessionStore):
+        return []
+    return [
+        Error(
+            f"{_setting(key)} is not a SessionStore subclass.",
+            hint="Name a subclass of mcp_django.sessions.SessionStore.",
+            id="mcp_django.E005",
+        )
+    ]
+
+
+def _check_server_info(value: Any) -> list[CheckMessage]:
+    if not isinstance(value, dict):
+        return []
+    if all(isinstance(value.get(field), str) and value[field] for field in ("name", "version")):
+        return []
+    return [
+        Error(
+            f"{_setting('SERVER_INFO')} needs 'name' and 'version' strings.",
+            hint='Use e.g. {"name": "my-server", "version": "1.0"}.',
+            id="mcp_django.E006",
+        )
+    ]
+
+
+def _check_origins(value: Any) -> list[CheckMessage]:
+    if not isinstance(value, (list, tuple)):
+        return []
+    messages: list[CheckMessage] = []
+    for origin in value:
+        if origin == "*":
+            messages.append(
+                Warning(
+                    f"{_setting('ALLOWED_ORIGINS')} contains '*': any web page may call.",
+                    hint="List the origins that may call instead, e.g. 'https://app.example.com'.",
+                    id="mcp_django.W001",
+                )
+            )
+        elif not isinstance(origin, str) or normalize_origin(origin) is None:
+            messages.append(
+                Error(
+                    f"{_setting('ALLOWED_ORIGINS')} has an invalid origin {str(origin)[:30]!r}.",
+                    hint="Write origins as scheme://host[:port], e.g. 'https://app.example.com'.",
+                    id="mcp_django.E007",
+                )
+            )
+    return messages
+
+
+@register(Tags.compatibility)
+def check_registries(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check every registry's tool, resource and prompt names against MCP's rules."""
+    from mcp_django.registry import all_registries
+
+    return [
+        Error(
+            error,
+            hint=f"Rename or fix it in the {registry.name!r} registry.",
+            obj=registry,
+            id="mcp_django.E008",
+        )
+        for registry in all_registries()
+        for error in registry.name_errors()
+    ]

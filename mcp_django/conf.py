@@ -1,0 +1,124 @@
+"""The `MCP_DJANGO` settings dict, read in exactly one place.
+
+Everything in mcp_django reads configuration through `mcp_settings`::
+
+    from mcp_django.conf import mcp_settings
+
+    mcp_settings.MAX_REQUEST_BYTES
+
+Values come from `settings.MCP_DJANGO`, falling back to `DEFAULTS`. Keys listed in
+`IMPORT_STRINGS` are resolved to the object they name on first access. Everything is
+re-read when a test changes `MCP_DJANGO` (`override_settings` sends `setting_changed`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.utils.module_loading import import_string
+
+__all__ = ["DEFAULTS", "IMPORT_STRINGS", "SETTING_NAME", "MCPSettings", "mcp_settings", "normalize_origin"]
+
+SETTING_NAME: Final = "MCP_DJANGO"
+
+MiB: Final = 1024 * 1024
+
+DEFAULTS: Final[Mapping[str, Any]] = {
+    # None means {"name": "mcp-django", "version": mcp_django.__version__}, filled in on first access.
+    "SERVER_INFO": None,
+    "INSTRUCTIONS": None,
+    "SESSIONS": True,
+    "SESSION_IDLE_TIMEOUT": 3600,
+    "SESSION_STORE": "mcp_django.sessions.DatabaseSessionStore",
+    "MAX_REQUEST_BYTES": 4 * MiB,
+    "ALLOWED_ORIGINS": [],
+    "PAGE_SIZE": 100,
+    "CACHE_TTL_MS": 60_000,
+    "CACHE_SCOPE": "private",
+    "STATIC_MODULE": "mcp",
+}
+"""Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
+
+IMPORT_STRINGS: Final[frozenset[str]] = frozenset({"SESSION_STORE"})
+"""Keys whose value is a dotted path (or the object itself), resolved lazily."""
+
+
+def _default_server_info() -> dict[str, Any]:
+    import mcp_django  # the package imports this module's users, so import it late
+
+    return {"name": "mcp-django", "version": getattr(mcp_django, "__version__", "0")}
+
+
+class MCPSettings:
+    """Attribute access to `MCP_DJANGO`, with defaults and lazily imported import strings.
+
+    Values are cached on the instance after first access; `reload()` drops the cache.
+    """
+
+    def __init__(self, defaults: Mapping[str, Any] = DEFAULTS, import_strings: frozenset[str] = IMPORT_STRINGS):
+        self.defaults = defaults
+        self.import_strings = import_strings
+        self._cached: set[str] = set()
+        self._reload_callbacks: list[Callable[[], None]] = []
+
+    @property
+    def user_settings(self) -> Mapping[str, Any]:
+        """The raw `settings.MCP_DJANGO` dict (empty when unset or not a dict; checks report the latter)."""
+        value = getattr(settings, SETTING_NAME, None)
+        return value if isinstance(value, Mapping) else {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in self.defaults:
+            raise AttributeError(f"Invalid MCP_DJANGO setting: {name!r}")
+        value = self.user_settings.get(name, self.defaults[name])
+        if name == "SERVER_INFO" and value is None:
+            value = _default_server_info()
+        elif name in self.import_strings and isinstance(value, str):
+            value = import_string(value)
+        self._cached.add(name)
+        setattr(self, name, value)
+        return value
+
+    def reload(self) -> None:
+        """Forget every cached value, and tell whoever built something from them."""
+        for name in self._cached:
+            delattr(self, name)
+        self._cached.clear()
+        for callback in list(self._reload_callbacks):
+            callback()
+
+    def on_reload(self, callback: Callable[[], None]) -> None:
+        """Call `callback` whenever the settings change (objects built from them use it to rebuild)."""
+        self._reload_callbacks.append(callback)
+
+
+mcp_settings = MCPSettings()
+
+
+def normalize_origin(origin: str) -> str | None:
+    """Normalize an origin to `scheme://host[:port]` (default ports dropped); None when malformed."""
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), parts.hostname
+    if scheme not in ("http", "https") or not host or parts.path not in ("", "/") or parts.query or parts.username:
+        return None
+    if ":" in host:
+        host = f"[{host}]"
+    if port is None or (scheme, port) in (("http", 80), ("https", 443)):
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
+
+
+def _reload_mcp_settings(*, setting: str, **kwargs: Any) -> None:
+    if setting == SETTING_NAME:
+        mcp_settings.reload()
+
+
+setting_changed.connect(_reload_mcp_settings)

@@ -1,0 +1,106 @@
+"""Endpoints: a URL path bound to what it serves and how.
+
+An `Endpoint` names a registry of tools, resources and prompts and builds, once, the
+protocol core's `MessageHandler` for it. Transports (the HTTP view today; WebSocket and
+stdio later) take an endpoint and serve it. The handler is rebuilt when `MCP_DJANGO`
+changes, so tests that override settings see the change.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING
+
+from django.utils.module_loading import import_string
+
+from mcp_django.conf import mcp_settings
+from mcp_django.protocol import MessageHandler
+from mcp_django.sessions import SessionStore, get_session_store
+
+if TYPE_CHECKING:
+    from mcp_django.registry import Registry
+
+__all__ = ["Endpoint"]
+
+_endpoints: weakref.WeakSet[Endpoint] = weakref.WeakSet()
+
+
+class Endpoint:
+    """One MCP endpoint: a path, the registry it serves, and its access and session rules.
+
+    Args:
+        path: the URL path it is mounted at, without leading slash (`"mcp"`).
+        registry: the `Registry` to serve, or a dotted path to one (resolved on first use).
+        name: a short, unique name; sessions remember it, so a session opened here is
+            unknown on every other endpoint.
+        allow_anonymous: whether callers without a Django user may use it. Enforced once
+            authentication arrives; until then every caller is let in.
+        sessions: open handshake-era sessions on `initialize`; None follows `MCP_DJANGO["SESSIONS"]`.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        registry: Registry | str,
+        name: str,
+        allow_anonymous: bool = False,
+        sessions: bool | None = None,
+    ) -> None:
+        self.path = path.strip("/")
+        self.name = name
+        self.allow_anonymous = allow_anonymous
+        self._registry = registry
+        self._sessions = sessions
+        self._handler: MessageHandler | None = None
+        _endpoints.add(self)
+
+    def __repr__(self) -> str:
+        return f"<Endpoint {self.name!r} at /{self.path}>"
+
+    @property
+    def registry(self) -> Registry:
+        """The registry this endpoint serves."""
+        if isinstance(self._registry, str):
+            self._registry = import_string(self._registry)
+        return self._registry  # type: ignore[return-value]  # resolved just above
+
+    @property
+    def sessions(self) -> bool:
+        """Whether `initialize` opens a session here."""
+        return bool(mcp_settings.SESSIONS) if self._sessions is None else self._sessions
+
+    @property
+    def session_store(self) -> SessionStore | None:
+        """The store sessions are kept in, or None when this endpoint opens none."""
+        return get_session_store() if self.sessions else None
+
+    @property
+    def handler(self) -> MessageHandler:
+        """The protocol core serving this endpoint, built on first use."""
+        if self._handler is None:
+            self._handler = self.build_handler()
+        return self._handler
+
+    def build_handler(self) -> MessageHandler:
+        """Build the `MessageHandler` for this endpoint from its registry and `MCP_DJANGO`."""
+        return MessageHandler(
+            self.registry.backend(),
+            server_info=mcp_settings.SERVER_INFO,
+            instructions=mcp_settings.INSTRUCTIONS,
+            page_size=mcp_settings.PAGE_SIZE,
+            cache_ttl_ms=mcp_settings.CACHE_TTL_MS,
+            cache_scope=mcp_settings.CACHE_SCOPE,
+        )
+
+    def reset(self) -> None:
+        """Drop the built handler; the next request builds a fresh one."""
+        self._handler = None
+
+
+def _reset_endpoints() -> None:
+    for endpoint in list(_endpoints):
+        endpoint.reset()
+
+
+mcp_settings.on_reload(_reset_endpoints)

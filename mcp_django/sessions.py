@@ -1,0 +1,286 @@
+"""Where handshake-era sessions live between requests.
+
+A session is opened by a successful `initialize` on one endpoint, by one principal. Every
+later request names it with `Mcp-Session-Id`; `SessionStore.resume` answers None (the
+transport then answers 404) for an id that is unknown, expired, ended, or presented on
+another endpoint or by another principal: all four look the same to the client.
+
+`DatabaseSessionStore` (the default) keeps sessions in the `MCPSession` table, shared by
+every worker, behind an in-process cache: a steady stream of requests on one session does
+no query at all. The cache revalidates an entry after `revalidate_after` seconds, and
+activity pushes `expires_at` forward at most once per `touch_interval`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import time
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.utils import timezone
+
+from mcp_django.conf import mcp_settings
+from mcp_django.protocol import SessionState
+
+__all__ = [
+    "DatabaseSessionStore",
+    "SessionStore",
+    "StoredSession",
+    "get_session_store",
+    "new_session_id",
+    "principal_id",
+]
+
+
+def new_session_id() -> str:
+    """Return a fresh, unguessable session id (URL-safe base64: visible ASCII only)."""
+    return secrets.token_urlsafe(32)
+
+
+def principal_id(principal: Any) -> str | None:
+    """Return the key a session remembers its principal by; None for anonymous callers."""
+    if principal is None or not getattr(principal, "is_authenticated", False):
+        return None
+    key = getattr(principal, "pk", None)
+    return None if key is None else str(key)
+
+
+@dataclasses.dataclass(slots=True)
+class StoredSession:
+    """A session as a store keeps it: the protocol state plus what it is bound to.
+
+    Times are Unix timestamps. `touched_at` is when `expires_at` was last persisted.
+    """
+
+    session_id: str
+    endpoint_name: str
+    endpoint_path: str
+    principal_id: str | None
+    state: SessionState
+    expires_at: float
+    touched_at: float
+
+
+class SessionStore:
+    """Persists handshake-era sessions; subclasses implement `create`, `get`, `update` and `delete`.
+
+    Transports call only `open`, `resume`, `commit` and `end`, which hold the rules
+    (binding to endpoint and principal, expiry, throttled activity writes).
+    """
+
+    touch_interval: ClassVar[float] = 60.0
+    """Longest time between two writes that push `expires_at` forward (capped at a quarter of the timeout)."""
+
+    def clock(self) -> float:
+        """The current Unix time (tests move it)."""
+        return time.time()
+
+    # -- storage primitives -----------------------------------------------------------------------
+
+    async def create(self, record: StoredSession) -> None:
+        """Store a new session."""
+        raise NotImplementedError(f"{type(self).__name__} must implement create()")
+
+    async def get(self, session_id: str) -> StoredSession | None:
+        """Return the stored session, or None when there is none (expired ones included)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement get()")
+
+    async def update(self, record: StoredSession) -> bool:
+        """Save the session's state and `expires_at`; False when it no longer exists."""
+        raise NotImplementedError(f"{type(self).__name__} must implement update()")
+
+    async def delete(self, session_id: str) -> None:
+        """Forget a session (a no-op when it does not exist)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement delete()")
+
+    # -- what transports call ---------------------------------------------------------------------
+
+    @property
+    def idle_timeout(self) -> float:
+        return float(mcp_settings.SESSION_IDLE_TIMEOUT)
+
+    async def open(self, state: SessionState, *, endpoint_name: str, endpoint_path: str, principal: Any) -> str:
+        """Mint an id for the session `initialize` just created, store it, and return the id."""
+        now = self.clock()
+        session_id = new_session_id()
+        state.session_id = session_id
+        state.changed = False
+        record = StoredSession(
+            session_id=session_id,
+            endpoint_name=endpoint_name,
+            endpoint_path=endpoint_path,
+            principal_id=principal_id(principal),
+            state=state,
+            expires_at=now + self.idle_timeout,
+            touched_at=now,
+        )
+        await self.create(record)
+        return session_id
+
+    async def resume(self, session_id: str, *, endpoint_name: str, principal: Any) -> StoredSession | None:
+        """Return the live session `session_id` names for this endpoint and principal, else None."""
+        record = await self.get(session_id)
+        if record is None or record.endpoint_name != endpoint_name or record.principal_id != principal_id(principal):
+            return None
+        now = self.clock()
+        if record.expires_at <= now:
+            await self.delete(session_id)
+            return None
+        timeout = self.idle_timeout
+        if now - record.touched_at >= min(self.touch_interval, timeout / 4):
+            record.expires_at, record.touched_at = now + timeout, now
+            if not await self.update(record):
+                return None
+        return record
+
+    async def commit(self, record: StoredSession) -> None:
+        """Save the session if the protocol core changed its state."""
+        if record.state.changed:
+            record.state.changed = False
+            await self.update(record)
+
+    async def end(self, session_id: str, *, endpoint_name: str, principal: Any) -> bool:
+        """End a session (HTTP `DELETE`); False when there was no such session to end."""
+        if await self.resume(session_id, endpoint_name=endpoint_name, principal=principal) is None:
+            return False
+        await self.delete(session_id)
+        return True
+
+
+class DatabaseSessionStore(SessionStore):
+    """Sessions in the `MCPSession` table, read through an in-process cache.
+
+    A session ended or changed on another worker is seen here within `revalidate_after` seconds.
+    """
+
+    revalidate_after: ClassVar[float] = 5.0
+    max_cached: ClassVar[int] = 10_000
+
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[StoredSession, float]] = {}
+
+    async def create(self, record: StoredSession) -> None:
+        from mcp_django.models import MCPSession
+
+        state = record.state
+        await MCPSession.objects.acreate(
+            session_id=record.session_id,
+            endpoint_name=record.endpoint_name,
+            endpoint_path=record.endpoint_path,
+            principal_id=record.principal_id,
+            protocol_version=state.protocol_version,
+            client_info=state.client_info,
+            client_capabilities=state.client_capabilities,
+            log_level=state.log_level or "",
+            initialized=state.initialized,
+            last_seen=_datetime(record.touched_at),
+            expires_at=_datetime(record.expires_at),
+        )
+        self._remember(record)
+
+    async def get(self, session_id: str) -> StoredSession | None:
+        cached = self._cache.get(session_id)
+        if cached is not None and time.monotonic() - cached[1] < self.revalidate_after:
+            return cached[0]
+        from mcp_django.models import MCPSession
+
+        row = await MCPSession.objects.filter(session_id=session_id).afirst()
+        if row is None:
+            self._cache.pop(session_id, None)
+            return None
+        if cached is not None:
+            # Keep the object requests in flight already share; refresh it from the row.
+            record = cached[0]
+            _fill_state(record.state, row)
+            record.expires_at, record.touched_at = _timestamp(row.expires_at), _timestamp(row.last_seen)
+        else:
+            state = SessionState(protocol_version=row.protocol_version, session_id=row.session_id)
+            _fill_state(state, row)
+            record = StoredSession(
+                session_id=row.session_id,
+                endpoint_name=row.endpoint_name,
+                endpoint_path=row.endpoint_path,
+                principal_id=None if row.principal_id is None else str(row.principal_id),
+                state=state,
+                expires_at=_timestamp(row.expires_at),
+                touched_at=_timestamp(row.last_seen),
+            )
+        self._remember(record)
+        return record
+
+    async def update(self, record: StoredSession) -> bool:
+        from mcp_django.models import MCPSession
+
+        state = record.state
+        updated = await MCPSession.objects.filter(session_id=record.session_id).aupdate(
+            protocol_version=state.protocol_version,
+            client_info=state.client_info,
+            client_capabilities=state.client_capabilities,
+            log_level=state.log_level or "",
+            initialized=state.initialized,
+            last_seen=_datetime(record.touched_at),
+            expires_at=_datetime(record.expires_at),
+        )
+        if not updated:
+            self._cache.pop(record.session_id, None)
+        return bool(updated)
+
+    async def delete(self, session_id: str) -> None:
+        from mcp_django.models import MCPSession
+
+        self._cache.pop(session_id, None)
+        await MCPSession.objects.filter(session_id=session_id).adelete()
+
+    def clear_cache(self) -> None:
+        """Forget every cached session (the next request of each reads the database again)."""
+        self._cache.clear()
+
+    def _remember(self, record: StoredSession) -> None:
+        if len(self._cache) >= self.max_cached:
+            horizon = time.monotonic() - self.revalidate_after
+            self._cache = {key: entry for key, entry in self._cache.items() if entry[1] >= horizon}
+            while len(self._cache) >= self.max_cached:
+                self._cache.pop(next(iter(self._cache)))
+        self._cache[record.session_id] = (record, time.monotonic())
+
+
+def _fill_state(state: SessionState, row: Any) -> None:
+    state.protocol_version = row.protocol_version
+    state.client_info = row.client_info
+    state.client_capabilities = row.client_capabilities or {}
+    state.log_level = row.log_level or None
+    state.initialized = row.initialized
+
+
+def _datetime(timestamp: float) -> datetime:
+    value = datetime.fromtimestamp(timestamp, tz=UTC)
+    return value if settings.USE_TZ else timezone.make_naive(value)
+
+
+def _timestamp(value: datetime) -> float:
+    if timezone.is_naive(value):
+        value = timezone.make_aware(value)
+    return value.timestamp()
+
+
+_store: SessionStore | None = None
+
+
+def get_session_store() -> SessionStore:
+    """Return this process's session store, an instance of `MCP_DJANGO["SESSION_STORE"]`."""
+    global _store
+    if _store is None:
+        store_class = mcp_settings.SESSION_STORE
+        _store = store_class()
+    return _store
+
+
+def _forget_store() -> None:
+    global _store
+    _store = None
+
+
+mcp_settings.on_reload(_forget_store)

@@ -1,0 +1,1 @@
+"""Transports adapt a wire (HTTP today; WebSocket and stdio later) to the protocol core."""

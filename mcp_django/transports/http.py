@@ -1,0 +1,494 @@
+"""Streamable HTTP: MCP over POST, answered with JSON or server-sent events.
+
+Two layers:
+
+- `StreamableHTTP` holds every HTTP rule of the spec (Origin, Accept, Content-Type, body
+  size, JSON parsing, sessions, the stateless era's header mirror checks, status codes). It
+  knows no web framework: method, headers and body bytes in, an `HTTPResponse` (status,
+  headers, and bytes or an async iterator of bytes) out. A bare ASGI entry point can reuse it.
+- `MCPView` is the Django view around it. It is async, and works under WSGI too: there a
+  streamed answer is collected and sent in one piece.
+
+Which era a request belongs to is decided by its `MCP-Protocol-Version` header alone
+(`era_of_header`): absent or a handshake revision selects the handshake era, anything else
+the stateless era.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.request import RawPostDataException
+from django.http.response import HttpResponseBase
+from django.views import View
+from django.views.decorators.csrf import csrf_exempt
+
+from mcp_django.conf import mcp_settings, normalize_origin
+from mcp_django.endpoints import Endpoint
+from mcp_django.protocol import (
+    Connection,
+    Era,
+    HeaderMismatch,
+    InternalError,
+    InvalidRequest,
+    MCPError,
+    ParseError,
+    era_of_header,
+)
+from mcp_django.protocol.jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    RequestId,
+)
+from mcp_django.sessions import StoredSession
+from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
+
+__all__ = ["HTTPResponse", "MCPView", "StreamableHTTP", "http_status"]
+
+logger = logging.getLogger("mcp_django.transports.http")
+
+SESSION_HEADER: Final = "Mcp-Session-Id"
+META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
+NAME_FIELDS: Final[Mapping[str, str]] = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+"""The methods whose `Mcp-Name` header mirrors a params field, and that field."""
+
+JSON_HEADERS: Final[Mapping[str, str]] = {"Content-Type": "application/json"}
+_STATELESS_400: Final = frozenset(
+    {
+        PARSE_ERROR,
+        INVALID_REQUEST,
+        INVALID_PARAMS,
+        HEADER_MISMATCH,
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        UNSUPPORTED_PROTOCOL_VERSION,
+    }
+)
+_HANDSHAKE_400: Final = frozenset({PARSE_ERROR, INVALID_REQUEST})
+_BASE64_VALUE: Final = re.compile(r"=\?base64\?(.*)\?=", re.DOTALL)
+_VISIBLE_ASCII: Final = re.compile(r"[\x20-\x7e\t]*")
+
+
+def http_status(era: Era, code: int) -> int:
+    """Return the HTTP status of a response carrying the JSON-RPC error `code`.
+
+    Stateless era: request-shape errors are 400 and an unknown method is 404, as the
+    2026-07-28 transport requires. Handshake era: only unparseable or malformed envelopes
+    are 400; every other error travels in a 200, as before.
+    """
+    if era is Era.STATELESS:
+        if code == METHOD_NOT_FOUND:
+            return 404
+        return 400 if code in _STATELESS_400 else 200
+    return 400 if code in _HANDSHAKE_400 else 200
+
+
+@dataclasses.dataclass(slots=True)
+class HTTPResponse:
+    """What to send back: a status, headers, and either `body` or an async `stream` of body chunks."""
+
+    status: int
+    headers: dict[str, str] = dataclasses.field(default_factory=dict)
+    body: bytes = b""
+    stream: AsyncIterator[bytes] | None = None
+
+
+def _json_response(message: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> HTTPResponse:
+    return HTTPResponse(status, {**JSON_HEADERS, **(headers or {})}, dump_message(message))
+
+
+def _error(status: int, error: MCPError, request_id: RequestId | None = None, **headers: str) -> HTTPResponse:
+    return _json_response(error.to_response(request_id), status, headers)
+
+
+def _reply(reply: Any, era: Era, headers: Mapping[str, str] | None = None) -> HTTPResponse:
+    """The HTTP response carrying the core's reply: 202 for none, else JSON with the status its error maps to."""
+    if reply is None:
+        return HTTPResponse(202, dict(headers or {}))
+    error = reply.get("error") if isinstance(reply, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    status = http_status(era, code) if isinstance(code, int) else 200
+    return _json_response(reply, status, headers)
+
+
+def _request_id(message: Any) -> RequestId | None:
+    """The id of a request, when it has a valid one (errors echo it)."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None
+    return request_id
+
+
+def _is_request(message: Any) -> bool:
+    return isinstance(message, dict) and "method" in message and "id" in message
+
+
+def _is_initialize(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
+
+
+def _media_types(value: str) -> set[str]:
+    return {part.split(";", 1)[0].strip().lower() for part in value.split(",")}
+
+
+def _accepts_both(accept: str | None) -> bool:
+    """True when `Accept` admits both JSON and SSE; wildcards count."""
+    if accept is None:
+        return False
+    types = _media_types(accept)
+    if "*/*" in types:
+        return True
+    return bool(types & {"application/json", "application/*"}) and bool(types & {"text/event-stream", "text/*"})
+
+
+def _is_json(content_type: str | None) -> bool:
+    return content_type is not None and content_type.split(";", 1)[0].strip().lower() == "application/json"
+
+
+def parse_body(body: bytes) -> Any:
+    """Parse a request body as strict UTF-8 JSON.
+
+    Raises:
+        ParseError: not UTF-8, not JSON, a non-standard constant (`NaN`, `Infinity`), or nested too deeply.
+    """
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ParseError("Parse error: the body is not valid UTF-8") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ParseError("Parse error: the JSON is nested too deeply") from None
+    except ValueError:
+        raise ParseError("Parse error: the body is not valid JSON") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def origin_allowed(origin: str, allowed: frozenset[str]) -> bool:
+    """True for a localhost origin (any port), or one listed in `allowed` (`"*"` admits all)."""
+    if "*" in allowed:
+        return True
+    key = normalize_origin(origin)
+    if key is None:
+        return False
+    host = urlsplit(key).hostname
+    return host in LOCAL_HOSTS or key in allowed
+
+
+_allowed_origins: frozenset[str] | None = None
+
+
+def allowed_origins() -> frozenset[str]:
+    """The normalized `MCP_DJANGO["ALLOWED_ORIGINS"]`, computed once per settings change."""
+    global _allowed_origins
+    if _allowed_origins is None:
+        entries = mcp_settings.ALLOWED_ORIGINS or ()
+        _allowed_origins = frozenset(
+            "*" if entry == "*" else (normalize_origin(entry) or "") for entry in entries if isinstance(entry, str)
+        )
+    return _allowed_origins
+
+
+def _forget_allowed_origins() -> None:
+    global _allowed_origins
+    _allowed_origins = None
+
+
+mcp_settings.on_reload(_forget_allowed_origins)
+
+
+def _header_value(headers: Mapping[str, str], name: str) -> str | None:
+    """A header's value with surrounding whitespace removed (RFC 9110 §5.5), or None when absent."""
+    value = headers.get(name)
+    return None if value is None else value.strip(" \t")
+
+
+def decode_header_value(value: str) -> str:
+    """Decode an MCP header value, which is either literal ASCII or `=?base64?<UTF-8 as base64>?=`.
+
+    Raises:
+        HeaderMismatch: characters outside visible ASCII, or a malformed base64 value.
+    """
+    if not _VISIBLE_ASCII.fullmatch(value):
+        raise HeaderMismatch("Header mismatch: header values must be visible ASCII")
+    encoded = _BASE64_VALUE.fullmatch(value)
+    if encoded is None:
+        return value
+    try:
+        return base64.b64decode(encoded.group(1), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        raise HeaderMismatch("Header mismatch: invalid base64 header value") from None
+
+
+def check_mirror_headers(message: dict[str, Any], headers: Mapping[str, str], version_header: str) -> None:
+    """Check the stateless era's request headers against the body they mirror.
+
+    Raises:
+        HeaderMismatch: `MCP-Protocol-Version` differs from `_meta`'s protocol version (when both
+            are present), `Mcp-Method` is missing or differs from `method`, or `Mcp-Name` is missing
+            or differs from `params.name` / `params.uri` for the methods that carry one.
+    """
+    method = message.get("method")
+    params = message.get("params")
+    params = params if isinstance(params, dict) else {}
+    meta = params.get("_meta")
+    body_version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    if isinstance(body_version, str) and body_version != version_header:
+        raise HeaderMismatch(
+            f"Header mismatch: MCP-Protocol-Version is {version_header!r} but _meta says {body_version!r}"
+        )
+    mcp_method = _header_value(headers, "mcp-method")
+    if mcp_method is None:
+        raise HeaderMismatch("Header mismatch: the Mcp-Method header is required")
+    if decode_header_value(mcp_method) != method:
+        raise HeaderMismatch(f"Header mismatch: Mcp-Method does not match the method {method!r}")
+    field = NAME_FIELDS.get(method) if isinstance(method, str) else None
+    if field is None or not isinstance(params.get(field), str):
+        return
+    mcp_name = _header_value(headers, "mcp-name")
+    if mcp_name is None:
+        raise HeaderMismatch(f"Header mismatch: the Mcp-Name header is required for {method}")
+    if decode_header_value(mcp_name) != params[field]:
+        raise HeaderMismatch(f"Header mismatch: Mcp-Name does not match params.{field}")
+
+
+class StreamableHTTP:
+    """Serves one endpoint over Streamable HTTP, independent of any web framework.
+
+    Args:
+        endpoint: the endpoint to serve.
+    """
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+
+    async def respond(self, method: str, headers: Mapping[str, str], body: bytes, *, principal: Any) -> HTTPResponse:
+        """Answer one HTTP request. Never raises.
+
+        Args:
+            method: the HTTP method, upper case.
+            headers: the request headers, looked up by lower-case name.
+            body: the request body (transports may stop reading one byte past `MAX_REQUEST_BYTES`).
+            principal: the authenticated caller, or None.
+        """
+        try:
+            return await self._respond(method, headers, body, principal)
+        except Exception:
+            logger.exception("Unhandled error while serving %s /%s", method, self.endpoint.path)
+            version = _header_value(headers, "mcp-protocol-version")
+            return _error(http_status(era_of_header(version), InternalError.code), InternalError())
+
+    async def _respond(self, method: str, headers: Mapping[str, str], body: bytes, principal: Any) -> HTTPResponse:
+        origin = headers.get("origin")
+        if origin is not None and not origin_allowed(origin, allowed_origins()):
+            return _error(403, InvalidRequest("Forbidden: invalid Origin header"))
+        version_header = _header_value(headers, "mcp-protocol-version")
+        era = era_of_header(version_header)
+        sessions = era is Era.HANDSHAKE and self.endpoint.sessions
+        if method == "POST":
+            return await self._post(headers, body, version_header, era, principal)
+        if method == "DELETE" and sessions:
+            return await self._delete(headers, principal)
+        allow = "POST, DELETE" if sessions else "POST"
+        return _error(405, InvalidRequest("Method Not Allowed"), Allow=allow)
+
+    async def _post(
+        self, headers: Mapping[str, str], body: bytes, version_header: str | None, era: Era, principal: Any
+    ) -> HTTPResponse:
+        if not _accepts_both(headers.get("accept")):
+            return _error(
+                406, InvalidRequest("Not Acceptable: Client must accept both application/json and text/event-stream")
+            )
+        if not _is_json(headers.get("content-type")):
+            return _error(415, InvalidRequest("Unsupported Media Type: Content-Type must be application/json"))
+        limit = mcp_settings.MAX_REQUEST_BYTES
+        declared = headers.get("content-length", "")
+        if len(body) > limit or (declared.isdigit() and int(declared) > limit):
+            return _error(413, InvalidRequest(f"Payload Too Large: the body exceeds {limit} bytes"))
+        try:
+            message = parse_body(body)
+        except ParseError as error:
+            return _error(400, error)
+        connection = Connection(
+            principal=principal,
+            endpoint=self.endpoint,
+            version_header=version_header,
+            transport="http",
+            sessions=False,
+        )
+        if era is Era.STATELESS:
+            if isinstance(message, dict) and isinstance(message.get("method"), str):
+                assert version_header is not None  # a stateless era is only chosen by the header
+                try:
+                    check_mirror_headers(message, headers, version_header)
+                except HeaderMismatch as error:
+                    return _error(400, error, _request_id(message))
+            return await self._dispatch(message, connection, era, None)
+
+        store = self.endpoint.session_store
+        if store is None:
+            return await self._dispatch(message, connection, era, None)
+        connection.sessions = True
+        session_id = _header_value(headers, "mcp-session-id")
+        if session_id:
+            record = await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal)
+            if record is None:
+                return _error(404, InvalidRequest("Session not found"), _request_id(message))
+            connection.session = record.state
+            return await self._dispatch(message, connection, era, record)
+        if not _is_initialize(message):
+            return _error(400, InvalidRequest("Bad Request: Missing session ID"), _request_id(message))
+        # initialize never streams; only a successful one opens a session, so a failed one leaves nothing behind.
+        reply = await self.endpoint.handler.handle(message, connection)
+        opened: dict[str, str] = {}
+        if connection.session is not None and isinstance(reply, dict) and "result" in reply:
+            opened[SESSION_HEADER] = await store.open(
+                connection.session,
+                endpoint_name=self.endpoint.name,
+                endpoint_path=self.endpoint.path,
+                principal=principal,
+            )
+        return _reply(reply, era, opened)
+
+    async def _dispatch(
+        self, message: Any, connection: Connection, era: Era, record: StoredSession | None
+    ) -> HTTPResponse:
+        """Hand the message to the protocol core; answer JSON, or SSE when the request streams."""
+        handler = self.endpoint.handler
+        if not _is_request(message):
+            reply = await handler.handle(message, connection)
+            await self._commit(record)
+            return _reply(reply, era)
+        stream = handler.stream(message, connection)
+        try:
+            first = await anext(stream)
+        except StopAsyncIteration:
+            await self._commit(record)
+            return HTTPResponse(202)
+        if "method" not in first:  # the final response came first: nothing was streamed
+            await _close(stream)
+            await self._commit(record)
+            return _reply(first, era)
+        return HTTPResponse(200, dict(SSE_HEADERS), stream=event_stream(self._follow(first, stream, record)))
+
+    async def _follow(
+        self, first: dict[str, Any], stream: AsyncIterator[dict[str, Any]], record: StoredSession | None
+    ) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield first
+            async for message in stream:
+                yield message
+        finally:
+            await _close(stream)
+            try:
+                await self._commit(record)
+            except Exception:
+                logger.exception("Could not save MCP session %s", record.session_id if record else "")
+
+    async def _commit(self, record: StoredSession | None) -> None:
+        store = self.endpoint.session_store
+        if record is not None and store is not None:
+            await store.commit(record)
+
+    async def _delete(self, headers: Mapping[str, str], principal: Any) -> HTTPResponse:
+        store = self.endpoint.session_store
+        assert store is not None
+        session_id = _header_value(headers, "mcp-session-id")
+        if not session_id:
+            return _error(400, InvalidRequest("Bad Request: Missing session ID"))
+        if not await store.end(session_id, endpoint_name=self.endpoint.name, principal=principal):
+            return _error(404, InvalidRequest("Session not found"))
+        return HTTPResponse(204)
+
+
+class MCPView(View):
+    """The Django view serving one `Endpoint` over Streamable HTTP (mount it with `mcp_django.urls.endpoint`)."""
+
+    endpoint: Endpoint | None = None
+    transport: StreamableHTTP | None = None
+    http_method_names = ["get", "post", "put", "patch", "delete", "head", "options", "trace"]
+
+    @classmethod
+    def as_view(cls, **initkwargs: Any) -> Any:
+        endpoint = initkwargs.get("endpoint")
+        if not isinstance(endpoint, Endpoint):
+            raise TypeError("MCPView.as_view() needs endpoint=<an mcp_django.endpoints.Endpoint>")
+        initkwargs.setdefault("transport", StreamableHTTP(endpoint))
+        # MCP clients are not browsers holding a CSRF cookie; the Origin check guards against web pages.
+        return csrf_exempt(super().as_view(**initkwargs))
+
+    async def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]  # async view
+        """Serve every HTTP method through the transport, which decides what is allowed."""
+        assert self.transport is not None
+        try:
+            body = self._read_body(request)
+            principal = await _principal_of(request)
+        except Exception:
+            logger.exception("Could not read the MCP request")
+            response = _error(http_status(Era.HANDSHAKE, InternalError.code), InternalError())
+        else:
+            response = await self.transport.respond(request.method or "GET", request.headers, body, principal=principal)
+        return await _to_django(response, streaming=isinstance(request, ASGIRequest))
+
+    # Django picks sync or async handling from these; they all lead to `dispatch`.
+    async def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        return await self.dispatch(request, *args, **kwargs)
+
+    get = put = patch = delete = head = trace = post
+
+    @staticmethod
+    def _read_body(request: HttpRequest) -> bytes:
+        if request.method != "POST":
+            return b""
+        # One byte past the limit is enough to know the body is too large; never read more.
+        limit = int(mcp_settings.MAX_REQUEST_BYTES) + 1
+        try:
+            return request.read(limit)
+        except RawPostDataException:  # middleware already read it
+            return request.body[:limit]
+
+
+async def _close(stream: AsyncIterator[Any]) -> None:
+    """Close an async generator early; for the core's stream this cancels the request."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+async def _principal_of(request: HttpRequest) -> Any:
+    """The caller: the user the authentication middleware found, else None."""
+    auser = getattr(request, "auser", None)
+    if auser is not None:
+        return await auser()
+    return getattr(request, "user", None)
+
+
+async def _to_django(response: HTTPResponse, *, streaming: bool) -> HttpResponseBase:
+    if response.stream is not None:
+        if streaming:
+            return StreamingHttpResponse(response.stream, status=response.status, headers=response.headers)
+        # Under WSGI nothing can be streamed: run the request to the end and send every event at once.
+        body = b"".join([chunk async for chunk in response.stream])
+        return HttpResponse(body, status=response.status, headers=response.headers)
+    django_response = HttpResponse(response.body, status=response.status, headers=response.headers)
+    if not response.body and "Content-Type" not in response.headers:
+        del django_response["Content-Type"]
+    return django_response

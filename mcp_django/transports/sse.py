@@ -1,0 +1,47 @@
+"""Server-sent events: how JSON-RPC messages travel on a `text/event-stream` response."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+from mcp_django.protocol import InternalError
+
+__all__ = ["SSE_HEADERS", "dump_message", "event_stream", "format_event"]
+
+SSE_HEADERS: Final[dict[str, str]] = {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-cache",
+    # Tell nginx and friends to pass events through as they come instead of buffering them.
+    "X-Accel-Buffering": "no",
+}
+
+
+def dump_message(message: Any) -> bytes:
+    """Serialize a JSON-RPC message; a message that cannot be serialized becomes an internal error.
+
+    Non-ASCII is escaped, so lone surrogates a client sent and the server echoes cannot break encoding.
+    """
+    try:
+        return json.dumps(message, separators=(",", ":")).encode("ascii")
+    except (TypeError, ValueError, RecursionError):
+        request_id = message.get("id") if isinstance(message, dict) else None
+        if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+            request_id = None
+        return json.dumps(InternalError().to_response(request_id), separators=(",", ":")).encode("ascii")
+
+
+def format_event(data: bytes, event_id: str, event: str = "message") -> bytes:
+    """Return one SSE event carrying `data` (a JSON document, so it holds no newline)."""
+    return b"id: %s\nevent: %s\ndata: %s\n\n" % (event_id.encode("ascii"), event.encode("ascii"), data)
+
+
+async def event_stream(messages: AsyncIterator[Any]) -> AsyncIterator[bytes]:
+    """Encode each message of `messages` as an SSE `message` event with an id unique to this stream."""
+    prefix = secrets.token_hex(8)
+    number = 0
+    async for message in messages:
+        number += 1
+        yield format_event(dump_message(message), f"{prefix}-{number}")

@@ -1,0 +1,46 @@
+"""A URLconf for the HTTP transport tests: a small registry of their own on two endpoints.
+
+`/mcp` serves `registry`; `/other/mcp` serves the same registry under another name, so a session
+opened on one is unknown on the other; `/stateless/mcp` never opens sessions.
+"""
+
+from __future__ import annotations
+
+from mcp_django import Context, Registry
+from mcp_django.urls import endpoint
+
+registry = Registry("tests")
+
+
+@registry.tool
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@registry.tool
+async def count(ctx: Context, steps: int = 3) -> str:
+    """Report progress `steps` times, log once, then finish."""
+    for step in range(1, steps + 1):
+        await ctx.report_progress(step, steps)
+    await ctx.info("counted")
+    return f"counted to {steps}"
+
+
+@registry.resource("test://greeting", name="greeting", mime_type="text/plain")
+def greeting() -> str:
+    """A fixed greeting."""
+    return "hello"
+
+
+@registry.prompt
+def review(code: str) -> str:
+    """Ask for a review of some code."""
+    return f"Please review:\n{code}"
+
+
+urlpatterns = [
+    *endpoint("mcp", registry=registry, name="tests", allow_anonymous=True),
+    *endpoint("other/mcp", registry=registry, name="other", allow_anonymous=True),
+    *endpoint("stateless/mcp", registry="tests.http_urls.registry", name="no-sessions", sessions=False),
+]
