@@ -508,7 +508,7 @@ class Tool:
         self._verbatim_input = input_schema is not None
         if input_schema is not None:
             if input_schema.get("type") != "object":
-                raise DeclarationError(f"{owner}: input_schema needs \"type\": \"object\" at its root")
+                raise DeclarationError(f'{owner}: input_schema needs "type": "object" at its root')
             self.input_schema: dict[str, Any] = dict(input_schema)
             self._required = tuple(input_schema.get("required", ()))
             closed = input_schema.get("additionalProperties") is False
@@ -637,9 +637,9 @@ class UriTemplate:
         for match in _EXPRESSION.finditer(template):
             pattern.append(re.escape(template[position : match.start()]))
             position = match.end()
-            operator, names = match.group(1), [
-                name.split(":")[0].rstrip("*").strip() for name in match.group(2).split(",")
-            ]
+            operator = match.group(1)
+            # Prefix (`:3`) and explode (`*`) modifiers change expansion, not which variable binds.
+            names = [name.split(":")[0].rstrip("*").strip() for name in match.group(2).split(",")]
             if operator in ("?", "&"):
                 self.query_variables += names
                 pattern.append(rf"(?:[?&](?P<_query{len(groups)}>[^#]*))?")
@@ -958,4 +958,3 @@ class Completion:
             "total": len(values),
             "hasMore": len(values) > MAX_COMPLETION_VALUES,
         }
-

@@ -244,9 +244,7 @@ class Registry:
 
         return declare(fn) if fn is not None else declare
 
-    def completion(
-        self, *, prompt: str | None = None, resource: str | None = None, argument: str
-    ) -> Callable[[F], F]:
+    def completion(self, *, prompt: str | None = None, resource: str | None = None, argument: str) -> Callable[[F], F]:
         """Declare a function that completes `argument` of a prompt or of a resource template.
 
         The function takes `(value)` or `(value, context_arguments)` (and optionally

@@ -277,6 +277,7 @@ def test_primitive_return_types_are_wrapped_in_a_result_object(
     tool = Tool(produce)
     result = asyncio.run(call(tool))
 
+    assert tool.output_schema is not None
     assert tool.output_schema == {
         "type": "object",
         "properties": {"result": tool.output_schema["properties"]["result"]},
@@ -352,7 +353,7 @@ def test_content_block_returns_are_unstructured_and_sent_as_is() -> None:
     ids=["none", "str", "block", "list", "dict", "bytes"],
 )
 def test_unannotated_return_values_become_content_blocks(value: Any, blocks: list[dict[str, Any]]) -> None:
-    def produce():  # type: ignore[no-untyped-def]  # no annotation on purpose
+    def produce():  # no annotation on purpose
         """Produce a value."""
         return value
 
@@ -373,7 +374,7 @@ def test_an_explicit_tool_result_is_sent_as_built() -> None:
 
 
 def test_a_call_tool_result_shaped_dict_from_an_unstructured_tool_is_sent_as_is() -> None:
-    def fail():  # type: ignore[no-untyped-def]  # no annotation on purpose
+    def fail():  # no annotation on purpose
         """Fail on purpose."""
         return {"content": [{"type": "text", "text": "nope"}], "isError": True}
 

@@ -40,10 +40,10 @@ def test_importing_mcp_django_imports_no_django() -> None:
 
 
 def test_module_level_decorators_declare_on_the_default_registry() -> None:
-    assert mcp_django.tool.__self__ is mcp_django.default_registry
-    assert mcp_django.resource.__self__ is mcp_django.default_registry
-    assert mcp_django.prompt.__self__ is mcp_django.default_registry
-    assert mcp_django.completion.__self__ is mcp_django.default_registry
+    assert mcp_django.tool == mcp_django.default_registry.tool
+    assert mcp_django.resource == mcp_django.default_registry.resource
+    assert mcp_django.prompt == mcp_django.default_registry.prompt
+    assert mcp_django.completion == mcp_django.default_registry.completion
     assert mcp_django.__version__ == "0.1.0"
 
 
