@@ -1,0 +1,112 @@
+"""The demo catalogue's MCP tools, resources and prompts, served on the default endpoint (``/mcp``).
+
+mcp_django loads this module when Django starts (every installed app's ``mcp.py``), so the decorators
+below are all it takes to publish them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+import mcp_django
+from mcp_django import Context, content
+
+from .models import Book
+
+
+class BookInfo(BaseModel):
+    """One book of the catalogue."""
+
+    id: int
+    title: str
+    author: str
+    year: int
+
+
+class CatalogueStats(BaseModel):
+    """Counts over the whole catalogue."""
+
+    books: int = Field(description="How many books the catalogue holds")
+    authors: int = Field(description="How many distinct authors wrote them")
+    oldest: BookInfo | None = Field(description="The book published first, if any")
+    newest: BookInfo | None = Field(description="The book published last, if any")
+
+
+def _info(book: Book) -> BookInfo:
+    return BookInfo(id=book.pk, title=book.title, author=book.author, year=book.year)
+
+
+def _as_json(book: Book) -> str:
+    return json.dumps({**_info(book).model_dump(), "summary": book.summary})
+
+
+@mcp_django.tool(annotations={"readOnlyHint": True})
+def search_books(
+    query: Annotated[str, Field(description="Words to look for in titles and authors")] = "",
+    limit: Annotated[int, Field(ge=1, le=50, description="At most this many books")] = 10,
+) -> str:
+    """Search the catalogue by title or author and list the matching books, one per line."""
+    books = Book.objects.all()
+    for word in query.split():
+        books = books.filter(title__icontains=word) | books.filter(author__icontains=word)
+    lines = [f"#{book.pk} {book}" for book in books.distinct()[:limit]]
+    return "\n".join(lines) if lines else f"No book matches {query!r}."
+
+
+@mcp_django.tool(annotations={"readOnlyHint": True})
+def catalogue_stats() -> CatalogueStats:
+    """Count the books and authors in the catalogue and name the oldest and newest book."""
+    books = Book.objects.order_by("year", "title")
+    oldest, newest = books.first(), books.last()
+    return CatalogueStats(
+        books=books.count(),
+        authors=books.values("author").distinct().count(),
+        oldest=_info(oldest) if oldest else None,
+        newest=_info(newest) if newest else None,
+    )
+
+
+@mcp_django.tool(annotations={"readOnlyHint": True, "idempotentHint": True})
+async def reindex_catalogue(
+    ctx: Context,
+    steps: Annotated[int, Field(ge=1, le=20, description="How many batches to work in")] = 4,
+) -> str:
+    """Rebuild the (pretend) search index in batches, reporting progress after each batch."""
+    await ctx.info(f"reindexing in {steps} batches")
+    for done in range(1, steps + 1):
+        await asyncio.sleep(0.01)  # stands in for real work between progress reports
+        await ctx.report_progress(done, steps, f"batch {done} of {steps}")
+    return f"Reindexed the catalogue in {steps} batches."
+
+
+@mcp_django.resource("demo://books", name="books", mime_type="application/json")
+def all_books() -> str:
+    """Every book of the catalogue as a JSON list."""
+    return json.dumps([_info(book).model_dump() for book in Book.objects.all()])
+
+
+@mcp_django.resource("demo://books/{book_id}", name="book", mime_type="application/json")
+def one_book(book_id: int) -> str | None:
+    """One book of the catalogue, with its summary, as JSON (None: no such book, "resource not found")."""
+    book = Book.objects.filter(pk=book_id).first()
+    return _as_json(book) if book else None
+
+
+@mcp_django.prompt
+def review_book(
+    title: Annotated[str, Field(description="The title of a book in the catalogue")],
+) -> list[content.PromptMessage]:
+    """Ask the model to review one book of the catalogue."""
+    book = Book.objects.filter(title=title).first()
+    about = f"{book} — {book.summary}" if book else f"{title!r} (not in the catalogue)"
+    return [content.user_message(f"Write a short, fair review of this book: {about}")]
+
+
+@mcp_django.completion(prompt="review_book", argument="title")
+def complete_title(value: str) -> list[str]:
+    """Titles of the catalogue that start with what the user typed."""
+    return list(Book.objects.filter(title__istartswith=value).values_list("title", flat=True)[:20])

@@ -1,0 +1,19 @@
+"""URLs of the example project: the admin, the default MCP endpoint and the conformance fixture."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from mcp_django.urls import endpoint
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    # The conformance fixture server, open to anonymous callers as the official suite expects.
+    *endpoint(
+        "conformance/mcp",
+        registry="example_project.conformance.mcp.registry",
+        name="conformance",
+        allow_anonymous=True,
+    ),
+    # /mcp (and /mcp/): the server endpoint with every `@mcp_django.tool` of the project's apps.
+    path("", include("mcp_django.urls")),
+]

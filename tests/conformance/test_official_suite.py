@@ -1,0 +1,136 @@
+"""The official MCP conformance suite against the example project's fixture server at ``/conformance/mcp``.
+
+Each run passes ``--expected-failures`` with a baseline file beside this module: a scenario listed there
+may fail (each entry says which later issue it waits for), and one that starts passing makes the run fail
+until its entry is removed. The suite needs Node 22; ``make test`` installs it and the two suite versions
+into ``.cache/`` and points ``MCP_TEST_NODE_BIN`` / ``MCP_TEST_CONFORMANCE_DIR`` at them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, LiveServer
+
+pytestmark = [pytest.mark.live, pytest.mark.conformance]
+
+HERE = Path(__file__).resolve().parent
+RUN_TIMEOUT_S = 600
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """One invocation of ``conformance server``: which suite version, which flags, which baseline."""
+
+    version: str
+    args: tuple[str, ...]
+    baseline: str
+
+
+RUNS = {
+    # The handshake era (2025-06-18 / 2025-11-25 wire), default active suite.
+    "0.1.16": SuiteRun("0.1.16", (), "expected-failures-0.1.16.yml"),
+    "2025-11-25": SuiteRun("0.2.0-alpha.12", ("--requirements", "2025-11-25"), "expected-failures-2025-11-25.yml"),
+    "2026-07-28": SuiteRun("0.2.0-alpha.12", ("--requirements", "2026-07-28"), "expected-failures-2026-07-28.yml"),
+    # Scenarios not yet scored by any revision; the design asks for them to pass too.
+    "0.1.16-pending": SuiteRun("0.1.16", ("--suite", "pending"), "expected-failures-0.1.16-pending.yml"),
+    "2026-07-28-pending": SuiteRun(
+        "0.2.0-alpha.12",
+        ("--suite", "pending", "--spec-version", "2026-07-28"),
+        "expected-failures-2026-07-28-pending.yml",
+    ),
+}
+
+
+def _node_bin() -> Path:
+    configured = os.environ.get("MCP_TEST_NODE_BIN")
+    return Path(configured) if configured else ROOT / ".cache" / "node22" / "node_modules" / ".bin"
+
+
+def _suite_binary(version: str) -> Path:
+    configured = os.environ.get("MCP_TEST_CONFORMANCE_DIR")
+    cache = Path(configured) if configured else ROOT / ".cache"
+    return cache / f"conformance-{version}" / "node_modules" / ".bin" / "conformance"
+
+
+def _node_major(node_bin: Path) -> int | None:
+    node = shutil.which("node", path=str(node_bin))
+    if node is None:
+        return None
+    output = subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    try:
+        return int(output.lstrip("v").split(".")[0])
+    except ValueError:
+        return None
+
+
+def _failed_checks(results_dir: Path) -> list[str]:
+    """Every check that did not pass, as ``scenario: check-id STATUS: errorMessage`` lines."""
+    lines = []
+    for checks_file in sorted(results_dir.rglob("checks.json")):
+        scenario = checks_file.parent.name.removeprefix("server-").rsplit("-", 1)[0]
+        try:
+            checks = json.loads(checks_file.read_text())
+        except (OSError, ValueError):
+            continue
+        for check in checks if isinstance(checks, list) else []:
+            if check.get("status") in {"FAILURE", "WARNING"}:
+                message = check.get("errorMessage") or check.get("description", "")
+                lines.append(f"{scenario}: {check.get('id')} {check['status']}: {message}")
+    return lines
+
+
+def run_suite(run: SuiteRun, url: str, output_dir: Path) -> subprocess.CompletedProcess[str]:
+    """Run the suite against ``url``; skip the test when Node 22 or the suite is not installed."""
+    node_bin = _node_bin()
+    binary = _suite_binary(run.version)
+    major = _node_major(node_bin)
+    if major is None or major < 22:
+        pytest.skip(f"Node >= 22 not found in {node_bin} (found {major}); run `make test`, which installs it")
+    if not binary.exists():
+        pytest.skip(f"conformance suite {run.version} not installed at {binary}; run `make test`, which installs it")
+    env = {**os.environ, "PATH": f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
+    command = [
+        str(binary),
+        "server",
+        "--url",
+        url,
+        *run.args,
+        "--expected-failures",
+        str(HERE / run.baseline),
+        "-o",
+        str(output_dir),
+    ]
+    return subprocess.run(
+        command, cwd=output_dir, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False
+    )
+
+
+@pytest.mark.parametrize("run_name", list(RUNS))
+def test_official_conformance_suite_passes_with_only_the_expected_failures(
+    run_name: str, example_server: LiveServer, tmp_path: Path
+) -> None:
+    run = RUNS[run_name]
+    result = run_suite(run, example_server.url("/conformance/mcp"), tmp_path)
+    output = ANSI_COLOUR.sub("", result.stdout)
+    summary = output[output.find("=== SUMMARY ===") :] if "=== SUMMARY ===" in output else ""
+    print(summary or output[-4000:])
+    if result.returncode != 0:
+        failed = "\n".join(_failed_checks(tmp_path)) or "(no failing checks recorded)"
+        pytest.fail(
+            f"conformance {run.version} {' '.join(run.args)} exited {result.returncode}\n"
+            f"--- summary ---\n{summary or output[-6000:]}\n"
+            f"--- stderr ---\n{result.stderr[-3000:]}\n"
+            f"--- checks that did not pass ---\n{failed}\n"
+            f"--- server log ---\n{example_server.log_tail()}",
+            pytrace=False,
+        )

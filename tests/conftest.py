@@ -1,0 +1,130 @@
+"""Shared fixtures: the example project served by daphne on a free loopback port.
+
+The server is started once per test session, on a fresh temporary SQLite database (migrated and seeded
+with the demo data), and stopped when the session ends. Only the live and conformance tests ask for it,
+so the in-memory tests never pay for it.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTUP_TIMEOUT_S = 60.0
+SHUTDOWN_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    """The example project running under daphne: where it listens and where it logs."""
+
+    base_url: str
+    log_path: Path
+    process: subprocess.Popen[bytes]
+
+    def url(self, path: str) -> str:
+        """The absolute URL of ``path`` on this server (``"/mcp"`` -> ``http://127.0.0.1:<port>/mcp``)."""
+        return self.base_url + "/" + path.lstrip("/")
+
+    def log_tail(self, lines: int = 60) -> str:
+        """The last lines daphne and Django wrote, for failure messages."""
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no server log)"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _answers_http(host: str, port: int, timeout: float) -> bool:
+    """True once the server completes an HTTP exchange (any status) within ``timeout`` seconds."""
+    connection = http.client.HTTPConnection(host, port, timeout=timeout)
+    try:
+        connection.request("GET", "/admin/login/")
+        connection.getresponse().read()
+    except OSError:
+        return False
+    finally:
+        connection.close()
+    return True
+
+
+def _wait_until_serving(process: subprocess.Popen[bytes], host: str, port: int, log_path: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if _answers_http(host, port, timeout=2.0):
+            return
+        try:
+            # Doubles as the pause between attempts and as the check that daphne has not died.
+            returncode = process.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            continue
+        raise RuntimeError(f"daphne exited with {returncode} before serving:\n{_read(log_path)}")
+    process.kill()
+    raise RuntimeError(f"daphne did not answer within {STARTUP_TIMEOUT_S:.0f}s:\n{_read(log_path)}")
+
+
+def _read(path: Path) -> str:
+    return path.read_text(errors="replace") if path.exists() else "(no output)"
+
+
+def _manage(*args: str, env: dict[str, str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+
+
+@pytest.fixture(scope="session")
+def live_server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment the live server runs in: its own migrated and seeded SQLite database."""
+    database = tmp_path_factory.mktemp("live-db") / "db.sqlite3"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "example_project.settings"),
+        "MCP_EXAMPLE_DB": str(database),
+        "PYTHONUNBUFFERED": "1",
+    }
+    _manage("migrate", "--noinput", env=env)
+    _manage("seed_demo", env=env)
+    return env
+
+
+@pytest.fixture(scope="session")
+def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The example project served by ``daphne -b 127.0.0.1 -p <free port> example_project.asgi:application``."""
+    host, port = "127.0.0.1", _free_port()
+    log_path = tmp_path_factory.mktemp("live-log") / "daphne.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "example_project.asgi:application"],
+            cwd=ROOT,
+            env=live_server_env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_until_serving(process, host, port, log_path)
+        yield LiveServer(base_url=f"http://{host}:{port}", log_path=log_path, process=process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=SHUTDOWN_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=SHUTDOWN_TIMEOUT_S)
