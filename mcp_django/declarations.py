@@ -373,36 +373,47 @@ def _object_root(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-class _StructuredOutput:
-    """How a tool's return value becomes `structuredContent`, and the `outputSchema` that describes it."""
+_JSON_SCALARS: Final = (str, int, float, bool)
 
-    __slots__ = ("adapter", "schema", "wrap")
+
+class _StructuredOutput:
+    """How a tool's return value becomes `structuredContent`, and the `outputSchema` that describes it.
+
+    Object-like return types are the structured content; anything else is
+    wrapped as `{"result": value}`, as the official SDK does.
+    """
+
+    __slots__ = ("adapter", "scalar", "schema", "wrap")
 
     def __init__(self, annotation: Any, tool_name: str) -> None:
         self.wrap = not _is_object_type(annotation)
-        target: Any
+        # A return value of exactly this JSON scalar type needs no validation or conversion.
+        self.scalar: type | None = annotation if annotation in _JSON_SCALARS else None
         if self.wrap:
             model_name = re.sub(r"\W", "_", tool_name) + "Output"
-            target = pydantic.create_model(model_name, result=(annotation, ...))
+            wrapper = pydantic.TypeAdapter(pydantic.create_model(model_name, result=(annotation, ...)))
+            self.schema = _object_root(wrapper.json_schema(mode="serialization", by_alias=True))
+            self.adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(annotation)
         else:
             target = _readable_typeddict(_strip_annotated(annotation))
             if annotation is not _strip_annotated(annotation):
                 target = _annotated(target, *get_args(annotation)[1:])
-        self.adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(target)
-        self.schema = _object_root(self.adapter.json_schema(mode="serialization", by_alias=True))
+            self.adapter = pydantic.TypeAdapter(target)
+            self.schema = _object_root(self.adapter.json_schema(mode="serialization", by_alias=True))
 
     def dump(self, value: Any) -> Any:
         """Validate the return value against the annotation and return its JSON-ready form."""
-        if self.wrap:
-            value = {"result": value}
-        elif isinstance(value, pydantic.BaseModel):
-            return value.model_dump(mode="json", by_alias=True)
-        return self.adapter.dump_python(self.adapter.validate_python(value), mode="json", by_alias=True)
+        if self.scalar is not None and type(value) is self.scalar:
+            dumped = value
+        elif isinstance(value, pydantic.BaseModel) and not self.wrap:
+            dumped = value.model_dump(mode="json", by_alias=True)
+        else:
+            dumped = self.adapter.dump_python(self.adapter.validate_python(value), mode="json", by_alias=True)
+        return {"result": dumped} if self.wrap else dumped
 
 
 def _is_call_tool_result(value: Any) -> bool:
-    if isinstance(value, content.ToolResult):
-        return True
+    """True for a plain dict shaped like a `CallToolResult` (or an `input_required` result)."""
     if not isinstance(value, Mapping):
         return False
     if value.get("resultType") == "input_required":
@@ -592,7 +603,7 @@ class Tool:
 
     def result(self, value: Any) -> dict[str, Any]:
         """Convert a return value into a `CallToolResult`."""
-        if _is_call_tool_result(value):
+        if isinstance(value, content.ToolResult) or (self._output is None and _is_call_tool_result(value)):
             return dict(value)
         if self._verbatim_output:
             return {"content": [{"type": "text", "text": _to_json(value)}], "structuredContent": value}
