@@ -233,7 +233,7 @@ class Signature:
         self._json_fields = frozenset(json_fields)
         self.model: type[pydantic.BaseModel] | None = None
         if build_model and definitions:
-            name = re.sub(r"\W", "_", getattr(fn, "__name__", "function"))
+            name = re.sub(r"\W", "_", function_name(fn))
             try:
                 self.model = pydantic.create_model(f"{name}Arguments", **definitions)
                 schema = self.model.model_json_schema(by_alias=True)
@@ -295,6 +295,11 @@ def _with_context(kwargs: dict[str, Any], signature: Signature, request: Request
     if signature.context_param is not None:
         kwargs[signature.context_param] = Context(request)
     return kwargs
+
+
+def function_name(fn: AnyFunction) -> str:
+    """The name a declaration takes by default: the function's, or its class's for callable objects."""
+    return str(getattr(fn, "__name__", type(fn).__name__))
 
 
 def _require_description(owner: str, description: str | None) -> str:
@@ -511,7 +516,7 @@ class Tool:
         structured_output: bool | None = None,
     ) -> None:
         self.fn = fn
-        self.name: str = name or fn.__name__
+        self.name: str = name or function_name(fn)
         owner = f"tool {self.name!r}"
         self.signature = Signature(fn, owner, build_model=input_schema is None)
         self.description = _require_description(owner, description or self.signature.description)
@@ -744,7 +749,7 @@ class Resource:
     ) -> None:
         self.fn = fn
         self.uri = uri
-        self.name: str = name or fn.__name__
+        self.name: str = name or function_name(fn)
         owner = f"{self.kind} {uri!r}"
         self.signature = Signature(fn, owner)
         self.description = _require_description(owner, description or self.signature.description)
@@ -858,7 +863,7 @@ class Prompt:
         meta: Mapping[str, Any] | None = None,
     ) -> None:
         self.fn = fn
-        self.name: str = name or fn.__name__
+        self.name: str = name or function_name(fn)
         owner = f"prompt {self.name!r}"
         self.signature = Signature(fn, owner)
         self.description = _require_description(owner, description or self.signature.description)

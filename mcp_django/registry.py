@@ -24,6 +24,7 @@ from mcp_django.declarations import (
     ResourceTemplate,
     Tool,
     ToolAnnotations,
+    function_name,
 )
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
@@ -171,7 +172,7 @@ class Registry:
         """
 
         def declare(function: F) -> F:
-            self._check_open(f"tool {options.get('name') or function.__name__!r}")
+            self._check_open(f"tool {options.get('name') or function_name(function)!r}")
             self.add_tool(Tool(function, **options))
             return function
 
@@ -238,7 +239,7 @@ class Registry:
         """Declare a function as a prompt; usable bare or called. Its parameters are the prompt's arguments."""
 
         def declare(function: F) -> F:
-            self._check_open(f"prompt {options.get('name') or function.__name__!r}")
+            self._check_open(f"prompt {options.get('name') or function_name(function)!r}")
             self.add_prompt(Prompt(function, **options))
             return function
 
