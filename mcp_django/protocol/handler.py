@@ -141,7 +141,7 @@ class MessageHandler:
         """
         if isinstance(message, list):
             reply = await self._handle_batch(message, connection)
-            for item in reply or ():
+            for item in [reply] if isinstance(reply, dict) else reply or ():
                 yield item
             return
         queue: asyncio.Queue[Any] = asyncio.Queue()
