@@ -49,9 +49,10 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
 }
 
 
-def _short(value: Any) -> str:
+def _short(value: Any, limit: int = 30) -> str:
+    """`repr(value)`, cut to `limit` characters."""
     text = repr(value)
-    return text if len(text) <= 20 else f"{text[:17]}..."
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def _setting(key: str) -> str:
@@ -81,8 +82,8 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
         if key in user and not accepts(user[key]):
             messages.append(
                 Error(
-                    f"{_setting(key)} must be {expected}, not {_short(user[key])}.",
-                    hint=f"Fix {_setting(key)} or remove it to use the default. {_DOCS}",
+                    f"{_setting(key)} must be {expected}.",
+                    hint=f"It is {_short(user[key])}: fix it, or remove it to use the default.",
                     id="mcp_django.E004",
                 )
             )
@@ -94,7 +95,7 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 def _unknown_key(key: Any) -> CheckMessage:
     guesses = difflib.get_close_matches(str(key).upper(), list(DEFAULTS), n=1)
     hint = f"Did you mean {guesses[0]!r}?" if guesses else f"Remove it. {_DOCS}"
-    return Error(f"{SETTING_NAME} has an unknown key {str(key)[:40]!r}.", hint=hint, id="mcp_django.E002")
+    return Error(f"{SETTING_NAME} has an unknown key {_short(key, 40)}.", hint=hint, id="mcp_django.E002")
 
 
 def _check_import(key: str, value: Any) -> list[CheckMessage]:
@@ -113,8 +114,8 @@ def _check_import(key: str, value: Any) -> list[CheckMessage]:
     except ImportError:
         return [
             Error(
-                f"{_setting(key)} cannot be imported: {value[:40]!r}.",
-                hint="Check the dotted path, e.g. 'mcp_django.sessions.DatabaseSessionStore'.",
+                f"{_setting(key)} cannot be imported.",
+                hint=f"Check the dotted path {_short(value, 60)}.",
                 id="mcp_django.E003",
             )
         ]
@@ -165,8 +166,8 @@ def _check_origins(value: Any) -> list[CheckMessage]:
         elif not isinstance(origin, str) or normalize_origin(origin) is None:
             messages.append(
                 Error(
-                    f"{_setting('ALLOWED_ORIGINS')} has an invalid origin {str(origin)[:30]!r}.",
-                    hint="Write origins as scheme://host[:port], e.g. 'https://app.example.com'.",
+                    f"{_setting('ALLOWED_ORIGINS')} has an invalid origin.",
+                    hint=f"{_short(origin, 40)} is not scheme://host[:port], e.g. 'https://app.example.com'.",
                     id="mcp_django.E007",
                 )
             )

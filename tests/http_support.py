@@ -27,13 +27,15 @@ def initialize(version: str = HANDSHAKE_VERSION, id: int = 1) -> dict[str, Any]:
     return request("initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}, id=id)
 
 
-def stateless(method: str, params: dict[str, Any] | None = None, id: int = 1, **meta: Any) -> dict[str, Any]:
+def stateless(
+    method: str, params: dict[str, Any] | None = None, id: int = 1, meta: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A 2026-07-28 request with the per-request `_meta` it needs."""
     full_meta = {
         "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION,
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
-        **meta,
+        **(meta or {}),
     }
     return request(method, {**(params or {}), "_meta": full_meta}, id=id)
 

@@ -458,12 +458,15 @@ class MCPView(View):
     def _read_body(request: HttpRequest) -> bytes:
         if request.method != "POST":
             return b""
+        limit = int(mcp_settings.MAX_REQUEST_BYTES)
+        declared = request.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > limit:
+            return b""  # refused on the header alone; the transport answers 413
         # One byte past the limit is enough to know the body is too large; never read more.
-        limit = int(mcp_settings.MAX_REQUEST_BYTES) + 1
         try:
-            return request.read(limit)
+            return request.read(limit + 1)
         except RawPostDataException:  # middleware already read it
-            return request.body[:limit]
+            return request.body[: limit + 1]
 
 
 async def _close(stream: AsyncIterator[Any]) -> None:

@@ -1,0 +1,123 @@
+"""The session store: sessions read through an in-process cache, so steady traffic costs no query."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client, override_settings
+from pytest_django import DjangoAssertNumQueries
+
+from mcp_django.models import MCPSession
+from mcp_django.protocol import SessionState
+from mcp_django.sessions import DatabaseSessionStore, SessionStore, get_session_store, new_session_id
+from tests.http_support import open_session, post, request
+
+# The async tests reach the database from another thread, outside the test's transaction.
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.urls("tests.http_urls")
+def test_a_steady_state_request_does_no_database_query(
+    client: Client, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
+    session = {"Mcp-Session-Id": open_session(client)}
+    post(client, request("tools/list"), session)  # warm up
+
+    with django_assert_num_queries(0):
+        response = post(client, request("tools/call", {"name": "echo", "arguments": {"text": "x"}}), session)
+
+    assert response.status_code == 200
+
+
+async def open_one(store: SessionStore, endpoint: str = "api") -> str:
+    return await store.open(
+        SessionState(protocol_version="2025-11-25", changed=True),
+        endpoint_name=endpoint,
+        endpoint_path=endpoint,
+        principal=None,
+    )
+
+
+def test_new_session_ids_are_unique_and_visible_ascii() -> None:
+    ids = {new_session_id() for _ in range(100)}
+
+    assert len(ids) == 100
+    assert all(all(0x21 <= ord(ch) <= 0x7E for ch in session_id) for session_id in ids)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_cached_session_is_read_again_after_revalidation(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = DatabaseSessionStore()
+    session_id = await open_one(store)
+    await MCPSession.objects.filter(session_id=session_id).aupdate(log_level="error")
+
+    cached = await store.resume(session_id, endpoint_name="api", principal=None)
+    monkeypatch.setattr(DatabaseSessionStore, "revalidate_after", 0.0)
+    fresh = await store.resume(session_id, endpoint_name="api", principal=None)
+
+    assert cached is not None
+    assert fresh is not None
+    assert fresh.state.log_level == "error"
+    assert fresh is cached  # requests in flight keep sharing one object
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_session_deleted_elsewhere_is_unknown_after_revalidation(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = DatabaseSessionStore()
+    session_id = await open_one(store)
+    await MCPSession.objects.filter(session_id=session_id).adelete()
+    monkeypatch.setattr(DatabaseSessionStore, "revalidate_after", 0.0)
+
+    assert await store.resume(session_id, endpoint_name="api", principal=None) is None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_session_is_unknown_on_another_endpoint() -> None:
+    store = DatabaseSessionStore()
+    session_id = await open_one(store, endpoint="api")
+
+    assert await store.resume(session_id, endpoint_name="admin-api", principal=None) is None
+    assert await store.end(session_id, endpoint_name="admin-api", principal=None) is False
+    assert await MCPSession.objects.filter(session_id=session_id).aexists()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_commit_saves_only_changed_state() -> None:
+    store = DatabaseSessionStore()
+    record = await store.resume(await open_one(store), endpoint_name="api", principal=None)
+    assert record is not None
+
+    record.state.log_level = "warning"
+    await store.commit(record)  # not marked changed: nothing written
+    assert (await MCPSession.objects.aget()).log_level == ""
+
+    record.state.changed = True
+    await store.commit(record)
+    assert (await MCPSession.objects.aget()).log_level == "warning"
+    assert record.state.changed is False
+
+
+@override_settings(MCP_DJANGO={"SESSION_STORE": "tests.test_sessions.MemoryStore"})
+def test_the_store_class_comes_from_the_settings() -> None:
+    assert isinstance(get_session_store(), MemoryStore)
+
+
+def test_the_store_is_rebuilt_when_the_settings_change() -> None:
+    before = get_session_store()
+    with override_settings(MCP_DJANGO={"SESSION_IDLE_TIMEOUT": 10}):
+        during = get_session_store()
+
+    assert during is not before
+    assert isinstance(during, DatabaseSessionStore)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_store_that_misses_a_method_says_which() -> None:
+    with pytest.raises(NotImplementedError, match=r"SessionStore must implement create\(\)"):
+        await open_one(SessionStore())
+
+
+class MemoryStore(SessionStore):
+    """A dict-backed store, to prove the store is pluggable."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, object] = {}
