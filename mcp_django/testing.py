@@ -1,0 +1,171 @@
+"""Test your own tools, resources and prompts in memory, the way mcp_django tests itself.
+
+`MCPTestClient` speaks to an endpoint's protocol core directly: no HTTP, no server,
+but the same validation, results and errors a real client gets::
+
+    from mcp_django.testing import MCPTestClient
+
+    async def test_add_adds():
+        client = MCPTestClient("myapp.mcp.registry", user=some_user)
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+        assert result["structuredContent"] == {"result": 3}
+
+Sync tests use `client.sync` (the same methods, run through `async_to_sync`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal
+
+from asgiref.sync import async_to_sync
+from django.utils.module_loading import import_string
+
+from mcp_django.endpoints import Endpoint
+from mcp_django.protocol import Connection, MessageHandler
+from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
+from mcp_django.registry import Registry
+
+__all__ = ["MCPCallError", "MCPTestClient"]
+
+
+class MCPCallError(Exception):
+    """The server answered a request with a JSON-RPC error."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        self.code: int = error["code"]
+        self.message: str = error["message"]
+        self.data: Any = error.get("data")
+        super().__init__(f"{self.code}: {self.message}")
+
+
+class MCPTestClient:
+    """An in-memory MCP client for one endpoint or registry.
+
+    Args:
+        target: an `Endpoint`, a `Registry`, or a dotted path to either.
+        user: the principal the requests come from (a Django user, or None).
+        era: `"handshake"` (an `initialize` handshake opens the conversation) or `"stateless"`
+            (every request carries 2026-07-28 `_meta`).
+        capabilities: the client capabilities to declare.
+    """
+
+    def __init__(
+        self,
+        target: Endpoint | Registry | str,
+        *,
+        user: Any = None,
+        era: Literal["handshake", "stateless"] = "handshake",
+        capabilities: dict[str, Any] | None = None,
+    ) -> None:
+        resolved = import_string(target) if isinstance(target, str) else target
+        if isinstance(resolved, Endpoint):
+            self.handler = resolved.handler
+            endpoint: Any = resolved
+        elif isinstance(resolved, Registry):
+            self.handler = MessageHandler(resolved.backend(), server_info={"name": "mcp-test", "version": "0"})
+            endpoint = None
+        else:
+            raise TypeError(f"MCPTestClient needs an Endpoint or a Registry, not {type(resolved).__name__}")
+        self.era = era
+        self.capabilities = capabilities or {}
+        self.connection = Connection(principal=user, endpoint=endpoint, transport="memory")
+        self.notifications: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+        self._initialized = False
+        self.sync = _SyncFacade(self)
+
+    async def initialize(self) -> dict[str, Any]:
+        """Run the handshake (only in the handshake era) and return the `InitializeResult`."""
+        result = await self._send(
+            "initialize",
+            {
+                "protocolVersion": LATEST_HANDSHAKE_VERSION,
+                "capabilities": self.capabilities,
+                "clientInfo": {"name": "mcp-django-test", "version": "0"},
+            },
+        )
+        await self.handler.handle({"jsonrpc": "2.0", "method": "notifications/initialized"}, self.connection)
+        self._initialized = True
+        return result
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send one request and return its result.
+
+        Raises:
+            MCPCallError: the server answered with a JSON-RPC error.
+        """
+        if self.era == "handshake" and not self._initialized and method != "initialize":
+            await self.initialize()
+        params = dict(params or {})
+        if self.era == "stateless":
+            params["_meta"] = {
+                "io.modelcontextprotocol/protocolVersion": LATEST_STATELESS_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+                **params.get("_meta", {}),
+            }
+        return await self._send(method, params)
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool the endpoint lists to this user, across all pages."""
+        return await self._collect("tools/list", "tools")
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Call a tool and return its `CallToolResult`."""
+        return await self.request("tools/call", {"name": name, "arguments": arguments or {}})
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        return await self._collect("resources/list", "resources")
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        return await self._collect("resources/templates/list", "resourceTemplates")
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        return await self.request("resources/read", {"uri": uri})
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        return await self._collect("prompts/list", "prompts")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+        return await self.request("prompts/get", {"name": name, "arguments": arguments or {}})
+
+    async def complete(self, ref: dict[str, Any], argument: str, value: str) -> dict[str, Any]:
+        """Ask for completions of `argument` of a prompt or template reference."""
+        params = {"ref": ref, "argument": {"name": argument, "value": value}}
+        return (await self.request("completion/complete", params))["completion"]  # type: ignore[no-any-return]
+
+    async def _collect(self, method: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            page = await self.request(method, {"cursor": cursor} if cursor else {})
+            items += page[key]
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return items
+
+    async def _send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
+        reply: dict[str, Any] | None = None
+        async for item in self.handler.stream(message, self.connection):
+            if "method" in item:
+                self.notifications.append(item)
+            else:
+                reply = item
+        if reply is None:
+            raise MCPCallError({"code": 0, "message": "The request was cancelled"})
+        if "error" in reply:
+            raise MCPCallError(reply["error"])
+        return reply["result"]  # type: ignore[no-any-return]
+
+
+class _SyncFacade:
+    """`client.sync.call_tool(...)`: the client's coroutine methods, callable from sync code."""
+
+    def __init__(self, client: MCPTestClient) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method: Callable[..., Coroutine[Any, Any, Any]] = getattr(self._client, name)
+        return async_to_sync(method)
