@@ -6,6 +6,10 @@ opened on one is unknown on the other; `/stateless/mcp` never opens sessions.
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import Field
+
 from mcp_django import Context, Registry
 from mcp_django.urls import endpoint
 
@@ -25,6 +29,16 @@ async def count(ctx: Context, steps: int = 3) -> str:
         await ctx.report_progress(step, steps)
     await ctx.info("counted")
     return f"counted to {steps}"
+
+
+@registry.tool
+def locate(
+    region: Annotated[str | None, Field(json_schema_extra={"x-mcp-header": "Region"})] = None,
+    zone: Annotated[int, Field(json_schema_extra={"x-mcp-header": "Zone"})] = 0,
+    verbose: Annotated[bool, Field(json_schema_extra={"x-mcp-header": "Verbose"})] = False,
+) -> str:
+    """Echo arguments that clients mirror into Mcp-Param-* headers."""
+    return f"{region}/{zone}/{verbose}"
 
 
 @registry.resource("test://greeting", name="greeting", mime_type="text/plain")

@@ -172,3 +172,66 @@ def test_non_ascii_header_values_are_a_header_mismatch(client: Client) -> None:
 
     assert response.status_code == 400
     assert error_of(response)["code"] == -32020
+
+
+# -- Mcp-Param-* headers (x-mcp-header) ------------------------------------------------------------
+
+
+def locate(arguments: dict[str, object]) -> dict[str, object]:
+    return stateless("tools/call", {"name": "locate", "arguments": arguments})
+
+
+LOCATE = stateless_headers("tools/call", "locate")
+
+
+def test_mirrored_arguments_with_matching_headers_are_served(client: Client) -> None:
+    headers = {**LOCATE, "Mcp-Param-Region": "eu-west", "Mcp-Param-Zone": "3", "Mcp-Param-Verbose": "true"}
+
+    response = post(client, locate({"region": "eu-west", "zone": 3, "verbose": True}), headers)
+
+    assert response.status_code == 200
+    assert json.loads(response.content)["result"]["content"][0]["text"] == "eu-west/3/True"
+
+
+def test_a_base64_param_header_is_decoded(client: Client) -> None:
+    headers = {**LOCATE, "Mcp-Param-Region": b64("Zürich"), "Mcp-Param-Zone": "0", "Mcp-Param-Verbose": "false"}
+
+    assert post(client, locate({"region": "Zürich", "zone": 0, "verbose": False}), headers).status_code == 200
+
+
+def test_a_value_without_the_base64_wrapper_is_taken_literally(client: Client) -> None:
+    value = base64.b64encode(b"Hello").decode()
+    headers = {**LOCATE, "Mcp-Param-Region": value}
+
+    assert post(client, locate({"region": value}), headers).status_code == 200
+
+
+def test_a_missing_param_header_is_a_header_mismatch(client: Client) -> None:
+    response = post(client, locate({"region": "eu-west"}), LOCATE)
+
+    assert response.status_code == 400
+    assert error_of(response) == {"code": -32020, "message": "Header mismatch: the Mcp-Param-Region header is required"}
+
+
+def test_a_param_header_that_differs_is_a_header_mismatch(client: Client) -> None:
+    response = post(client, locate({"zone": 3}), {**LOCATE, "Mcp-Param-Zone": "4"})
+
+    assert response.status_code == 400
+    assert error_of(response) == {
+        "code": -32020,
+        "message": "Header mismatch: Mcp-Param-Zone does not match the argument 'zone'",
+    }
+
+
+def test_a_param_header_without_its_argument_is_a_header_mismatch(client: Client) -> None:
+    response = post(client, locate({}), {**LOCATE, "Mcp-Param-Region": "eu-west"})
+
+    assert response.status_code == 400
+    assert error_of(response)["code"] == -32020
+
+
+def test_a_malformed_base64_param_header_is_a_header_mismatch(client: Client) -> None:
+    response = post(client, locate({"region": "Hello"}), {**LOCATE, "Mcp-Param-Region": "=?base64?SGVsbG8?="})
+
+    assert response.status_code == 400
+    assert error_of(response) == {"code": -32020, "message": "Header mismatch: invalid base64 header value"}

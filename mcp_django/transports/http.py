@@ -58,7 +58,7 @@ from mcp_django.protocol.jsonrpc import (
 from mcp_django.sessions import StoredSession
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
 
-__all__ = ["HTTPResponse", "MCPView", "StreamableHTTP", "http_status"]
+__all__ = ["HTTPResponse", "MCPView", "StreamableHTTP", "check_mirror_headers", "check_param_headers", "http_status"]
 
 logger = logging.getLogger("mcp_django.transports.http")
 
@@ -270,6 +270,47 @@ def check_mirror_headers(message: dict[str, Any], headers: Mapping[str, str], ve
         raise HeaderMismatch(f"Header mismatch: Mcp-Name does not match params.{field}")
 
 
+def check_param_headers(arguments: Any, headers: Mapping[str, str], declared: Mapping[str, str]) -> None:
+    """Check the `Mcp-Param-*` headers of a stateless `tools/call` against its arguments.
+
+    Args:
+        arguments: `params.arguments` of the call.
+        headers: the request headers, looked up by lower-case name.
+        declared: argument name -> header suffix, from the tool's `x-mcp-header` schema annotations.
+
+    Raises:
+        HeaderMismatch: an argument with a value lacks its header, a header comes without its
+            argument, or the (decoded) header value differs from the argument.
+    """
+    arguments = arguments if isinstance(arguments, dict) else {}
+    for argument, suffix in declared.items():
+        raw = _header_value(headers, f"mcp-param-{suffix.lower()}")
+        value = arguments.get(argument)
+        if value is None:
+            if raw is not None:
+                raise HeaderMismatch(f"Header mismatch: Mcp-Param-{suffix} is sent without the argument {argument!r}")
+            continue
+        if raw is None:
+            raise HeaderMismatch(f"Header mismatch: the Mcp-Param-{suffix} header is required")
+        if not _same_value(decode_header_value(raw), value):
+            raise HeaderMismatch(f"Header mismatch: Mcp-Param-{suffix} does not match the argument {argument!r}")
+
+
+def _same_value(header: str, value: Any) -> bool:
+    """Compare a header's text with the JSON value it mirrors (numbers numerically, booleans as true/false)."""
+    if isinstance(value, bool):
+        return header == ("true" if value else "false")
+    if isinstance(value, (int, float)):
+        try:
+            number = float(header)
+        except ValueError:
+            return False
+        return number == value if isinstance(value, int) else abs(number - value) <= 1e-9
+    if isinstance(value, str):
+        return header == value
+    return True  # x-mcp-header is only allowed on primitive arguments
+
+
 class StreamableHTTP:
     """Serves one endpoint over Streamable HTTP, independent of any web framework.
 
@@ -279,6 +320,7 @@ class StreamableHTTP:
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
+        self._param_headers: dict[str, Mapping[str, str]] = {}
 
     async def respond(self, method: str, headers: Mapping[str, str], body: bytes, *, principal: Any) -> HTTPResponse:
         """Answer one HTTP request. Never raises.
@@ -310,6 +352,35 @@ class StreamableHTTP:
         allow = "POST, DELETE" if sessions else "POST"
         return _error(405, InvalidRequest("Method Not Allowed"), Allow=allow)
 
+    def check_headers(self, message: dict[str, Any], headers: Mapping[str, str], version_header: str) -> None:
+        """Run the stateless era's header checks: the standard mirror headers, then a tool's `Mcp-Param-*`.
+
+        Raises:
+            HeaderMismatch: a header is missing, malformed, or disagrees with the body.
+        """
+        check_mirror_headers(message, headers, version_header)
+        params = message.get("params")
+        if message["method"] == "tools/call" and isinstance(params, dict) and isinstance(params.get("name"), str):
+            annotated = self.param_headers(params["name"])
+            if annotated:
+                check_param_headers(params.get("arguments"), headers, annotated)
+
+    def param_headers(self, tool_name: str) -> Mapping[str, str]:
+        """The `x-mcp-header` annotations of a tool's arguments: argument name -> header suffix."""
+        declared = self._param_headers.get(tool_name)
+        if declared is None:
+            tool = self.endpoint.registry.tools.get(tool_name)
+            if tool is None:
+                return {}  # unknown names are the core's to answer, and are not cached
+            properties = tool.wire.get("inputSchema", {}).get("properties", {})
+            declared = {
+                argument: schema["x-mcp-header"]
+                for argument, schema in properties.items()
+                if isinstance(schema, dict) and isinstance(schema.get("x-mcp-header"), str)
+            }
+            self._param_headers[tool_name] = declared
+        return declared
+
     async def _post(
         self, headers: Mapping[str, str], body: bytes, version_header: str | None, era: Era, principal: Any
     ) -> HTTPResponse:
@@ -338,7 +409,7 @@ class StreamableHTTP:
             if isinstance(message, dict) and isinstance(message.get("method"), str):
                 assert version_header is not None  # a stateless era is only chosen by the header
                 try:
-                    check_mirror_headers(message, headers, version_header)
+                    self.check_headers(message, headers, version_header)
                 except HeaderMismatch as error:
                     return _error(400, error, _request_id(message))
             return await self._dispatch(message, connection, era, None)
