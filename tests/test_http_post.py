@@ -369,3 +369,20 @@ def test_a_known_handshake_version_header_keeps_the_handshake_era(client: Client
 
     assert response.status_code == 200
     assert json.loads(response.content)["result"] == {}
+
+
+def test_an_unexpected_failure_is_an_internal_error_not_a_500(
+    client: Client, session: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp_django.transports.http import StreamableHTTP
+
+    async def explode(*args: object) -> None:
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr(StreamableHTTP, "_post", explode)
+
+    response = post(client, request("ping"), session)
+
+    assert response.status_code == 200
+    assert error_of(response) == {"code": -32603, "message": "Internal error"}
+    assert b"secret" not in response.content

@@ -2,10 +2,11 @@
 
 Two layers:
 
-- `StreamableHTTP` holds every HTTP rule of the spec (Origin, Accept, Content-Type, body
-  size, JSON parsing, sessions, the stateless era's header mirror checks, status codes). It
-  knows no web framework: method, headers and body bytes in, an `HTTPResponse` (status,
-  headers, and bytes or an async iterator of bytes) out. A bare ASGI entry point can reuse it.
+- `StreamableHTTP` holds every HTTP rule of the spec (Origin, Accept, Content-Type, body size,
+  JSON parsing, sessions, the stateless era's header mirror and `Mcp-Param-*` checks, status
+  codes). It knows no web framework: method, headers and body bytes in, an `HTTPResponse`
+  (status, headers, and bytes or an async iterator of bytes) out. A bare ASGI entry point can
+  reuse it.
 - `MCPView` is the Django view around it. It is async, and works under WSGI too: there a
   streamed answer is collected and sent in one piece.
 
