@@ -44,8 +44,8 @@ help:
 $(VENV_STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 is required (tried python3.11, python3, pyenv)"; exit 1; }
 	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
-	$(VENV_PY) -m pip install --quiet --upgrade pip
-	$(VENV_PY) -m pip install --quiet -e '.[dev]'
+	$(VENV_PY) -m pip install --quiet --quiet --upgrade pip
+	$(VENV_PY) -m pip install --quiet --quiet -e '.[dev]'
 	@touch $@
 
 install: $(VENV_STAMP)
@@ -98,8 +98,8 @@ pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS)
 # Django 6 needs Python >= 3.12; the leg runs where one is found, and says so where not.
 $(VENV6_STAMP): pyproject.toml
 	@test -x $(VENV6_PY) || $(PYTHON_DJANGO6) -m venv $(VENV6)
-	$(VENV6_PY) -m pip install --quiet --upgrade pip
-	$(VENV6_PY) -m pip install --quiet -e '.[test]' 'django>=6.0,<6.2'
+	$(VENV6_PY) -m pip install --quiet --quiet --upgrade pip
+	$(VENV6_PY) -m pip install --quiet --quiet -e '.[test]' 'django>=6.0,<6.2'
 	@touch $@
 
 test-django6:
