@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from mcp.types import LoggingMessageNotificationParams, PromptReference, TextContent, TextResourceContents
 
 from tests.conftest import LiveServer
@@ -20,6 +21,8 @@ pytestmark = pytest.mark.live
 MODES = ["legacy", "2026-07-28", "auto"]
 DEMO_TOOLS = {"search_books", "catalogue_stats", "reindex_catalogue"}
 EXPECTED_VERSION = {"legacy": "2025-11-25", "2026-07-28": "2026-07-28", "auto": "2026-07-28"}
+# Resource not found: -32002 in the handshake era, -32602 (with data.uri) from 2026-07-28 on.
+RESOURCE_NOT_FOUND = {"legacy": -32002, "2026-07-28": -32602, "auto": -32602}
 
 
 @pytest.fixture(params=MODES)
@@ -116,6 +119,20 @@ async def test_resources_and_templates_are_listed_and_read(example_server: LiveS
     book = json.loads(_text_contents(first).text)
     assert book["title"] == books[0]["title"]
     assert book["summary"]
+
+
+async def test_a_missing_resource_is_the_error_of_the_connected_era(example_server: LiveServer, mode: str) -> None:
+    async with client(example_server, mode) as session:
+        with pytest.raises(MCPError) as raised:
+            await session.read_resource("demo://books/999999")
+    assert raised.value.code == RESOURCE_NOT_FOUND[mode]
+
+
+async def test_an_unknown_tool_is_an_invalid_params_error(example_server: LiveServer, mode: str) -> None:
+    async with client(example_server, mode) as session:
+        with pytest.raises(MCPError) as raised:
+            await session.call_tool("test_simple_text", {})  # a conformance fixture: unknown on /mcp
+    assert raised.value.code == -32602
 
 
 async def test_prompts_are_listed_rendered_and_completed(example_server: LiveServer, mode: str) -> None:
