@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.live, pytest.mark.conformance]
 HERE = Path(__file__).resolve().parent
 RUN_TIMEOUT_S = 600
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+RESULTS_DIR_NAME = re.compile(r"^server-(?P<scenario>.+?)-\d{4}-\d{2}-\d{2}T")
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ def _failed_checks(results_dir: Path) -> list[str]:
     """Every check that did not pass, as ``scenario: check-id STATUS: errorMessage`` lines."""
     lines = []
     for checks_file in sorted(results_dir.rglob("checks.json")):
-        scenario = checks_file.parent.name.removeprefix("server-").rsplit("-", 1)[0]
+        named = RESULTS_DIR_NAME.match(checks_file.parent.name)
+        scenario = named["scenario"] if named else checks_file.parent.name
         try:
             checks = json.loads(checks_file.read_text())
         except (OSError, ValueError):
