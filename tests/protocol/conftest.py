@@ -24,9 +24,9 @@ def request(method: str, params: dict[str, Any] | None = None, request_id: int |
 
 
 def stateless(
-    method: str, params: dict[str, Any] | None = None, request_id: int | str = 1, **meta: Any
+    method: str, params: dict[str, Any] | None = None, request_id: int | str = 1, *, meta: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    return request(method, {**(params or {}), "_meta": {**STATELESS_META, **meta}}, request_id)
+    return request(method, {**(params or {}), "_meta": {**STATELESS_META, **(meta or {})}}, request_id)
 
 
 @pytest.fixture

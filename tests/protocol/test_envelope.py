@@ -85,4 +85,4 @@ async def test_deeply_nested_params_are_answered_not_crashed(handler):
         Connection(sessions=False),
     )
     assert reply["id"] == 1
-    assert ("result" in reply or reply["error"]["code"] in (-32602, -32603))
+    assert "result" in reply or reply["error"]["code"] in (-32602, -32603)

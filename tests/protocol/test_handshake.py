@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -83,10 +84,12 @@ async def test_initialized_notification_marks_the_session_and_gets_no_reply(hand
         ),
         connection,
     )
-    connection.session.changed = False
+    session = connection.session
+    assert session is not None
+    session.changed = False
     assert await handler.handle({"jsonrpc": "2.0", "method": "notifications/initialized"}, connection) is None
-    assert connection.session.initialized
-    assert connection.session.changed
+    assert session.initialized
+    assert session.changed
 
 
 async def test_ping_answers_an_empty_result(handler, session):
@@ -176,7 +179,7 @@ async def test_an_empty_batch_is_an_invalid_request(handler):
 
 async def test_a_backend_without_prompts_answers_prompt_methods_as_unknown():
     handler = MessageHandler(EchoBackend(features=("tools",)), server_info=SERVER_INFO)
-    reply = await handler.handle(request("prompts/list"), Connection(sessions=False))
+    reply: Any = await handler.handle(request("prompts/list"), Connection(sessions=False))
     assert reply["error"]["code"] == -32601
 
 

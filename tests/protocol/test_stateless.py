@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mcp_django.protocol import Connection, MessageHandler
@@ -46,7 +48,7 @@ async def test_client_info_is_optional(handler):
 
 async def test_an_unsupported_version_names_the_supported_ones(handler):
     reply = await handler.handle(
-        stateless("tools/list", **{"io.modelcontextprotocol/protocolVersion": "1900-01-01"}),
+        stateless("tools/list", meta={"io.modelcontextprotocol/protocolVersion": "1900-01-01"}),
         Connection(version_header="1900-01-01"),
     )
     assert reply["error"] == {
@@ -122,8 +124,8 @@ async def test_a_capability_the_client_did_not_declare_is_minus_32021(handler):
 
 
 async def test_a_declared_capability_lets_the_request_through(handler):
-    meta = {"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}}
-    reply = await handler.handle(stateless("tools/call", {"name": "needs_sampling"}, **meta), Connection())
+    meta: dict[str, Any] = {"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}}
+    reply = await handler.handle(stateless("tools/call", {"name": "needs_sampling"}, meta=meta), Connection())
     assert "result" in reply
 
 
@@ -136,21 +138,25 @@ async def test_log_messages_at_or_above_the_requested_level_are_sent(handler):
     sent = [
         m
         async for m in handler.stream(
-            stateless("tools/call", {"name": "progress"}, **{"io.modelcontextprotocol/logLevel": "info"}), Connection()
+            stateless("tools/call", {"name": "progress"}, meta={"io.modelcontextprotocol/logLevel": "info"}),
+            Connection(),
         )
     ]
     assert [m["params"]["level"] for m in sent if m.get("method") == "notifications/message"] == ["info"]
     quiet = [
         m
         async for m in handler.stream(
-            stateless("tools/call", {"name": "progress"}, **{"io.modelcontextprotocol/logLevel": "error"}), Connection()
+            stateless("tools/call", {"name": "progress"}, meta={"io.modelcontextprotocol/logLevel": "error"}),
+            Connection(),
         )
     ]
     assert not [m for m in quiet if m.get("method") == "notifications/message"]
 
 
 async def test_an_unknown_log_level_is_invalid_params(handler):
-    reply = await handler.handle(stateless("tools/list", **{"io.modelcontextprotocol/logLevel": "shout"}), Connection())
+    reply = await handler.handle(
+        stateless("tools/list", meta={"io.modelcontextprotocol/logLevel": "shout"}), Connection()
+    )
     assert reply["error"]["code"] == -32602
 
 
@@ -161,5 +167,5 @@ async def test_without_a_header_the_meta_selects_the_stateless_era(handler):
 
 async def test_stateless_capabilities_do_not_claim_resource_subscriptions():
     handler = MessageHandler(EchoBackend(features=("resources",)), server_info=SERVER_INFO)
-    reply = await handler.handle(stateless("server/discover"), Connection())
+    reply: Any = await handler.handle(stateless("server/discover"), Connection())
     assert reply["result"]["capabilities"] == {"resources": {}, "logging": {}}
