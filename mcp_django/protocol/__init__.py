@@ -7,6 +7,7 @@ serves the tools, resources and prompts.
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import LOG_LEVELS, Connection, RequestContext, SessionState
 from mcp_django.protocol.handler import MessageHandler
+from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.jsonrpc import (
     HeaderMismatch,
     InternalError,
@@ -24,6 +25,7 @@ from mcp_django.protocol.versions import Era, era_of_header
 __all__ = [
     "LOG_LEVELS",
     "Backend",
+    "CallNext",
     "Connection",
     "Era",
     "HeaderMismatch",
@@ -34,6 +36,7 @@ __all__ = [
     "MessageHandler",
     "MethodNotFound",
     "MissingClientCapability",
+    "OperationHook",
     "ParseError",
     "RequestContext",
     "ResourceNotFound",

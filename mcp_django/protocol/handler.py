@@ -18,6 +18,7 @@ from mcp_types.methods import (
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import LOG_LEVELS, Connection, Emit, RequestContext
 from mcp_django.protocol.features import METHODS, MethodSpec
+from mcp_django.protocol.hooks import OperationHook
 from mcp_django.protocol.jsonrpc import (
     RESOURCE_NOT_FOUND_LEGACY,
     InternalError,
@@ -99,6 +100,7 @@ class MessageHandler:
         page_size: items per page of list results.
         cache_ttl_ms: `ttlMs` on cacheable stateless results.
         cache_scope: `cacheScope` on cacheable stateless results (`"public"` or `"private"`).
+        hook: wraps every operation on the backend (the interceptor chain).
     """
 
     def __init__(
@@ -110,6 +112,7 @@ class MessageHandler:
         page_size: int = 100,
         cache_ttl_ms: int = 0,
         cache_scope: str = "private",
+        hook: OperationHook | None = None,
     ) -> None:
         self.backend = backend
         self.server_info = dict(server_info)
@@ -117,6 +120,7 @@ class MessageHandler:
         self.page_size = page_size
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
+        self.hook = hook
         served = dict(backend.capabilities())
         served["logging"] = {}
         self._features = frozenset(served)
@@ -195,7 +199,7 @@ class MessageHandler:
                 return None
             assert request_id is not None
             ctx, spec = self._prepare(envelope, connection, emit)
-            result = await spec.impl(self, envelope.params, ctx)
+            result = await self._perform(spec, envelope.params, ctx)
             return result_response(request_id, self._finish(spec, result, ctx))
         except ResourceNotFound as error:
             if self._era_of(message.get("params"), connection)[0] is Era.HANDSHAKE:
@@ -244,6 +248,16 @@ class MessageHandler:
             emit=emit,
         )
         return ctx, spec
+
+    async def _perform(self, spec: MethodSpec, params: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """Run a method, through the operation hook when it is an operation on the backend."""
+        if self.hook is None or not spec.operation:
+            return await spec.impl(self, params, ctx)
+
+        async def call_next(rewritten: dict[str, Any]) -> dict[str, Any]:
+            return await spec.impl(self, rewritten, ctx)
+
+        return await self.hook(spec.name, params, ctx, call_next)
 
     def _finish(self, spec: MethodSpec, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         if ctx.era is Era.STATELESS:

@@ -28,6 +28,7 @@ class MethodSpec:
         eras: the eras in which the method exists; elsewhere it is `-32601`.
         feature: the `ServerCapabilities` key the backend must advertise, if any.
         cacheable: whether stateless results carry `ttlMs`/`cacheScope`.
+        operation: whether it is an operation on the backend, run through the `OperationHook`.
     """
 
     name: str
@@ -35,3 +36,4 @@ class MethodSpec:
     eras: frozenset[Era] = BOTH_ERAS
     feature: str | None = None
     cacheable: bool = False
+    operation: bool = True

@@ -60,8 +60,8 @@ async def discover(handler: MessageHandler, params: Mapping[str, Any], ctx: Requ
 
 
 LIFECYCLE_METHODS = (
-    MethodSpec("initialize", initialize, eras=_HANDSHAKE),
-    MethodSpec("ping", ping, eras=_HANDSHAKE),
-    MethodSpec("logging/setLevel", set_level, eras=_HANDSHAKE, feature="logging"),
-    MethodSpec("server/discover", discover, eras=_STATELESS, cacheable=True),
+    MethodSpec("initialize", initialize, eras=_HANDSHAKE, operation=False),
+    MethodSpec("ping", ping, eras=_HANDSHAKE, operation=False),
+    MethodSpec("logging/setLevel", set_level, eras=_HANDSHAKE, feature="logging", operation=False),
+    MethodSpec("server/discover", discover, eras=_STATELESS, cacheable=True, operation=False),
 )

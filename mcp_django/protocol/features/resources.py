@@ -47,6 +47,6 @@ RESOURCE_METHODS = (
     MethodSpec("resources/list", list_resources, feature="resources", cacheable=True),
     MethodSpec("resources/templates/list", list_templates, feature="resources", cacheable=True),
     MethodSpec("resources/read", read_resource, feature="resources", cacheable=True),
-    MethodSpec("resources/subscribe", subscribe, eras=_HANDSHAKE, feature="resources"),
-    MethodSpec("resources/unsubscribe", unsubscribe, eras=_HANDSHAKE, feature="resources"),
+    MethodSpec("resources/subscribe", subscribe, eras=_HANDSHAKE, feature="resources", operation=False),
+    MethodSpec("resources/unsubscribe", unsubscribe, eras=_HANDSHAKE, feature="resources", operation=False),
 )
