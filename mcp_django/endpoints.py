@@ -9,7 +9,8 @@ changes, so tests that override settings see the change.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from django.utils.module_loading import import_string
 
@@ -20,7 +21,7 @@ from mcp_django.sessions import SessionStore, get_session_store
 if TYPE_CHECKING:
     from mcp_django.registry import Registry
 
-__all__ = ["Endpoint"]
+__all__ = ["Endpoint", "get_endpoint", "mounted_endpoints"]
 
 _endpoints: weakref.WeakSet[Endpoint] = weakref.WeakSet()
 
@@ -104,3 +105,38 @@ def _reset_endpoints() -> None:
 
 
 mcp_settings.on_reload(_reset_endpoints)
+
+
+def get_endpoint(name: str) -> Endpoint:
+    """Return the endpoint the root URLconf mounts under `name` (its name, or its path).
+
+    Transports that are not URL routes (WebSocket, stdio) find the endpoint they serve here.
+
+    Raises:
+        LookupError: no mounted endpoint has that name or path.
+    """
+    mounted = mounted_endpoints()
+    for endpoint in mounted:
+        if name in (endpoint.name, endpoint.path):
+            return endpoint
+    known = ", ".join(repr(endpoint.name) for endpoint in mounted) or "none"
+    raise LookupError(f"No MCP endpoint is named {name!r} (mounted: {known})")
+
+
+def mounted_endpoints() -> list[Endpoint]:
+    """The endpoints the root URLconf mounts, in URL order (loading the URLconf mounts them)."""
+    from django.urls import URLResolver, get_resolver
+
+    found: list[Endpoint] = []
+
+    def walk(patterns: Iterable[Any]) -> None:
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                walk(pattern.url_patterns)
+                continue
+            endpoint = getattr(pattern.callback, "view_initkwargs", {}).get("endpoint")
+            if isinstance(endpoint, Endpoint) and endpoint not in found:
+                found.append(endpoint)
+
+    walk(get_resolver().url_patterns)
+    return found
