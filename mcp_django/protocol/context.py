@@ -12,8 +12,12 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
+import pydantic
+from mcp_types.methods import validate_client_result
+
+from mcp_django.protocol.inputs import CAPABILITY_OF, INPUT_METHODS, InputRequired
 from mcp_django.protocol.jsonrpc import Message, MissingClientCapability, RequestId, notification
-from mcp_django.protocol.versions import Era
+from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, Era
 
 __all__ = ["LOG_LEVELS", "Connection", "Emit", "RequestContext", "SessionState"]
 
@@ -23,6 +27,8 @@ _SEVERITY: Final[Mapping[str, int]] = {level: rank for rank, level in enumerate(
 
 Emit = Callable[[Message], Awaitable[None]]
 """Sends one message on the stream of the request being served."""
+Ask = Callable[[Mapping[str, Message]], Awaitable[dict[str, Any]]]
+"""Sends server-to-client requests and waits for their results (handshake era)."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -54,6 +60,8 @@ class Connection:
         version_header: the `MCP-Protocol-Version` header, for transports that have one.
         transport: a short name (`"http"`, `"websocket"`, `"stdio"`, `"memory"`).
         sessions: whether `initialize` should open a session.
+        principal_id: a stable string naming the principal (None for anonymous callers);
+            `input_required` states are bound to it.
     """
 
     principal: Any = None
@@ -62,6 +70,7 @@ class Connection:
     version_header: str | None = None
     transport: str = "memory"
     sessions: bool = True
+    principal_id: str | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
@@ -80,6 +89,11 @@ class RequestContext:
     log_level: str | None = None
     progress_token: str | int | None = None
     emit: Emit | None = None
+    ask: Ask | None = None
+    answers: dict[str, Any] = dataclasses.field(default_factory=dict)
+    state: dict[str, Any] = dataclasses.field(default_factory=dict)
+    asked: int = 0
+    state_binding: str = ""
 
     @property
     def principal(self) -> Any:
@@ -132,6 +146,58 @@ class RequestContext:
             params["logger"] = logger
         return await self.send_notification("notifications/message", params)
 
+    async def request_input(self, requests: Mapping[str, Message]) -> dict[str, Any]:
+        """Ask the client for input and return its answers, keyed as asked.
+
+        Args:
+            requests: input requests by key, each `{"method": ..., "params": ...}` with method
+                `elicitation/create`, `sampling/createMessage` or `roots/list`.
+
+        Raises:
+            MissingClientCapability: the client did not declare what a request needs.
+            ClientRequestError: the client answered with an error or not in time (handshake era).
+            RuntimeError: this request cannot ask (a stateless method other than tools/call,
+                resources/read and prompts/get, or a handshake request with no stream).
+        """
+        for request in requests.values():
+            self.require_capability(CAPABILITY_OF[request["method"]])
+        if self.era is Era.HANDSHAKE:
+            if self.ask is None:
+                raise RuntimeError(f"{self.method} cannot ask the client for input: it has no stream to ask on")
+            return await self.ask(requests)
+        if self.method not in INPUT_METHODS:
+            raise RuntimeError(f"{self.method} cannot ask the client for input")
+        answers = {
+            key: self.answers[key] for key, request in requests.items() if _answers(request, self.answers.get(key))
+        }
+        if len(answers) < len(requests):
+            raise InputRequired({key: request for key, request in requests.items() if key not in answers})
+        return answers
+
+    async def elicit(self, message: str, requested_schema: Mapping[str, Any], *, key: str | None = None) -> Any:
+        """Ask the user a question through the client (`elicitation/create`); returns the `ElicitResult`."""
+        request = {"method": "elicitation/create", "params": {"message": message, "requestedSchema": requested_schema}}
+        return await self._ask_one(request, key)
+
+    async def sample(
+        self, messages: list[Mapping[str, Any]], *, max_tokens: int, key: str | None = None, **params: Any
+    ) -> Any:
+        """Ask the client's model for a completion (`sampling/createMessage`); returns the `CreateMessageResult`."""
+        request = {
+            "method": "sampling/createMessage",
+            "params": {"messages": messages, "maxTokens": max_tokens, **params},
+        }
+        return await self._ask_one(request, key)
+
+    async def list_roots(self, *, key: str | None = None) -> Any:
+        """Ask the client for its roots (`roots/list`); returns the `ListRootsResult`."""
+        return await self._ask_one({"method": "roots/list", "params": {}}, key)
+
+    async def _ask_one(self, request: Message, key: str | None) -> Any:
+        self.asked += 1
+        key = key or f"input-{self.asked}"
+        return (await self.request_input({key: request}))[key]
+
     def has_capability(self, name: str) -> bool:
         """True when the client declared the top-level capability `name` (e.g. `"sampling"`)."""
         return name in self.client_capabilities
@@ -143,3 +209,14 @@ class RequestContext:
                 f"This request needs the client capability '{name}'",
                 data={"requiredCapabilities": {name: {}}},
             )
+
+
+def _answers(request: Message, response: Any) -> bool:
+    """True when `response` is a well-formed answer to `request` (malformed ones are asked again)."""
+    if not isinstance(response, dict):
+        return False
+    try:
+        validate_client_result(request["method"], LATEST_HANDSHAKE_VERSION, response)
+    except (KeyError, ValueError, pydantic.ValidationError):
+        return False
+    return True

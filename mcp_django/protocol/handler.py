@@ -19,6 +19,15 @@ from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import LOG_LEVELS, Connection, Emit, RequestContext
 from mcp_django.protocol.features import METHODS, MethodSpec
 from mcp_django.protocol.hooks import OperationHook
+from mcp_django.protocol.inputs import (
+    INPUT_METHODS,
+    ClientRequestError,
+    InputRequired,
+    PendingRequests,
+    RequestStateCodec,
+    binding_of,
+    error_of,
+)
 from mcp_django.protocol.jsonrpc import (
     RESOURCE_NOT_FOUND_LEGACY,
     InternalError,
@@ -101,6 +110,9 @@ class MessageHandler:
         cache_ttl_ms: `ttlMs` on cacheable stateless results.
         cache_scope: `cacheScope` on cacheable stateless results (`"public"` or `"private"`).
         hook: wraps every operation on the backend (the interceptor chain).
+        state_codec: signs the `requestState` of `input_required` results; None uses a random
+            per-process key.
+        client_request_timeout: seconds a handshake-era server-to-client request waits for its answer.
     """
 
     def __init__(
@@ -113,6 +125,8 @@ class MessageHandler:
         cache_ttl_ms: int = 0,
         cache_scope: str = "private",
         hook: OperationHook | None = None,
+        state_codec: RequestStateCodec | None = None,
+        client_request_timeout: float = 300.0,
     ) -> None:
         self.backend = backend
         self.server_info = dict(server_info)
@@ -121,6 +135,9 @@ class MessageHandler:
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
         self.hook = hook
+        self.state_codec = state_codec or RequestStateCodec()
+        self.client_request_timeout = client_request_timeout
+        self.pending = PendingRequests()
         served = dict(backend.capabilities())
         served["logging"] = {}
         self._features = frozenset(served)
@@ -193,7 +210,8 @@ class MessageHandler:
         try:
             envelope = _Envelope(message)
             if envelope.method is None:
-                return None  # a response to a server-initiated request; nothing asks for one yet
+                self.pending.deliver(message, _session_key(connection))
+                return None
             if not envelope.has_id:
                 self._notify(envelope.method, envelope.params, connection)
                 return None
@@ -247,23 +265,86 @@ class MessageHandler:
             progress_token=progress_token if isinstance(progress_token, (str, int)) else None,
             emit=emit,
         )
+        if era is Era.HANDSHAKE and emit is not None:
+            ctx.ask = lambda requests: self._ask_client(ctx, requests)
+        elif era is Era.STATELESS and method in INPUT_METHODS:
+            # Bound to the params as the client sent them, before any interceptor rewrites them.
+            ctx.state_binding = binding_of(connection.principal_id, method, params)
+            self._restore_inputs(ctx, params)
         return ctx, spec
 
     async def _perform(self, spec: MethodSpec, params: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """Run a method, through the operation hook when it is an operation on the backend."""
         if self.hook is None or not spec.operation:
-            return await spec.impl(self, params, ctx)
+            return await self._run(spec, params, ctx)
 
         async def call_next(rewritten: dict[str, Any]) -> dict[str, Any]:
-            return await spec.impl(self, rewritten, ctx)
+            return await self._run(spec, rewritten, ctx)
 
         return await self.hook(spec.name, params, ctx, call_next)
+
+    async def _run(self, spec: MethodSpec, params: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        try:
+            return await spec.impl(self, params, ctx)
+        except InputRequired as asked:
+            if ctx.era is not Era.STATELESS or spec.name not in INPUT_METHODS:
+                raise RuntimeError(f"{spec.name} asked for input it cannot ask for") from None
+            pending = {key: request["method"] for key, request in asked.requests.items()}
+            state = {"answers": ctx.answers, "state": ctx.state, "pending": pending}
+            return {
+                "resultType": "input_required",
+                "inputRequests": asked.requests,
+                "requestState": self.state_codec.mint(
+                    binding_of(ctx.connection.principal_id, spec.name, params), state
+                ),
+            }
+
+    # -- asking the client --------------------------------------------------------------------------
+
+    def _restore_inputs(self, ctx: RequestContext, params: Mapping[str, Any]) -> None:
+        """Load the answers and state an `input_required` retry carries back."""
+        if "requestState" in params:
+            restored = self.state_codec.open(params["requestState"], ctx.state_binding)
+            ctx.answers.update(restored.get("answers") or {})
+            ctx.state.update(restored.get("state") or {})
+        responses = params.get("inputResponses")
+        if isinstance(responses, dict):
+            ctx.answers.update(responses)
+
+    async def _ask_client(self, ctx: RequestContext, requests: Mapping[str, Message]) -> dict[str, Any]:
+        """Send handshake-era server-to-client requests on the request's stream and await their results."""
+        owner = _session_key(ctx.connection)
+        emit = ctx.emit
+        assert emit is not None
+
+        async def ask(request: Message) -> Any:
+            request_id, answer = self.pending.open(owner)
+            try:
+                await emit(
+                    {"jsonrpc": "2.0", "id": request_id, "method": request["method"], "params": request["params"]}
+                )
+                try:
+                    reply = await asyncio.wait_for(answer, self.client_request_timeout)
+                except TimeoutError:
+                    await ctx.send_notification(
+                        "notifications/cancelled", {"requestId": request_id, "reason": "timeout"}
+                    )
+                    raise ClientRequestError(0, "The client did not answer in time") from None
+            finally:
+                self.pending.close(request_id)
+            if "error" in reply:
+                raise error_of(reply["error"])
+            return reply.get("result")
+
+        keys = list(requests)
+        results = await asyncio.gather(*(ask(requests[key]) for key in keys))
+        return dict(zip(keys, results, strict=True))
 
     def _finish(self, spec: MethodSpec, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         if ctx.era is Era.STATELESS:
             result.setdefault("resultType", "complete")
             result["_meta"] = {**(result.get("_meta") or {}), META_SERVER_INFO: self.server_info}
-            if spec.cacheable:
+            if spec.cacheable and result["resultType"] == "complete":
                 result.setdefault("ttlMs", self.cache_ttl_ms)
                 result.setdefault("cacheScope", self.cache_scope)
         try:

@@ -8,6 +8,12 @@ from typing import Any
 
 from mcp_django.protocol import InvalidParams, RequestContext, ResourceNotFound
 
+NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}]}
+
 
 class EchoBackend:
     """Serves a handful of tools, resources and prompts, enough to exercise every method."""
@@ -31,6 +37,8 @@ class EchoBackend:
         return {feature: {} for feature in self.features}
 
     async def list_tools(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
+        if ctx.meta.get("ask"):
+            await ctx.elicit("Lists cannot ask", NAME_SCHEMA)
         return self.tools
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any], ctx: RequestContext) -> Mapping[str, Any]:
@@ -48,6 +56,33 @@ class EchoBackend:
             raise RuntimeError("secret internal detail")
         if name == "bad_result":
             return {"content": "not a list"}
+        if name == "ask_name":
+            answer = await ctx.elicit("What is your name?", NAME_SCHEMA, key="user_name")
+            return _text(f"Hello, {answer['content']['name']}!")
+        if name == "ask_twice":
+            ctx.state.setdefault("rounds", 0)
+            ctx.state["rounds"] += 1
+            first = await ctx.elicit("Step 1", NAME_SCHEMA, key="step1")
+            second = await ctx.elicit("Step 2", NAME_SCHEMA, key="step2")
+            return _text(f"{first['content']['name']}+{second['content']['name']} after {ctx.state['rounds']} rounds")
+        if name == "ask_all":
+            answers = await ctx.request_input(
+                {
+                    "user_name": {
+                        "method": "elicitation/create",
+                        "params": {"message": "Name?", "requestedSchema": NAME_SCHEMA},
+                    },
+                    "greeting": {
+                        "method": "sampling/createMessage",
+                        "params": {
+                            "messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}],
+                            "maxTokens": 5,
+                        },
+                    },
+                    "client_roots": {"method": "roots/list", "params": {}},
+                }
+            )
+            return _text(",".join(sorted(answers)))
         if name == "slow":
             self.started.set()
             await asyncio.sleep(30)

@@ -1,0 +1,187 @@
+"""Asking the client for input while a request runs: elicitation, sampling and roots.
+
+The same user code works in both eras. It asks through its context
+(`await ctx.request_input({...})`, or the `elicit`/`sample`/`list_roots` shortcuts) and
+the core chooses how:
+
+- handshake era: the question goes out as a JSON-RPC request on the request's own stream
+  and the client's answer, which arrives as a separate message, is routed back to the
+  waiting coroutine (`PendingRequests`);
+- stateless 2026-07-28 era: there is no stream to push a request on, so the core answers
+  the call with an `input_required` result. The client retries with `inputResponses` and
+  the `requestState` the core minted; the function runs again from the start and this
+  time its questions find their answers. Functions must therefore ask the same questions
+  in the same order, under the same keys, on every run (deterministic up to their asks).
+
+`requestState` is integrity-protected (HMAC-SHA256), bound to the principal, the method,
+the tool/prompt/resource and its arguments, and expires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import secrets
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any, Final
+
+from mcp_django.protocol.jsonrpc import InvalidParams, Message
+
+__all__ = [
+    "CAPABILITY_OF",
+    "INPUT_METHODS",
+    "ClientRequestError",
+    "InputRequired",
+    "PendingRequests",
+    "RequestStateCodec",
+    "binding_of",
+    "error_of",
+]
+
+CAPABILITY_OF: Final[Mapping[str, str]] = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+"""The client capability each kind of input request needs."""
+
+INPUT_METHODS: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
+"""The only methods that may answer `input_required` (2026-07-28)."""
+
+
+class InputRequired(BaseException):
+    """Raised inside user code in the stateless era when a question has no answer yet.
+
+    A `BaseException`, like `asyncio.CancelledError`, so that the `except Exception`
+    blocks of user code and of the tool wrappers let it through to the core, which turns
+    it into an `input_required` result.
+    """
+
+    def __init__(self, requests: Mapping[str, Message]) -> None:
+        super().__init__(f"input required: {', '.join(requests)}")
+        self.requests = dict(requests)
+
+
+class ClientRequestError(Exception):
+    """The client answered a server-to-client request with an error, or not in time.
+
+    Args:
+        code: the JSON-RPC error code the client sent (0 for a timeout).
+        message: what went wrong.
+    """
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code = code
+        self.message = message
+
+
+class PendingRequests:
+    """Server-to-client requests waiting for their responses, within one process.
+
+    Request ids are random UUIDs, so a response is matched by id alone and cannot be
+    guessed by another client; the owner key (the session) is checked as well.
+    """
+
+    def __init__(self) -> None:
+        self._waiting: dict[str, tuple[str | None, asyncio.Future[Message]]] = {}
+
+    def open(self, owner: str | None) -> tuple[str, asyncio.Future[Message]]:
+        """Register a new request for `owner`; return its id and the future its response resolves."""
+        request_id = f"mcpdj-{uuid.uuid4().hex}"
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = (owner, future)
+        return request_id, future
+
+    def close(self, request_id: str) -> None:
+        """Forget a request (answered, timed out or cancelled)."""
+        self._waiting.pop(request_id, None)
+
+    def deliver(self, message: Message, owner: str | None) -> bool:
+        """Hand a client's response to the request waiting for it; False when none is (here)."""
+        request_id = message.get("id")
+        entry = self._waiting.get(request_id) if isinstance(request_id, str) else None
+        if entry is None or entry[0] != owner or entry[1].done():
+            return False
+        entry[1].set_result(message)
+        return True
+
+
+class RequestStateCodec:
+    """Mints and verifies the opaque `requestState` of `input_required` results.
+
+    Args:
+        key: the HMAC key (the Django side derives it from `SECRET_KEY`); None picks a random
+            per-process key, which only works while every retry reaches this process.
+        ttl_seconds: how long a minted state stays valid.
+    """
+
+    def __init__(self, key: bytes | None = None, *, ttl_seconds: int = 600) -> None:
+        self._key = key or secrets.token_bytes(32)
+        self.ttl_seconds = ttl_seconds
+
+    def mint(self, binding: str, payload: Mapping[str, Any]) -> str:
+        """Return a signed state carrying `payload`, bound to `binding` (see `binding_of`)."""
+        body = json.dumps(
+            {"b": binding, "x": int(time.time()) + self.ttl_seconds, "p": payload},
+            separators=(",", ":"),
+            sort_keys=True,
+        ).encode()
+        return f"{_b64(body)}.{_b64(self._sign(body))}"
+
+    def open(self, state: Any, binding: str) -> dict[str, Any]:
+        """Verify a state the client echoed and return its payload.
+
+        Raises:
+            InvalidParams: the state is malformed, tampered with, expired, or minted for
+                another principal, method, target or arguments.
+        """
+        if not isinstance(state, str) or state.count(".") != 1:
+            raise InvalidParams("Invalid requestState")
+        encoded_body, encoded_signature = state.split(".")
+        try:
+            body, signature = _unb64(encoded_body), _unb64(encoded_signature)
+        except (binascii.Error, ValueError):
+            raise InvalidParams("Invalid requestState") from None
+        if not hmac.compare_digest(signature, self._sign(body)):
+            raise InvalidParams("Invalid requestState")
+        content = json.loads(body)
+        if content["b"] != binding:
+            raise InvalidParams("Invalid requestState: it was issued for another request")
+        if content["x"] < time.time():
+            raise InvalidParams("Invalid requestState: it has expired")
+        payload: dict[str, Any] = content["p"]
+        return payload
+
+    def _sign(self, body: bytes) -> bytes:
+        return hmac.new(self._key, body, hashlib.sha256).digest()
+
+
+def binding_of(principal_id: str | None, method: str, params: Mapping[str, Any]) -> str:
+    """What a `requestState` is bound to: the principal, the method, its target and its arguments."""
+    target = params.get("name", params.get("uri"))
+    arguments = json.dumps(params.get("arguments") or {}, sort_keys=True, separators=(",", ":"), default=str)
+    digest = hashlib.sha256(f"{principal_id}\0{method}\0{target}\0{arguments}".encode()).hexdigest()
+    return digest
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def error_of(error: Any) -> ClientRequestError:
+    """The exception for a client's error object, tolerating malformed ones."""
+    if isinstance(error, dict):
+        code, message = error.get("code"), error.get("message")
+        return ClientRequestError(code if isinstance(code, int) else 0, message if isinstance(message, str) else "")
+    return ClientRequestError(0, "The client sent a malformed error")
