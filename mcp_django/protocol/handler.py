@@ -110,6 +110,11 @@ class MessageHandler:
         cache_ttl_ms: `ttlMs` on cacheable stateless results.
         cache_scope: `cacheScope` on cacheable stateless results (`"public"` or `"private"`).
         hook: wraps every operation on the backend (the interceptor chain).
+        extra_methods: more request methods to serve, for protocol extensions. mcp-types does not
+            know them, so each `impl` checks its own params; a core method's name is a `ValueError`.
+        extensions: protocol extensions to advertise, by identifier: under `capabilities.extensions`
+            in the stateless era and under `capabilities.experimental` in the handshake era, whose
+            schema has no `extensions`.
         state_codec: signs the `requestState` of `input_required` results; None uses a random
             per-process key.
         client_request_timeout: seconds a handshake-era server-to-client request waits for its answer.
@@ -125,6 +130,8 @@ class MessageHandler:
         cache_ttl_ms: int = 0,
         cache_scope: str = "private",
         hook: OperationHook | None = None,
+        extra_methods: Sequence[MethodSpec] = (),
+        extensions: Mapping[str, Mapping[str, Any]] | None = None,
         state_codec: RequestStateCodec | None = None,
         client_request_timeout: float = 300.0,
     ) -> None:
@@ -135,6 +142,11 @@ class MessageHandler:
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
         self.hook = hook
+        clashes = sorted(spec.name for spec in extra_methods if spec.name in METHODS)
+        if clashes:
+            raise ValueError(f"extra_methods may not replace core methods: {', '.join(clashes)}")
+        self._methods = {**METHODS, **{spec.name: spec for spec in extra_methods}}
+        self._untyped = frozenset(spec.name for spec in extra_methods)
         self.state_codec = state_codec or RequestStateCodec()
         self.client_request_timeout = client_request_timeout
         self.pending = PendingRequests()
@@ -144,6 +156,10 @@ class MessageHandler:
         handshake = dict(served)
         if "resources" in handshake:
             handshake["resources"] = {**handshake["resources"], "subscribe": True}
+        if extensions:
+            advertised = {name: dict(value) for name, value in extensions.items()}
+            handshake["experimental"] = {**handshake.get("experimental", {}), **advertised}
+            served = {**served, "extensions": {**served.get("extensions", {}), **advertised}}
         self._capabilities = {Era.HANDSHAKE: handshake, Era.STATELESS: served}
         self._inflight: dict[tuple[str, RequestId], asyncio.Task[Any]] = {}
 
@@ -247,10 +263,11 @@ class MessageHandler:
             log_level = session.log_level if session else None
             capabilities = session.client_capabilities if session else {}
             client_info = session.client_info if session else None
-        spec = METHODS.get(method)
+        spec = self._methods.get(method)
         if spec is None or era not in spec.eras or (spec.feature is not None and spec.feature not in self._features):
             raise MethodNotFound(f"Method not found: {method}")
-        self._validate_params(method, version, params)
+        if method not in self._untyped:
+            self._validate_params(method, version, params)
         progress_token = meta.get("progressToken")
         ctx = RequestContext(
             method=method,
@@ -265,7 +282,7 @@ class MessageHandler:
             progress_token=progress_token if isinstance(progress_token, (str, int)) else None,
             emit=emit,
         )
-        if era is Era.HANDSHAKE and emit is not None:
+        if era is Era.HANDSHAKE and emit is not None and connection.streaming:
             ctx.ask = lambda requests: self._ask_client(ctx, requests)
         elif era is Era.STATELESS and method in INPUT_METHODS:
             # Bound to the params as the client sent them, before any interceptor rewrites them.
@@ -347,6 +364,8 @@ class MessageHandler:
             if spec.cacheable and result["resultType"] == "complete":
                 result.setdefault("ttlMs", self.cache_ttl_ms)
                 result.setdefault("cacheScope", self.cache_scope)
+        if spec.name in self._untyped:
+            return result
         try:
             surface = SERVER_RESULTS if result.get("resultType") == "input_required" else _COMPLETE_RESULTS
             return serialize_server_result(spec.name, ctx.protocol_version, result, surface=surface)
