@@ -62,6 +62,9 @@ class Connection:
         sessions: whether `initialize` should open a session.
         principal_id: a stable string naming the principal (None for anonymous callers);
             `input_required` states are bound to it.
+        streaming: whether messages emitted during a request reach the client before its
+            response (False for a transport that can only answer in one piece); only then can a
+            handshake-era request ask the client for input.
     """
 
     principal: Any = None
@@ -71,6 +74,7 @@ class Connection:
     transport: str = "memory"
     sessions: bool = True
     principal_id: str | None = None
+    streaming: bool = True
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 

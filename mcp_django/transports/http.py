@@ -56,7 +56,7 @@ from mcp_django.protocol.jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
     RequestId,
 )
-from mcp_django.sessions import StoredSession
+from mcp_django.sessions import StoredSession, principal_id
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
 
 __all__ = ["HTTPResponse", "MCPView", "StreamableHTTP", "check_mirror_headers", "check_param_headers", "http_status"]
@@ -323,7 +323,9 @@ class StreamableHTTP:
         self.endpoint = endpoint
         self._param_headers: dict[str, Mapping[str, str]] = {}
 
-    async def respond(self, method: str, headers: Mapping[str, str], body: bytes, *, principal: Any) -> HTTPResponse:
+    async def respond(
+        self, method: str, headers: Mapping[str, str], body: bytes, *, principal: Any, streaming: bool = True
+    ) -> HTTPResponse:
         """Answer one HTTP request. Never raises.
 
         Args:
@@ -331,15 +333,19 @@ class StreamableHTTP:
             headers: the request headers, looked up by lower-case name.
             body: the request body (transports may stop reading one byte past `MAX_REQUEST_BYTES`).
             principal: the authenticated caller, or None.
+            streaming: whether the server can stream the answer as it is produced (ASGI); without it
+                (WSGI) nothing can be asked of the client mid-request.
         """
         try:
-            return await self._respond(method, headers, body, principal)
+            return await self._respond(method, headers, body, principal, streaming)
         except Exception:
             logger.exception("Unhandled error while serving %s /%s", method, self.endpoint.path)
             version = _header_value(headers, "mcp-protocol-version")
             return _error(http_status(era_of_header(version), InternalError.code), InternalError())
 
-    async def _respond(self, method: str, headers: Mapping[str, str], body: bytes, principal: Any) -> HTTPResponse:
+    async def _respond(
+        self, method: str, headers: Mapping[str, str], body: bytes, principal: Any, streaming: bool
+    ) -> HTTPResponse:
         origin = headers.get("origin")
         if origin is not None and not origin_allowed(origin, allowed_origins()):
             return _error(403, InvalidRequest("Forbidden: invalid Origin header"))
@@ -347,7 +353,7 @@ class StreamableHTTP:
         era = era_of_header(version_header)
         sessions = era is Era.HANDSHAKE and self.endpoint.sessions
         if method == "POST":
-            return await self._post(headers, body, version_header, era, principal)
+            return await self._post(headers, body, version_header, era, principal, streaming)
         if method == "DELETE" and sessions:
             return await self._delete(headers, principal)
         allow = "POST, DELETE" if sessions else "POST"
@@ -383,7 +389,13 @@ class StreamableHTTP:
         return declared
 
     async def _post(
-        self, headers: Mapping[str, str], body: bytes, version_header: str | None, era: Era, principal: Any
+        self,
+        headers: Mapping[str, str],
+        body: bytes,
+        version_header: str | None,
+        era: Era,
+        principal: Any,
+        streaming: bool,
     ) -> HTTPResponse:
         if not _accepts_both(headers.get("accept")):
             return _error(
@@ -405,6 +417,8 @@ class StreamableHTTP:
             version_header=version_header,
             transport="http",
             sessions=False,
+            principal_id=principal_id(principal),
+            streaming=streaming,
         )
         if era is Era.STATELESS:
             if isinstance(message, dict) and isinstance(message.get("method"), str):
@@ -510,6 +524,7 @@ class MCPView(View):
     async def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]  # async view
         """Serve every HTTP method through the transport, which decides what is allowed."""
         assert self.transport is not None
+        streaming = isinstance(request, ASGIRequest)
         try:
             body = self._read_body(request)
             principal = await _principal_of(request)
@@ -517,8 +532,10 @@ class MCPView(View):
             logger.exception("Could not read the MCP request")
             response = _error(http_status(Era.HANDSHAKE, InternalError.code), InternalError())
         else:
-            response = await self.transport.respond(request.method or "GET", request.headers, body, principal=principal)
-        return await _to_django(response, streaming=isinstance(request, ASGIRequest))
+            response = await self.transport.respond(
+                request.method or "GET", request.headers, body, principal=principal, streaming=streaming
+            )
+        return await _to_django(response, streaming=streaming)
 
     # Django picks sync or async handling from these; they all lead to `dispatch`.
     async def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
