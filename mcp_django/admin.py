@@ -1,4 +1,4 @@
-"""The admin for mcp_django: open sessions, read-only."""
+"""The admin for mcp_django: open sessions (read-only) and the scopes groups grant."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest
 
-from mcp_django.models import MCPSession
+from mcp_django.models import GroupScope, MCPSession
 
 if TYPE_CHECKING:
     _SessionAdminBase = admin.ModelAdmin[MCPSession]
+    _GroupScopeAdminBase = admin.ModelAdmin[GroupScope]
 else:  # ModelAdmin is generic only in django-stubs
-    _SessionAdminBase = admin.ModelAdmin
+    _SessionAdminBase = _GroupScopeAdminBase = admin.ModelAdmin
 
 
 @admin.register(MCPSession)
@@ -50,3 +51,13 @@ class MCPSessionAdmin(_SessionAdminBase):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(GroupScope)
+class GroupScopeAdmin(_GroupScopeAdminBase):
+    """Which group grants which MCP scope; a change applies to each member's next request."""
+
+    list_display = ["group", "scope"]
+    list_filter = ["scope"]
+    search_fields = ["group__name"]
+    list_select_related = ["group"]

@@ -40,6 +40,13 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "CACHE_TTL_MS": 60_000,
     "CACHE_SCOPE": "private",
     "STATIC_MODULE": "mcp",
+    # Scopes and authentication (docs/scopes.md, docs/authentication.md).
+    "SCOPE_GROUPS": {},
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "mcp_django.auth.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "AUTHORIZATION_SERVERS": [],
 }
 """Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-__all__ = ["MCPSession"]
+from mcp_django.scopes import Scope
+
+__all__ = ["GroupScope", "MCPSession"]
 
 
 class MCPSession(models.Model):
@@ -43,3 +45,30 @@ class MCPSession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.endpoint_name} session {self.session_id[:8]}…"
+
+
+class GroupScope(models.Model):
+    """Grants every member of a Django auth group an MCP scope (see `mcp_django.scopes`).
+
+    A user's scope is the highest any of their groups grants, here or in `MCP_DJANGO["SCOPE_GROUPS"]`;
+    a change applies to the user's next request.
+    """
+
+    group = models.OneToOneField(
+        "auth.Group",
+        on_delete=models.CASCADE,
+        related_name="mcp_scope",
+        help_text="Every member of this group gets the scope.",
+    )
+    scope = models.PositiveSmallIntegerField(
+        choices=[(scope.value, scope.label) for scope in Scope],
+        help_text="user < team < system: members see every tool, resource and prompt up to this scope.",
+    )
+
+    class Meta:
+        verbose_name = "MCP group scope"
+        verbose_name_plural = "MCP group scopes"
+        ordering = ["group__name"]
+
+    def __str__(self) -> str:
+        return f"{self.group} → {Scope(self.scope).label}"

@@ -1,0 +1,160 @@
+"""Scopes: how far a caller reaches, from Django auth groups.
+
+`Scope` orders privilege levels, `USER < TEAM < SYSTEM`. Every tool, resource, prompt and
+provider carries a minimum scope (USER unless declared otherwise); a caller sees what its
+scope reaches and nothing else, and what it cannot see answers as unknown.
+
+A user's scope is worked out by `GroupScopePolicy` on every request, so a change (a user
+added to a group, a `GroupScope` row edited in the admin) applies to the next request:
+
+- a superuser is SYSTEM;
+- any other authenticated user gets the highest scope any of their groups grants, through
+  `MCP_DJANGO["SCOPE_GROUPS"]` (`{"mcp-team": "TEAM"}`) or a `GroupScope` row, and at least USER;
+- an anonymous caller has no scope (None), and sees nothing unless its endpoint allows
+  anonymous access, which grants USER.
+
+The enum and the per-request memo import no Django, so declarations can use `Scope`; the
+policy imports the ORM only when it runs.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from mcp_django.protocol.context import RequestContext
+
+__all__ = [
+    "ANONYMOUS_SCOPE",
+    "GroupScopePolicy",
+    "Scope",
+    "get_scope_policy",
+    "is_authenticated",
+    "remember_scope",
+    "remembered_scope",
+]
+
+
+class Scope(enum.IntEnum):
+    """How far a caller reaches: `USER < TEAM < SYSTEM`; a caller sees every item whose scope is <= its own."""
+
+    USER = 0
+    """The caller's own data; every authenticated user has at least this."""
+    TEAM = 1
+    """Data shared by the caller's team."""
+    SYSTEM = 2
+    """Application-wide infrastructure and cross-team data (superusers, and groups granted it)."""
+
+    @property
+    def label(self) -> str:
+        """The lower-case name, as the admin and the docs show it (`"team"`)."""
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, value: Any) -> Scope:
+        """Return the scope `value` names: a `Scope`, its integer, or its name in any case (`"team"`).
+
+        Raises:
+            ValueError: `value` names no scope.
+        """
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str) and value.upper() in cls.__members__:
+            return cls[value.upper()]
+        if isinstance(value, int) and not isinstance(value, bool):
+            return cls(value)
+        raise ValueError(f"{value!r} is not a scope; use one of {', '.join(cls.__members__)}")
+
+
+ANONYMOUS_SCOPE: Final = Scope.USER
+"""The scope an anonymous caller gets on an endpoint that allows anonymous access."""
+
+_MEMO_KEY: Final = "mcp_django.scope"
+
+
+def is_authenticated(principal: Any) -> bool:
+    """True for a principal that is an authenticated (Django) user."""
+    return principal is not None and getattr(principal, "is_authenticated", False) is True
+
+
+def remember_scope(ctx: RequestContext, scope: Scope | None) -> None:
+    """Remember the caller's scope for the rest of this request (the next request works it out again)."""
+    ctx.connection.extra[_MEMO_KEY] = (ctx, scope)
+
+
+def remembered_scope(ctx: RequestContext) -> tuple[bool, Scope | None]:
+    """Return `(True, scope)` when this request's scope was already worked out, else `(False, None)`.
+
+    The memo is tied to the `RequestContext` object, so a long-lived connection (WebSocket,
+    stdio) still works the scope out again for each request.
+    """
+    entry = ctx.connection.extra.get(_MEMO_KEY)
+    if isinstance(entry, tuple) and entry[0] is ctx:
+        return True, entry[1]
+    return False, None
+
+
+class GroupScopePolicy:
+    """Maps a Django user to a `Scope` from the user's groups; one query per call.
+
+    `scope_of` / `ascope_of` are the only entry points: a cache (keyed by user and a
+    version stamp that `GroupScope` and group-membership changes bump) fits inside them
+    without touching any caller.
+    """
+
+    def scope_of(self, user: Any) -> Scope | None:
+        """Return the user's scope (None for anonymous or inactive users). Runs one query for non-superusers."""
+        if not self._counts(user):
+            return None
+        if getattr(user, "is_superuser", False):
+            return Scope.SYSTEM
+        return self.highest(self._rows(user))
+
+    async def ascope_of(self, user: Any) -> Scope | None:
+        """`scope_of` for async code."""
+        if not self._counts(user):
+            return None
+        if getattr(user, "is_superuser", False):
+            return Scope.SYSTEM
+        groups = getattr(user, "groups", None)
+        if groups is None:
+            return Scope.USER
+        rows = [row async for row in groups.values_list("name", "mcp_scope__scope")]
+        return self.highest(rows)
+
+    @staticmethod
+    def _counts(user: Any) -> bool:
+        return is_authenticated(user) and getattr(user, "is_active", True) is not False
+
+    @staticmethod
+    def _rows(user: Any) -> list[tuple[str, int | None]]:
+        groups = getattr(user, "groups", None)
+        if groups is None:  # a custom user model without groups
+            return []
+        return list(groups.values_list("name", "mcp_scope__scope"))
+
+    @staticmethod
+    def highest(rows: Iterable[tuple[str, int | None]]) -> Scope:
+        """The highest scope the `(group name, GroupScope value or None)` rows grant; at least USER."""
+        from mcp_django.conf import mcp_settings
+
+        by_name: Mapping[str, Any] = mcp_settings.SCOPE_GROUPS or {}
+        best = Scope.USER
+        for name, granted in rows:
+            for value in (granted, by_name.get(name)):
+                if value is not None:
+                    best = max(best, Scope.parse(value))
+        return best
+
+
+_policy: GroupScopePolicy | None = None
+
+
+def get_scope_policy() -> GroupScopePolicy:
+    """The process's scope policy."""
+    global _policy
+    if _policy is None:
+        _policy = GroupScopePolicy()
+    return _policy
