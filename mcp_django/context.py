@@ -106,6 +106,61 @@ class Context:
         """Send an `error` log message."""
         return await self.request.log("error", data, logger)
 
+    @property
+    def state(self) -> dict[str, Any]:
+        """A JSON-serialisable dict that survives the rounds of a 2026 `input_required` exchange.
+
+        Between rounds it travels inside the signed `requestState`; in the handshake era it
+        simply lives as long as the request.
+        """
+        return self.request.state
+
+    async def request_input(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """Ask the client several things at once; returns the answers by key.
+
+        In the handshake era the requests go to the client now and this waits for the answers; in
+        the 2026 era an unanswered request ends this run with an `input_required` result and the
+        function runs again, from the start, when the client retries with the answers. Ask the
+        same questions in the same order, under the same keys, on every run.
+
+        Args:
+            requests: `{key: {"method": ..., "params": {...}}}` with method `elicitation/create`,
+                `sampling/createMessage` or `roots/list`.
+
+        Raises:
+            MissingClientCapability: the client did not declare the capability a request needs.
+            ClientRequestError: the client refused, failed or did not answer in time.
+        """
+        return await self.request.request_input({key: dict(request) for key, request in requests.items()})
+
+    async def elicit(self, message: str, requested_schema: Mapping[str, Any], *, key: str | None = None) -> Any:
+        """Ask the user a question through the client and return the `ElicitResult` (`action`, `content`)."""
+        return await self.request.elicit(message, requested_schema, key=key)
+
+    async def sample(
+        self, messages: list[Mapping[str, Any]], *, max_tokens: int, key: str | None = None, **params: Any
+    ) -> Any:
+        """Ask the client's model for a message and return the `CreateMessageResult`."""
+        return await self.request.sample(messages, max_tokens=max_tokens, key=key, **params)
+
+    async def list_roots(self, *, key: str | None = None) -> Any:
+        """Ask the client for its roots and return the `ListRootsResult`."""
+        return await self.request.list_roots(key=key)
+
+    def elicit_sync(self, message: str, requested_schema: Mapping[str, Any], *, key: str | None = None) -> Any:
+        """`elicit` for sync functions, which run in a worker thread."""
+        return async_to_sync(self.request.elicit)(message, requested_schema, key=key)
+
+    def sample_sync(
+        self, messages: list[Mapping[str, Any]], *, max_tokens: int, key: str | None = None, **params: Any
+    ) -> Any:
+        """`sample` for sync functions, which run in a worker thread."""
+        return async_to_sync(self.request.sample)(messages, max_tokens=max_tokens, key=key, **params)
+
+    def list_roots_sync(self, *, key: str | None = None) -> Any:
+        """`list_roots` for sync functions, which run in a worker thread."""
+        return async_to_sync(self.request.list_roots)(key=key)
+
     def report_progress_sync(self, progress: float, total: float | None = None, message: str | None = None) -> bool:
         """`report_progress` for sync functions, which run in a worker thread.
 

@@ -15,6 +15,7 @@ Sync tests use `client.sync` (the same methods, run through `async_to_sync`).
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal
@@ -28,6 +29,8 @@ from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATEL
 from mcp_django.registry import Registry
 
 __all__ = ["MCPCallError", "MCPTestClient"]
+
+_MAX_INPUT_ROUNDS = 10
 
 
 class MCPCallError(Exception):
@@ -49,6 +52,11 @@ class MCPTestClient:
         era: `"handshake"` (an `initialize` handshake opens the conversation) or `"stateless"`
             (every request carries 2026-07-28 `_meta`).
         capabilities: the client capabilities to declare.
+        on_input: answers the server's questions (elicitation, sampling, roots): called with the
+            request's method and params, returns the result to send back. The client declares the
+            capabilities it needs unless `capabilities` says otherwise. In the handshake era it
+            answers server-to-client requests; in the 2026 era it answers `input_required` results
+            and retries, as the official client does.
     """
 
     def __init__(
@@ -58,6 +66,7 @@ class MCPTestClient:
         user: Any = None,
         era: Literal["handshake", "stateless"] = "handshake",
         capabilities: dict[str, Any] | None = None,
+        on_input: Callable[[str, dict[str, Any]], Any] | None = None,
     ) -> None:
         resolved = import_string(target) if isinstance(target, str) else target
         if isinstance(resolved, Endpoint):
@@ -69,7 +78,10 @@ class MCPTestClient:
         else:
             raise TypeError(f"MCPTestClient needs an Endpoint or a Registry, not {type(resolved).__name__}")
         self.era = era
-        self.capabilities = capabilities or {}
+        if capabilities is None:
+            capabilities = {"elicitation": {}, "sampling": {}, "roots": {}} if on_input else {}
+        self.capabilities = capabilities
+        self.on_input = on_input
         self.connection = Connection(principal=user, endpoint=endpoint, transport="memory")
         self.notifications: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
@@ -146,10 +158,28 @@ class MCPTestClient:
                 return items
 
     async def _send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        for _ in range(_MAX_INPUT_ROUNDS):
+            result = await self._send_once(method, params)
+            if result.get("resultType") != "input_required" or self.on_input is None:
+                return result
+            answers = {key: await self._answer(asked) for key, asked in result.get("inputRequests", {}).items()}
+            params = {**params, "inputResponses": answers}
+            if "requestState" in result:
+                params["requestState"] = result["requestState"]
+        raise MCPCallError({"code": 0, "message": f"Still asking for input after {_MAX_INPUT_ROUNDS} rounds"})
+
+    async def _answer(self, asked: dict[str, Any]) -> Any:
+        assert self.on_input is not None
+        answer = self.on_input(asked["method"], asked.get("params", {}))
+        return await answer if inspect.isawaitable(answer) else answer
+
+    async def _send_once(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
         reply: dict[str, Any] | None = None
         async for item in self.handler.stream(message, self.connection):
-            if "method" in item:
+            if "method" in item and "id" in item:
+                await self._reply_to_server(item)
+            elif "method" in item:
                 self.notifications.append(item)
             else:
                 reply = item
@@ -158,6 +188,14 @@ class MCPTestClient:
         if "error" in reply:
             raise MCPCallError(reply["error"])
         return reply["result"]  # type: ignore[no-any-return]
+
+    async def _reply_to_server(self, asked: dict[str, Any]) -> None:
+        """Answer a server-to-client request the way a client would: with a result or an error."""
+        if self.on_input is None:
+            response = {"jsonrpc": "2.0", "id": asked["id"], "error": {"code": -32601, "message": "No on_input"}}
+        else:
+            response = {"jsonrpc": "2.0", "id": asked["id"], "result": await self._answer(asked)}
+        await self.handler.handle(response, self.connection)
 
 
 class _SyncFacade:

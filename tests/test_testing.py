@@ -39,7 +39,7 @@ def greet(name: str) -> str:
 @pytest.mark.parametrize("era", ["handshake", "stateless"])
 async def test_the_client_lists_and_calls_tools_in_both_eras(era):
     client = MCPTestClient(registry, era=era)
-    assert [tool["name"] for tool in await client.list_tools()] == ["add", "shout"]
+    assert [tool["name"] for tool in await client.list_tools()] == ["add", "ask_name", "ask_name_sync", "shout"]
     result = await client.call_tool("add", {"a": 2, "b": 3})
     assert result["structuredContent"] == {"result": 5}
 
@@ -71,3 +71,42 @@ def test_sync_code_uses_the_sync_facade():
 def test_the_client_refuses_something_that_is_neither_endpoint_nor_registry():
     with pytest.raises(TypeError, match="needs an Endpoint or a Registry"):
         MCPTestClient("mcp_django.testing.MCPCallError")
+
+
+@registry.tool
+async def ask_name(ctx: mcp_django.Context) -> str:
+    """Ask the user for their name, then greet them."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    answer = await ctx.elicit("What is your name?", schema, key="user_name")
+    return f"Hello, {answer['content']['name']}!"
+
+
+@registry.tool
+def ask_name_sync(ctx: mcp_django.Context) -> str:
+    """Ask the user for their name from sync code, then greet them."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    answer = ctx.elicit_sync("What is your name?", schema)
+    roots = ctx.list_roots_sync()
+    return f"Hello, {answer['content']['name']} with {len(roots['roots'])} roots!"
+
+
+def _answer(method: str, params: dict) -> dict:
+    if method == "roots/list":
+        return {"roots": [{"uri": "file:///work"}]}
+    return {"action": "accept", "content": {"name": "Ada"}}
+
+
+@pytest.mark.parametrize("era", ["handshake", "stateless"])
+@pytest.mark.parametrize("tool", ["ask_name", "ask_name_sync"])
+async def test_the_same_asking_tool_works_in_both_eras(era, tool):
+    client = MCPTestClient(registry, era=era, on_input=_answer)
+    result = await client.call_tool(tool)
+    assert result["content"][0]["text"].startswith("Hello, Ada")
+    assert not result.get("isError")
+
+
+async def test_without_the_capability_a_tool_cannot_ask():
+    client = MCPTestClient(registry, era="stateless")
+    with pytest.raises(MCPCallError) as raised:
+        await client.call_tool("ask_name")
+    assert raised.value.code == -32021
