@@ -46,6 +46,11 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "CACHE_TTL_MS": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
     "CACHE_SCOPE": (lambda v: v in CACHE_SCOPES, "'public' or 'private'"),
     "STATIC_MODULE": (lambda v: v is None or (isinstance(v, str) and v.isidentifier()), "a module name or None"),
+    "CLIENT_REQUEST_TIMEOUT": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+        "a number > 0",
+    ),
+    "REQUEST_STATE_TTL": (_is_positive_int, "a positive integer"),
 }
 
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.signals import setting_changed
+from django.utils.crypto import salted_hmac
 from django.utils.module_loading import import_string
 
 __all__ = ["DEFAULTS", "IMPORT_STRINGS", "SETTING_NAME", "MCPSettings", "mcp_settings", "normalize_origin"]
@@ -40,6 +41,9 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "CACHE_TTL_MS": 60_000,
     "CACHE_SCOPE": "private",
     "STATIC_MODULE": "mcp",
+    # Asking the client for input (docs/asking-the-client.md).
+    "CLIENT_REQUEST_TIMEOUT": 300,
+    "REQUEST_STATE_TTL": 600,
     # Scopes and authentication (docs/scopes.md, docs/authentication.md).
     "SCOPE_GROUPS": {},
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -97,6 +101,10 @@ class MCPSettings:
         self._cached.clear()
         for callback in list(self._reload_callbacks):
             callback()
+
+    def signing_key(self, purpose: str) -> bytes:
+        """A key for `purpose`, derived from Django's `SECRET_KEY` (rotate that to rotate this)."""
+        return salted_hmac(f"mcp_django.{purpose}", purpose, algorithm="sha256").digest()
 
     def on_reload(self, callback: Callable[[], None]) -> None:
         """Call `callback` whenever the settings change (objects built from them use it to rebuild)."""

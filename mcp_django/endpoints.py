@@ -16,6 +16,7 @@ from django.utils.module_loading import import_string
 
 from mcp_django.conf import mcp_settings
 from mcp_django.protocol import MessageHandler
+from mcp_django.protocol.inputs import RequestStateCodec
 from mcp_django.sessions import SessionStore, get_session_store
 
 if TYPE_CHECKING:
@@ -92,6 +93,10 @@ class Endpoint:
             page_size=mcp_settings.PAGE_SIZE,
             cache_ttl_ms=mcp_settings.CACHE_TTL_MS,
             cache_scope=mcp_settings.CACHE_SCOPE,
+            state_codec=RequestStateCodec(
+                mcp_settings.signing_key("request-state"), ttl_seconds=mcp_settings.REQUEST_STATE_TTL
+            ),
+            client_request_timeout=mcp_settings.CLIENT_REQUEST_TIMEOUT,
         )
 
     def reset(self) -> None:

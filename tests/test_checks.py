@@ -105,6 +105,8 @@ def test_e003_an_import_string_that_is_not_a_string() -> None:
         ("SERVER_INFO", "shop", "MCP_DJANGO['SERVER_INFO'] must be a dict.", "'shop'"),
         ("INSTRUCTIONS", 3, "MCP_DJANGO['INSTRUCTIONS'] must be a string or None.", "3"),
         ("STATIC_MODULE", "my-tools", "MCP_DJANGO['STATIC_MODULE'] must be a module name or None.", "'my-tools'"),
+        ("CLIENT_REQUEST_TIMEOUT", 0, "MCP_DJANGO['CLIENT_REQUEST_TIMEOUT'] must be a number > 0.", "0"),
+        ("REQUEST_STATE_TTL", "10m", "MCP_DJANGO['REQUEST_STATE_TTL'] must be a positive integer.", "'10m'"),
     ],
 )
 def test_e004_a_value_of_the_wrong_type_or_range(key: str, value: Any, message: str, shown: str) -> None:
