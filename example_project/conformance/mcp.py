@@ -134,6 +134,191 @@ async def test_streaming_elicitation(ctx: Context) -> str:
     return "Streaming complete"
 
 
+# ---------------------------------------------------------------- asking the client (both eras)
+# Handshake era: the request goes to the client on the call's SSE stream. 2026 era: the call answers
+# input_required and runs again when the client retries with the answers (docs/asking-the-client.md).
+
+NAME_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+CONFIRM_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+COLOR_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]}
+SEP1034_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+        "age": {"type": "integer", "description": "User age", "default": 30},
+        "score": {"type": "number", "description": "User score", "default": 95.5},
+        "status": {
+            "type": "string",
+            "description": "User status",
+            "enum": ["active", "inactive", "pending"],
+            "default": "active",
+        },
+        "verified": {"type": "boolean", "description": "Verification status", "default": True},
+    },
+}
+SEP1330_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {
+            "type": "string",
+            "description": "Simple enum without titles",
+            "enum": ["active", "inactive", "pending"],
+        },
+        "titledSingle": {
+            "type": "string",
+            "description": "Enum with titled options (oneOf)",
+            "oneOf": [
+                {"const": "low", "title": "Low Priority"},
+                {"const": "medium", "title": "Medium Priority"},
+                {"const": "high", "title": "High Priority"},
+            ],
+        },
+        "legacyEnum": {
+            "type": "string",
+            "description": "Legacy enum with enumNames",
+            "enum": ["small", "medium", "large"],
+            "enumNames": ["Small Size", "Medium Size", "Large Size"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "description": "Multi-select without titles",
+            "items": {"type": "string", "enum": ["read", "write", "execute"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "description": "Multi-select with titled options",
+            "items": {
+                "anyOf": [
+                    {"const": "feature", "title": "New Feature"},
+                    {"const": "bug", "title": "Bug Fix"},
+                    {"const": "docs", "title": "Documentation"},
+                ]
+            },
+        },
+    },
+    "required": ["untitledSingle", "titledSingle", "legacyEnum", "untitledMulti", "titledMulti"],
+}
+
+
+def _sampling(text: str, max_tokens: int) -> dict[str, Any]:
+    messages = [{"role": "user", "content": {"type": "text", "text": text}}]
+    return {"method": "sampling/createMessage", "params": {"messages": messages, "maxTokens": max_tokens}}
+
+
+def _elicitation(message: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"method": "elicitation/create", "params": {"message": message, "requestedSchema": schema}}
+
+
+def _sampled_text(result: Any) -> str:
+    body = result.get("content") if isinstance(result, dict) else None
+    return str(body.get("text", "")) if isinstance(body, dict) else ""
+
+
+def _elicited(result: Any) -> str:
+    return f"action={result.get('action')}, content={json.dumps(result.get('content') or {})}"
+
+
+@registry.tool
+async def test_sampling(prompt: str, ctx: Context) -> str:
+    """Tests server-initiated sampling (LLM completion request)"""
+    result = await ctx.sample([{"role": "user", "content": {"type": "text", "text": prompt}}], max_tokens=100)
+    return f"LLM response: {_sampled_text(result)}"
+
+
+@registry.tool
+async def test_elicitation(message: str, ctx: Context) -> str:
+    """Tests server-initiated elicitation (user input request)"""
+    schema = {
+        "type": "object",
+        "properties": {"username": {"type": "string"}, "email": {"type": "string"}},
+        "required": ["username", "email"],
+    }
+    return f"User response: {_elicited(await ctx.elicit(message, schema))}"
+
+
+@registry.tool
+async def test_elicitation_sep1034_defaults(ctx: Context) -> str:
+    """Tests elicitation with default values for all primitive types (SEP-1034)"""
+    result = await ctx.elicit("Please provide user information", SEP1034_SCHEMA)
+    return f"Elicitation result: {_elicited(result)}"
+
+
+@registry.tool
+async def test_elicitation_sep1330_enums(ctx: Context) -> str:
+    """Tests elicitation with enum schema variations per SEP-1330"""
+    result = await ctx.elicit("Please select values using different enum schema types", SEP1330_SCHEMA)
+    return f"Elicitation completed: {_elicited(result)}"
+
+
+@registry.tool
+async def test_input_required_result_elicitation(ctx: Context) -> str:
+    """Tests InputRequiredResult with a single elicitation request"""
+    answer = await ctx.elicit("What is your name?", NAME_SCHEMA, key="user_name")
+    return f"Hello, {(answer.get('content') or {}).get('name', 'stranger')}!"
+
+
+@registry.tool
+async def test_input_required_result_sampling(ctx: Context) -> str:
+    """Tests InputRequiredResult with a single sampling request"""
+    answer = await ctx.request_input({"capital_question": _sampling("What is the capital of France?", 100)})
+    return f"Model said: {_sampled_text(answer['capital_question'])}"
+
+
+@registry.tool
+async def test_input_required_result_list_roots(ctx: Context) -> str:
+    """Tests InputRequiredResult with a single roots/list request"""
+    answer = await ctx.list_roots(key="client_roots")
+    return f"Client exposed {len(answer.get('roots', []))} root(s)."
+
+
+@registry.tool
+async def test_input_required_result_request_state(ctx: Context) -> str:
+    """Tests requestState round-tripping in the InputRequiredResult flow"""
+    nonce = ctx.state.setdefault("nonce", "request-state-nonce")
+    await ctx.elicit("Please confirm", CONFIRM_SCHEMA, key="confirm")
+    return "state-ok: confirmation received" if nonce == "request-state-nonce" else "state lost"
+
+
+@registry.tool
+async def test_input_required_result_multiple_inputs(ctx: Context) -> str:
+    """Tests InputRequiredResult carrying elicitation, sampling and roots requests together"""
+    await ctx.request_input(
+        {
+            "user_name": _elicitation("What is your name?", NAME_SCHEMA),
+            "greeting": _sampling("Generate a greeting", 50),
+            "client_roots": {"method": "roots/list", "params": {}},
+        }
+    )
+    return "All inputs received."
+
+
+@registry.tool
+async def test_input_required_result_multi_round(ctx: Context) -> str:
+    """Tests a three-round InputRequiredResult flow with evolving requestState"""
+    step1 = await ctx.elicit("Step 1: What is your name?", NAME_SCHEMA, key="step1")
+    step2 = await ctx.elicit("Step 2: What is your favorite color?", COLOR_SCHEMA, key="step2")
+    return f"{(step1.get('content') or {}).get('name')} likes {(step2.get('content') or {}).get('color')}."
+
+
+@registry.tool
+async def test_input_required_result_tampered_state(ctx: Context) -> str:
+    """Tests that the server rejects a tampered requestState echo (the state is signed)"""
+    await ctx.elicit("Please confirm", CONFIRM_SCHEMA, key="confirm")
+    return "state-ok: the signed requestState verified"
+
+
+@registry.tool
+async def test_input_required_result_capabilities(ctx: Context) -> str:
+    """Tests that inputRequests only include methods the client declared support for"""
+    wanted: dict[str, Any] = {}
+    if ctx.request.has_capability("sampling"):
+        wanted["sample"] = _sampling("Say hello", 50)
+    if ctx.request.has_capability("elicitation"):
+        wanted["ask"] = _elicitation("What is your name?", NAME_SCHEMA)
+    await ctx.request_input(wanted)
+    return "Asked only for what the client supports."
+
+
 # SEP-1613 / SEP-2106: every 2020-12 keyword the suite looks for must reach tools/list verbatim.
 # Copied from the python-sdk everything-server.
 JSON_SCHEMA_2020_12_INPUT_SCHEMA: dict[str, Any] = {
@@ -234,6 +419,14 @@ def test_prompt_with_image() -> list[content.PromptMessage]:
 
 
 # ----------------------------------------------------------------------------------------- completion
+
+
+@registry.prompt
+async def test_input_required_result_prompt(ctx: Context) -> list[content.PromptMessage]:
+    """A prompt that asks the client for context before it is built (SEP-2322)"""
+    schema = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
+    answer = await ctx.elicit("What context should the prompt use?", schema, key="user_context")
+    return [content.user_message(f"Use this context: {(answer.get('content') or {}).get('context', '')}")]
 
 
 @registry.completion(prompt="test_prompt_with_arguments", argument="arg1")
