@@ -9,7 +9,7 @@ the core for one request and is what features and user code see.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final
 
 import pydantic
@@ -19,7 +19,7 @@ from mcp_django.protocol.inputs import CAPABILITY_OF, INPUT_METHODS, InputRequir
 from mcp_django.protocol.jsonrpc import Message, MissingClientCapability, RequestId, notification
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, Era
 
-__all__ = ["LOG_LEVELS", "Connection", "Emit", "RequestContext", "SessionState"]
+__all__ = ["LOG_LEVELS", "Connection", "Emit", "NotificationSource", "RequestContext", "SessionState"]
 
 LOG_LEVELS: Final[tuple[str, ...]] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """RFC 5424 severities, least severe first, as MCP's `LoggingLevel` lists them."""
@@ -27,6 +27,8 @@ _SEVERITY: Final[Mapping[str, int]] = {level: rank for rank, level in enumerate(
 
 Emit = Callable[[Message], Awaitable[None]]
 """Sends one message on the stream of the request being served."""
+NotificationSource = Callable[[], AsyncIterator[Message]]
+"""Opens a stream of the server notifications sent to the connection's endpoint."""
 Ask = Callable[[Mapping[str, Message]], Awaitable[dict[str, Any]]]
 """Sends server-to-client requests and waits for their results (handshake era)."""
 
@@ -65,6 +67,8 @@ class Connection:
         streaming: whether messages emitted during a request reach the client before its
             response (False for a transport that can only answer in one piece); only then can a
             handshake-era request ask the client for input.
+        notifications: opens the stream of server notifications for `subscriptions/listen`
+            (None when the transport cannot deliver any).
     """
 
     principal: Any = None
@@ -75,6 +79,7 @@ class Connection:
     sessions: bool = True
     principal_id: str | None = None
     streaming: bool = True
+    notifications: NotificationSource | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 

@@ -118,6 +118,9 @@ class MessageHandler:
         state_codec: signs the `requestState` of `input_required` results; None uses a random
             per-process key.
         client_request_timeout: seconds a handshake-era server-to-client request waits for its answer.
+        notifications: whether the deployment delivers server notifications to listening clients
+            (handshake sessions' streams, `subscriptions/listen`); advertises `listChanged` and
+            resource subscriptions, and serves `subscriptions/listen`.
     """
 
     def __init__(
@@ -134,6 +137,7 @@ class MessageHandler:
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         state_codec: RequestStateCodec | None = None,
         client_request_timeout: float = 300.0,
+        notifications: bool = False,
     ) -> None:
         self.backend = backend
         self.server_info = dict(server_info)
@@ -150,11 +154,19 @@ class MessageHandler:
         self.state_codec = state_codec or RequestStateCodec()
         self.client_request_timeout = client_request_timeout
         self.pending = PendingRequests()
-        served = dict(backend.capabilities())
+        served = {name: dict(value) for name, value in backend.capabilities().items()}
         served["logging"] = {}
-        self._features = frozenset(served)
+        if notifications:
+            for name in ("tools", "prompts", "resources"):
+                if name in served:
+                    served[name]["listChanged"] = True
+            if "resources" in served:
+                served["resources"]["subscribe"] = True
+        self.features = frozenset(served) | ({"notifications"} if notifications else frozenset())
         handshake = dict(served)
         if "resources" in handshake:
+            # Handshake sessions may subscribe even without a notification transport (nothing is lost:
+            # the subscription is remembered and updates flow once a stream can carry them).
             handshake["resources"] = {**handshake["resources"], "subscribe": True}
         if extensions:
             advertised = {name: dict(value) for name, value in extensions.items()}
@@ -264,7 +276,7 @@ class MessageHandler:
             capabilities = session.client_capabilities if session else {}
             client_info = session.client_info if session else None
         spec = self._methods.get(method)
-        if spec is None or era not in spec.eras or (spec.feature is not None and spec.feature not in self._features):
+        if spec is None or era not in spec.eras or (spec.feature is not None and spec.feature not in self.features):
             raise MethodNotFound(f"Method not found: {method}")
         if method not in self._untyped:
             self._validate_params(method, version, params)

@@ -1,0 +1,124 @@
+"""Server notifications: `subscriptions/listen` (2026) and the filter handshake sessions use."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from mcp_django.protocol import Connection, MessageHandler
+from mcp_django.protocol.features.subscriptions import wanted_by_session
+from tests.protocol.backends import EchoBackend
+from tests.protocol.conftest import SERVER_INFO, request, stateless
+
+TOOLS_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+PROMPTS_CHANGED = {"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"}
+UPDATED_A = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://a"}}
+UPDATED_B = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://b"}}
+SUB = "io.modelcontextprotocol/subscriptionId"
+
+
+class Broadcast:
+    """A notification source fed by the test: every `open()` gets what is published after it."""
+
+    def __init__(self) -> None:
+        self.queues: list[asyncio.Queue[dict[str, Any] | None]] = []
+        self.opened = asyncio.Event()
+
+    async def open(self) -> AsyncIterator[dict[str, Any]]:
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.queues.append(queue)
+        self.opened.set()
+        while (note := await queue.get()) is not None:
+            yield note
+
+    def publish(self, note: dict[str, Any] | None) -> None:
+        for queue in self.queues:
+            queue.put_nowait(note)
+
+
+@pytest.fixture
+def live() -> MessageHandler:
+    return MessageHandler(EchoBackend(), server_info=SERVER_INFO, notifications=True)
+
+
+async def test_list_changed_and_subscriptions_are_advertised_when_notifications_can_flow(live: MessageHandler) -> None:
+    reply: Any = await live.handle(stateless("server/discover"), Connection())
+    capabilities = reply["result"]["capabilities"]
+    assert capabilities["tools"] == {"listChanged": True}
+    assert capabilities["prompts"] == {"listChanged": True}
+    assert capabilities["resources"] == {"listChanged": True, "subscribe": True}
+
+
+async def test_without_notifications_listen_does_not_exist(handler: MessageHandler) -> None:
+    params = {"notifications": {"toolsListChanged": True}}
+    reply: Any = await handler.handle(stateless("subscriptions/listen", params), Connection())
+    assert reply["error"]["code"] == -32601
+
+
+async def _listen(handler: MessageHandler, source: Broadcast, wanted: dict[str, Any], request_id: int = 77) -> Any:
+    connection = Connection(notifications=source.open)
+    return handler.stream(stateless("subscriptions/listen", {"notifications": wanted}, request_id), connection)
+
+
+async def test_the_stream_opens_with_an_acknowledgement_of_what_is_honoured(live: MessageHandler) -> None:
+    source = Broadcast()
+    stream = await _listen(live, source, {"toolsListChanged": True, "resourceSubscriptions": ["test://a"], "x": 1})
+    ack = await anext(stream)
+    assert ack == {
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {
+            "notifications": {"toolsListChanged": True, "resourceSubscriptions": ["test://a"]},
+            "_meta": {SUB: 77},
+        },
+    }
+    await stream.aclose()
+
+
+async def test_only_requested_kinds_arrive_each_tagged_with_the_subscription(live: MessageHandler) -> None:
+    source = Broadcast()
+    stream = await _listen(live, source, {"promptsListChanged": True, "resourceSubscriptions": ["test://a"]})
+    await anext(stream)
+    for note in (TOOLS_CHANGED, UPDATED_B, PROMPTS_CHANGED, UPDATED_A):
+        source.publish(note)
+    first, second = await anext(stream), await anext(stream)
+    assert first["method"] == "notifications/prompts/list_changed"
+    assert first["params"]["_meta"] == {SUB: 77}
+    assert second["params"] == {"uri": "test://a", "_meta": {SUB: 77}}
+    await stream.aclose()
+
+
+async def test_a_source_that_ends_closes_the_subscription_with_a_result(live: MessageHandler) -> None:
+    source = Broadcast()
+    stream = await _listen(live, source, {"toolsListChanged": True})
+    await anext(stream)
+    source.publish(None)
+    final = await anext(stream)
+    assert final["id"] == 77
+    assert final["result"]["resultType"] == "complete"
+    assert final["result"]["_meta"][SUB] == 77
+
+
+async def test_features_the_server_lacks_are_not_honoured() -> None:
+    handler = MessageHandler(EchoBackend(features=("tools",)), server_info=SERVER_INFO, notifications=True)
+    stream = await _listen(handler, Broadcast(), {"promptsListChanged": True, "toolsListChanged": True})
+    ack = await anext(stream)
+    assert ack["params"]["notifications"] == {"toolsListChanged": True}
+    await stream.aclose()
+
+
+async def test_listen_does_not_exist_in_the_handshake_era(live: MessageHandler) -> None:
+    connection = Connection(sessions=False)
+    reply: Any = await live.handle(request("subscriptions/listen", {"notifications": {}}), connection)
+    assert reply["error"]["code"] == -32601
+
+
+@pytest.mark.parametrize(
+    ("note", "wanted"),
+    [(TOOLS_CHANGED, True), (PROMPTS_CHANGED, False), (UPDATED_A, True), (UPDATED_B, False), ({"method": "x"}, False)],
+)
+def test_a_session_gets_list_changes_of_its_features_and_updates_it_subscribed_to(note: Any, wanted: bool) -> None:
+    assert wanted_by_session(note, subscriptions={"test://a"}, features={"tools", "resources"}) is wanted
