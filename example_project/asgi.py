@@ -1,20 +1,43 @@
-"""ASGI entry point: ``daphne example_project.asgi:application``."""
+"""ASGI entry point: ``daphne example_project.asgi:application``.
+
+HTTP goes to Django (the MCP endpoints at ``/mcp`` and ``/conformance/mcp``, the admin); WebSockets go
+to Channels, which serves the same endpoints at ``/ws/mcp`` and ``/ws/conformance/mcp``.
+"""
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from django.core.asgi import get_asgi_application
-from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "example_project.settings")
 
-application: ASGIHandler = get_asgi_application()
+django_application: Any = get_asgi_application()
 
-from django.conf import settings  # noqa: E402  (the settings are configured by the call above)
+# Imported once Django is set up: the routes below reach the models and the URLconf.
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from mcp_django.routing import websocket_endpoint, websocket_urlpatterns  # noqa: E402
 
 if settings.DEBUG:
     # Serve the admin's static files in development, as `runserver` does; daphne alone does not.
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
-    application = ASGIStaticFilesHandler(application)
+    django_application = ASGIStaticFilesHandler(django_application)
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_application,
+        "websocket": AuthMiddlewareStack(
+            URLRouter(
+                [
+                    *websocket_urlpatterns,
+                    *websocket_endpoint("ws/conformance/mcp", endpoint="conformance"),
+                ]
+            )
+        ),
+    }
+)

@@ -1,0 +1,85 @@
+"""Server-initiated notifications to the clients connected to an endpoint over WebSocket or stdio.
+
+Every WebSocket connected to an endpoint, and every `mcp_stdio` process serving one, listens on a
+Channels group named after the endpoint. Anything in the project (a signal handler, an admin action,
+a management command, a Celery task) can notify them all::
+
+    from mcp_django.notifications import send_notification, send_notification_sync
+
+    await send_notification("server", "notifications/tools/list_changed")
+    send_notification_sync("server", "notifications/resources/updated", {"uri": "demo://books"})
+
+The notification reaches handshake-era clients that finished `initialize`; a
+`notifications/resources/updated` reaches only those subscribed to that URI. With the in-memory channel
+layer that is the clients of this process; a shared layer (Redis) reaches every worker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from mcp_django.endpoints import Endpoint
+from mcp_django.protocol.jsonrpc import Message, notification
+
+__all__ = ["EVENT_TYPE", "group_name", "listen", "send_notification", "send_notification_sync"]
+
+EVENT_TYPE: Final = "mcp.notification"
+"""The channel-layer event type; Channels delivers it to a consumer's `mcp_notification` method."""
+
+_GROUP_UNSAFE: Final = re.compile(r"[^a-zA-Z0-9_.-]")
+
+
+def group_name(endpoint: Endpoint | str) -> str:
+    """The Channels group of the clients connected to `endpoint` (an `Endpoint` or its name)."""
+    name = endpoint.name if isinstance(endpoint, Endpoint) else endpoint
+    return "mcp_django.endpoint." + _GROUP_UNSAFE.sub("_", name)[:70]
+
+
+async def send_notification(endpoint: Endpoint | str, method: str, params: dict[str, Any] | None = None) -> bool:
+    """Send a notification to every client connected to `endpoint`.
+
+    Args:
+        endpoint: the `Endpoint`, or its name.
+        method: the notification's method, e.g. `"notifications/tools/list_changed"`.
+        params: its params, if any.
+
+    Returns:
+        False when no channel layer is configured (`CHANNEL_LAYERS`), so nothing could be sent.
+    """
+    layer = get_channel_layer()
+    if layer is None:
+        return False
+    await layer.group_send(group_name(endpoint), {"type": EVENT_TYPE, "message": notification(method, params)})
+    return True
+
+
+def send_notification_sync(endpoint: Endpoint | str, method: str, params: dict[str, Any] | None = None) -> bool:
+    """`send_notification` for sync code (signal handlers, views, management commands)."""
+    sent: bool = async_to_sync(send_notification)(endpoint, method, params)
+    return sent
+
+
+async def listen(endpoint: Endpoint | str, deliver: Callable[[Message], Awaitable[Any]]) -> None:
+    """Hand every notification sent to `endpoint` to `deliver`, until cancelled.
+
+    A consumer receives them through Channels; this is for everything else (the stdio command).
+    Returns at once when no channel layer is configured.
+    """
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    channel = await layer.new_channel()
+    group = group_name(endpoint)
+    await layer.group_add(group, channel)
+    try:
+        while True:
+            event = await layer.receive(channel)
+            if event.get("type") == EVENT_TYPE and isinstance(event.get("message"), dict):
+                await deliver(event["message"])
+    finally:
+        await layer.group_discard(group, channel)

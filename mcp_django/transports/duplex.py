@@ -1,0 +1,167 @@
+"""One long-lived, two-way connection (a WebSocket, a stdio pipe) served by the protocol core.
+
+HTTP carries one request per POST; a duplex transport carries every message of a client over one
+channel, in both directions. `DuplexTransport` holds what the WebSocket consumer and the stdio
+command share:
+
+- one `Connection` for the channel's life, so a handshake-era session (`initialize`) lives in memory
+  until the channel closes, while messages carrying 2026-07-28 `_meta` are served statelessly, message
+  by message, as the core decides;
+- requests run concurrently, one task each: a slow tool never holds up a `ping` or a quick call, and
+  the notifications a request emits go out before its response, as they happen;
+- `initialize`, notifications and responses are served in arrival order, before the next message is
+  read, so `notifications/initialized` always finds the session `initialize` opened;
+- `notifications/cancelled` stops the named request, which then sends nothing more;
+- text that is not JSON is answered `-32700` and the channel stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
+
+from mcp_django.protocol import Connection, InvalidRequest, MessageHandler, ParseError
+from mcp_django.protocol.jsonrpc import RequestId
+from mcp_django.transports.http import parse_body
+from mcp_django.transports.sse import dump_message
+
+__all__ = ["DuplexTransport", "Send", "too_large"]
+
+logger = logging.getLogger("mcp_django.transports")
+
+Send = Callable[[bytes], Awaitable[None]]
+"""Writes one serialized JSON-RPC message (compact JSON, ASCII, no newline) to the channel."""
+
+_UNCANCELLABLE: Final = frozenset({"initialize"})
+"""Requests `notifications/cancelled` must not stop (the lifecycle spec says so for `initialize`)."""
+
+
+def too_large(limit: int) -> dict[str, Any]:
+    """The error answering a message over `limit` bytes; its id is unknown, so it is null."""
+    return InvalidRequest(f"Request too large: a message may have at most {limit} bytes").to_response(None)
+
+
+class DuplexTransport:
+    """Serves every message of one duplex channel through an endpoint's protocol core.
+
+    Args:
+        handler: the protocol core of the endpoint being served.
+        connection: the channel's `Connection` (principal, endpoint, transport name); it lives as
+            long as the channel and holds the handshake session, if one is opened.
+        send: writes one serialized message to the channel.
+    """
+
+    def __init__(self, handler: MessageHandler, connection: Connection, send: Send) -> None:
+        self.handler = handler
+        self.connection = connection
+        self._send = send
+        self._send_lock = asyncio.Lock()
+        self._requests: dict[RequestId, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def receive_text(self, data: str | bytes) -> None:
+        """Parse one message as JSON-RPC and serve it; text that is not JSON is answered `-32700`."""
+        try:
+            message = parse_body(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+        except ParseError as error:
+            await self.send(error.to_response(None))
+            return
+        await self.receive(message)
+
+    async def receive(self, message: Any) -> None:
+        """Serve one parsed message: requests in a task of their own, everything else right away."""
+        if not _is_request(message) or message.get("method") in _UNCANCELLABLE:
+            if _is_cancellation(message):
+                self._cancel(message["params"]["requestId"])
+            reply = await self.handler.handle(message, self.connection)
+            if reply is not None:
+                await self.send(reply)
+            return
+        request_id = message["id"]
+        task = asyncio.create_task(self._serve(message))
+        self._tasks.add(task)
+        if _is_valid_id(request_id):
+            self._requests[request_id] = task
+        task.add_done_callback(lambda done: self._forget(request_id, done))
+
+    async def push(self, message: Mapping[str, Any]) -> bool:
+        """Send a server-initiated notification, if this channel's client is one that takes them.
+
+        Only a handshake-era client that finished `initialize` gets notifications no request asked
+        for (a 2026-07-28 client receives them on a `subscriptions/listen` stream instead), and
+        `notifications/resources/updated` only reaches clients subscribed to that resource.
+
+        Returns:
+            True when the notification was sent.
+        """
+        session = self.connection.session
+        if session is None or not session.initialized:
+            return False
+        if message.get("method") == "notifications/resources/updated":
+            params = message.get("params")
+            uri = params.get("uri") if isinstance(params, Mapping) else None
+            if uri not in session.subscriptions:
+                return False
+        await self.send(dict(message))
+        return True
+
+    async def send(self, message: Any) -> None:
+        """Serialize and send one message; messages never interleave."""
+        data = dump_message(message)
+        async with self._send_lock:
+            await self._send(data)
+
+    async def drain(self) -> None:
+        """Wait until every request in flight has been answered."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Cancel every request in flight (the channel is gone) and wait for them to stop."""
+        for task in list(self._tasks):
+            task.cancel()
+        await self.drain()
+
+    @property
+    def in_flight(self) -> int:
+        """How many requests are being served."""
+        return len(self._tasks)
+
+    async def _serve(self, message: dict[str, Any]) -> None:
+        stream = self.handler.stream(message, self.connection)
+        try:
+            async for item in stream:
+                await self.send(item)
+        except Exception:
+            logger.exception("Could not send the reply to %r over %s", message.get("method"), self.connection.transport)
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:  # the core's stream is an async generator; closing it cancels the request
+                await aclose()
+
+    def _cancel(self, request_id: Any) -> None:
+        task = self._requests.get(request_id) if _is_valid_id(request_id) else None
+        if task is not None:
+            task.cancel()
+
+    def _forget(self, request_id: RequestId, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if self._requests.get(request_id) is task:
+            del self._requests[request_id]
+
+
+def _is_valid_id(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _is_request(message: Any) -> bool:
+    return isinstance(message, dict) and "method" in message and "id" in message
+
+
+def _is_cancellation(message: Any) -> bool:
+    if not isinstance(message, dict) or message.get("method") != "notifications/cancelled" or "id" in message:
+        return False
+    params = message.get("params")
+    return isinstance(params, dict) and "requestId" in params

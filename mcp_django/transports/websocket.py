@@ -1,0 +1,128 @@
+"""WebSocket: MCP over one socket, one JSON-RPC message per text frame (subprotocol `mcp`).
+
+`MCPWebSocketConsumer` is a Channels consumer serving one endpoint. Mount it with
+`mcp_django.routing.websocket_endpoint` under Channels' `AuthMiddlewareStack`, beside the HTTP routes.
+
+- The client must offer the `mcp` subprotocol; a handshake without it is refused, as is one from a
+  browser `Origin` that `MCP_DJANGO["ALLOWED_ORIGINS"]` does not admit (the same rule as HTTP).
+- The caller is the socket's `scope["user"]`; an endpoint without `allow_anonymous` refuses the
+  handshake of an anonymous caller.
+- The socket keeps one `Connection`: an `initialize` opens a handshake session that lives in memory
+  until the socket closes; messages carrying 2026-07-28 `_meta` are served statelessly.
+- Requests run concurrently; the notifications a request emits are sent as frames before its response.
+- Text that is not JSON gets a `-32700` error frame, a binary frame or one over `MAX_REQUEST_BYTES`
+  a `-32600` one; the socket stays open.
+- Server-initiated notifications arrive through the endpoint's Channels group (`mcp_django.notifications`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from mcp_django.conf import mcp_settings
+from mcp_django.endpoints import Endpoint, get_endpoint
+from mcp_django.notifications import group_name
+from mcp_django.protocol import Connection, InvalidRequest
+from mcp_django.sessions import principal_id
+from mcp_django.transports.duplex import DuplexTransport, too_large
+from mcp_django.transports.http import allowed_origins, origin_allowed
+
+__all__ = ["SUBPROTOCOL", "MCPWebSocketConsumer"]
+
+logger = logging.getLogger("mcp_django.transports.websocket")
+
+SUBPROTOCOL: Final = "mcp"
+"""The WebSocket subprotocol MCP clients offer (`Sec-WebSocket-Protocol: mcp`)."""
+
+
+class MCPWebSocketConsumer(AsyncWebsocketConsumer):
+    """Serves one MCP endpoint over a WebSocket.
+
+    Args:
+        endpoint: the `Endpoint` to serve, or its name (or path), looked up in the root URLconf on
+            the first connection.
+    """
+
+    def __init__(self, *args: Any, endpoint: Endpoint | str = "server", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.endpoint_ref = endpoint
+        self.transport: DuplexTransport | None = None
+        self.group: str | None = None
+
+    async def connect(self) -> None:
+        """Accept the socket with subprotocol `mcp`, or refuse it (the client sees HTTP 403)."""
+        if SUBPROTOCOL not in self.scope.get("subprotocols", ()):
+            logger.info("Refused a WebSocket that did not offer the %r subprotocol", SUBPROTOCOL)
+            await self.close()
+            return
+        origin = self.header("origin")
+        if origin is not None and not origin_allowed(origin, allowed_origins()):
+            logger.info("Refused a WebSocket from the origin %r", origin)
+            await self.close()
+            return
+        endpoint = self.endpoint_ref if isinstance(self.endpoint_ref, Endpoint) else get_endpoint(self.endpoint_ref)
+        principal = await self.authenticate()
+        if not endpoint.allow_anonymous and not getattr(principal, "is_authenticated", False):
+            logger.info("Refused an anonymous WebSocket on %r", endpoint)
+            await self.close()
+            return
+        connection = Connection(
+            principal=principal,
+            endpoint=endpoint,
+            transport="websocket",
+            sessions=True,
+            principal_id=principal_id(principal),
+        )
+        self.transport = DuplexTransport(endpoint.handler, connection, self._send_frame)
+        if self.channel_layer is not None:
+            self.group = group_name(endpoint)
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept(subprotocol=SUBPROTOCOL)
+
+    async def authenticate(self) -> Any:
+        """Return the caller: the user Channels' `AuthMiddlewareStack` put in the scope, else None.
+
+        Override it to authenticate from the handshake's headers (`self.header("authorization")`).
+        """
+        return self.scope.get("user")
+
+    def header(self, name: str) -> str | None:
+        """A header of the WebSocket handshake (`name` in lower case), or None when absent."""
+        wanted = name.encode("latin-1")
+        for key, value in self.scope.get("headers", ()):
+            if key.lower() == wanted:
+                return value.decode("latin-1")  # type: ignore[no-any-return]  # ASGI headers are bytes
+        return None
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Serve one frame; requests are answered from tasks of their own."""
+        assert self.transport is not None
+        if text_data is None:
+            await self.transport.send(
+                InvalidRequest("Invalid request: send JSON-RPC messages as text frames").to_response(None)
+            )
+            return
+        data = text_data.encode("utf-8", "surrogatepass")
+        limit = int(mcp_settings.MAX_REQUEST_BYTES)
+        if len(data) > limit:
+            await self.transport.send(too_large(limit))
+            return
+        await self.transport.receive_text(data)
+
+    async def disconnect(self, code: int) -> None:
+        """Stop every request in flight: nobody is left to answer."""
+        if self.group is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.transport is not None:
+            await self.transport.aclose()
+
+    async def mcp_notification(self, event: dict[str, Any]) -> None:
+        """Forward a notification sent to the endpoint's group (`mcp_django.notifications`)."""
+        if self.transport is not None:
+            await self.transport.push(event["message"])
+
+    async def _send_frame(self, data: bytes) -> None:
+        await self.send(text_data=data.decode("ascii"))
