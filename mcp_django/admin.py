@@ -8,13 +8,14 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest
 
-from mcp_django.models import GroupScope, MCPSession
+from mcp_django.models import GroupScope, MCPSession, ToolCallRecord
 
 if TYPE_CHECKING:
     _SessionAdminBase = admin.ModelAdmin[MCPSession]
     _GroupScopeAdminBase = admin.ModelAdmin[GroupScope]
+    _ToolCallAdminBase = admin.ModelAdmin[ToolCallRecord]
 else:  # ModelAdmin is generic only in django-stubs
-    _SessionAdminBase = _GroupScopeAdminBase = admin.ModelAdmin
+    _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = admin.ModelAdmin
 
 
 @admin.register(MCPSession)
@@ -61,3 +62,24 @@ class GroupScopeAdmin(_GroupScopeAdminBase):
     list_filter = ["scope"]
     search_fields = ["group__name"]
     list_select_related = ["group"]
+
+
+@admin.register(ToolCallRecord)
+class ToolCallRecordAdmin(_ToolCallAdminBase):
+    """The audit trail of tool calls: written by the audit interceptor, read-only here."""
+
+    list_display = ["created", "tool", "user", "endpoint", "outcome", "duration_ms", "origin"]
+    list_filter = ["outcome", "endpoint", "origin"]
+    search_fields = ["tool", "trace_id", f"user__{get_user_model().USERNAME_FIELD}"]
+    date_hierarchy = "created"
+    readonly_fields = [field.name for field in ToolCallRecord._meta.get_fields() if field.concrete]
+    list_select_related = ["user"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

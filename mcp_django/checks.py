@@ -51,6 +51,15 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "a number > 0",
     ),
     "REQUEST_STATE_TTL": (_is_positive_int, "a positive integer"),
+    "INTERCEPTOR_DIRECTIONS": (
+        lambda v: (
+            isinstance(v, dict)
+            and set(v) <= {"request", "response"}
+            and all(d in ("sending", "receiving") for d in v.values())
+        ),
+        "{phase: 'sending' or 'receiving'}",
+    ),
+    "INTERCEPTOR_CHAIN_TIMEOUT_MS": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
 }
 
 
@@ -194,3 +203,23 @@ def check_registries(app_configs: Iterable[AppConfig] | None = None, **kwargs: A
         for registry in all_registries()
         for error in registry.name_errors()
     ]
+
+
+@register(Tags.compatibility)
+def check_interceptors(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check `MCP_DJANGO["INTERCEPTORS"]` and the interceptor list of every mounted endpoint."""
+    from mcp_django.endpoints import mounted_endpoints
+    from mcp_django.interceptors.chain import plan_problems
+
+    user = getattr(settings, SETTING_NAME, {})
+    problems = (
+        plan_problems(user.get("INTERCEPTORS", []), _setting("INTERCEPTORS")) if isinstance(user, Mapping) else []
+    )
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf is Django's URL checks' to report
+        endpoints = []
+    for endpoint in endpoints:
+        if endpoint.interceptors is not None:
+            problems += plan_problems(endpoint.interceptors, f"Endpoint {endpoint.name!r} interceptors")
+    return [Error(problem.message, hint=problem.hint, id=problem.id) for problem in problems]

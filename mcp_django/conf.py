@@ -51,6 +51,10 @@ DEFAULTS: Final[Mapping[str, Any]] = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "AUTHORIZATION_SERVERS": [],
+    # Interceptors (docs/interceptors.md).
+    "INTERCEPTORS": [],
+    "INTERCEPTOR_DIRECTIONS": {"request": "sending", "response": "receiving"},
+    "INTERCEPTOR_CHAIN_TIMEOUT_MS": None,
 }
 """Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
 

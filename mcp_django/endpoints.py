@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from django.utils.module_loading import import_string
 
 from mcp_django.conf import mcp_settings
+from mcp_django.interceptors import handler_options
 from mcp_django.protocol import MessageHandler
 from mcp_django.protocol.inputs import RequestStateCodec
 from mcp_django.sessions import SessionStore, get_session_store
@@ -38,6 +39,8 @@ class Endpoint:
         allow_anonymous: whether callers without a Django user may use it. Enforced once
             authentication arrives; until then every caller is let in.
         sessions: open handshake-era sessions on `initialize`; None follows `MCP_DJANGO["SESSIONS"]`.
+        interceptors: this endpoint's interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
+        interceptor_protocol: also serve the SEP-2624 `interceptors/list` and `interceptor/invoke`.
     """
 
     def __init__(
@@ -48,12 +51,16 @@ class Endpoint:
         name: str,
         allow_anonymous: bool = False,
         sessions: bool | None = None,
+        interceptors: list[Any] | None = None,
+        interceptor_protocol: bool = False,
     ) -> None:
         self.path = path.strip("/")
         self.name = name
         self.allow_anonymous = allow_anonymous
         self._registry = registry
         self._sessions = sessions
+        self.interceptors = interceptors
+        self.interceptor_protocol = interceptor_protocol
         self._handler: MessageHandler | None = None
         _endpoints.add(self)
 
@@ -97,7 +104,13 @@ class Endpoint:
                 mcp_settings.signing_key("request-state"), ttl_seconds=mcp_settings.REQUEST_STATE_TTL
             ),
             client_request_timeout=mcp_settings.CLIENT_REQUEST_TIMEOUT,
+            **self.interceptor_options(),
         )
+
+    def interceptor_options(self) -> dict[str, Any]:
+        """The `MessageHandler` arguments running this endpoint's interceptors (docs/interceptors.md)."""
+        label = None if self.interceptors is None else f"Endpoint {self.name!r} interceptors"
+        return handler_options(self.interceptors, protocol=self.interceptor_protocol, label=label)
 
     def reset(self) -> None:
         """Drop the built handler; the next request builds a fresh one."""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from mcp_django.scopes import Scope
 
-__all__ = ["GroupScope", "MCPSession"]
+__all__ = ["GroupScope", "MCPSession", "ToolCallRecord"]
 
 
 class MCPSession(models.Model):
@@ -72,3 +73,41 @@ class GroupScope(models.Model):
 
     def __str__(self) -> str:
         return f"{self.group} → {Scope(self.scope).label}"
+
+
+class ToolCallRecord(models.Model):
+    """One tool call, as the audit interceptor saw it (`mcp_django.interceptors.audit`).
+
+    Rows are written off the request path, in batches; arguments are stored as the tool received
+    them, after the redaction interceptor (when it runs before the audit sink).
+    """
+
+    class Outcome(models.TextChoices):
+        OK = "ok", "ok"
+        ERROR = "error", "error"
+        BLOCKED = "blocked", "blocked"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="mcp_tool_calls",
+        help_text="The caller; empty for anonymous clients.",
+    )
+    endpoint = models.CharField(max_length=100, blank=True, db_index=True)
+    tool = models.CharField(max_length=128, db_index=True)
+    arguments = models.JSONField(default=dict, blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices)
+    duration_ms = models.FloatField(help_text="From the start of the request phase to the tool's result.")
+    origin = models.CharField(max_length=32, default="agent", help_text="Who made the call: an MCP client's agent.")
+    trace_id = models.CharField(max_length=64, blank=True)
+    created = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = "MCP tool call"
+        verbose_name_plural = "MCP tool calls"
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"{self.tool} ({self.outcome})"

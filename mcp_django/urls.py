@@ -12,7 +12,7 @@ Mount more endpoints with `endpoint()`, which returns the patterns to splice in:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.urls import URLPattern, path
 
@@ -32,6 +32,8 @@ def endpoint(
     name: str,
     allow_anonymous: bool = False,
     sessions: bool | None = None,
+    interceptors: list[Any] | None = None,
+    interceptor_protocol: bool = False,
 ) -> list[URLPattern]:
     """Return the URL patterns serving an MCP endpoint at `route`, with and without a trailing slash.
 
@@ -43,8 +45,18 @@ def endpoint(
         name: the endpoint's unique name; the URL is reversible as `"mcp-<name>"`.
         allow_anonymous: whether callers without a Django user may use it (enforced once authentication arrives).
         sessions: open handshake-era sessions; None follows `MCP_DJANGO["SESSIONS"]`.
+        interceptors: the endpoint's own interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
+        interceptor_protocol: also serve `interceptors/list` and `interceptor/invoke` (SEP-2624).
     """
-    served = Endpoint(route, registry=registry, name=name, allow_anonymous=allow_anonymous, sessions=sessions)
+    served = Endpoint(
+        route,
+        registry=registry,
+        name=name,
+        allow_anonymous=allow_anonymous,
+        sessions=sessions,
+        interceptors=interceptors,
+        interceptor_protocol=interceptor_protocol,
+    )
     view = MCPView.as_view(endpoint=served)
     return [path(served.path, view, name=f"mcp-{name}"), path(f"{served.path}/", view)]
 

@@ -1,0 +1,621 @@
+"""The interceptor chain: `build_plan()` turns a settings list into a plan, and the plan runs it.
+
+Settings list interceptors like `MIDDLEWARE`; the pass order is not the list order but the
+SEP-2624 execution model (seed 004):
+
+- a *sending* pass runs mutators one after another in ascending priority (ties by name, in
+  code-point order), then every validator concurrently, then the sinks;
+- a *receiving* pass runs validators, then sinks, then mutators.
+
+By default the request phase is sending and the response phase receiving;
+`MCP_DJANGO["INTERCEPTOR_DIRECTIONS"]` flips either (the newer SEP text makes a server's
+request phase receiving).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final
+
+import pydantic
+from asgiref.sync import sync_to_async
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
+
+from mcp_django.interceptors.base import (
+    PHASES,
+    Interceptor,
+    InterceptorContext,
+    Invocation,
+    MutationResult,
+    SinkResult,
+    ValidationResult,
+)
+
+__all__ = [
+    "DEFAULT_DIRECTIONS",
+    "ChainResult",
+    "InterceptorConfigError",
+    "InterceptorPlan",
+    "InvocationRecord",
+    "PlanEntry",
+    "Problem",
+    "build_plan",
+    "plan_problems",
+]
+
+logger = logging.getLogger("mcp_django.interceptors")
+
+ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY", "MODE", "FAIL_OPEN", "TIMEOUT_MS")
+MODES: Final = ("active", "audit")
+DIRECTIONS: Final = ("sending", "receiving")
+DEFAULT_DIRECTIONS: Final[Mapping[str, str]] = {"request": "sending", "response": "receiving"}
+
+# Check IDs of the configuration problems (docs/checks.md).
+E_IMPORT: Final = "mcp_django.E018"
+E_NOT_INTERCEPTOR: Final = "mcp_django.E019"
+E_PRIORITY_BOTH: Final = "mcp_django.E020"
+E_DUPLICATE: Final = "mcp_django.E021"
+E_WIDENED: Final = "mcp_django.E022"
+E_VALUE: Final = "mcp_django.E023"
+E_OPTIONS: Final = "mcp_django.E024"
+
+
+# -- configuration --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Problem:
+    """One mistake in an interceptor list: a system check message (`id`, `message`, `hint`)."""
+
+    id: str
+    message: str
+    hint: str
+
+
+class InterceptorConfigError(ImproperlyConfigured):
+    """An interceptor list that cannot be built; the system checks report the same problems."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(f"{p.message} {p.hint}" for p in self.problems))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PlanEntry:
+    """One configured interceptor with its effective policy (author defaults, then the entry's overrides)."""
+
+    name: str
+    interceptor: Interceptor
+    type: str
+    events: frozenset[str]
+    phases: frozenset[str]
+    priority: Mapping[str, int]
+    priority_hint: int | Mapping[str, int] | None
+    mode: str
+    fail_open: bool
+    timeout_ms: int | None
+    options: pydantic.BaseModel
+    index: int
+
+    def hooks(self, event: str, phase: str) -> bool:
+        """True when this entry intercepts `event` in `phase`."""
+        return phase in self.phases and ("*" in self.events or event in self.events)
+
+    def hooks_event(self, event: str) -> bool:
+        return "*" in self.events or event in self.events
+
+    def descriptor(self) -> dict[str, Any]:
+        """The SEP-2624 `Interceptor` descriptor `interceptors/list` returns (defaults omitted)."""
+        cls = type(self.interceptor)
+        data: dict[str, Any] = {"name": self.name}
+        if cls.version:
+            data["version"] = cls.version
+        if cls.description or cls.__doc__:
+            data["description"] = cls.description or (cls.__doc__ or "").strip().splitlines()[0]
+        data["type"] = self.type
+        data["hooks"] = [{"events": sorted(self.events), "phase": phase} for phase in PHASES if phase in self.phases]
+        if self.mode != "active":
+            data["mode"] = self.mode
+        if self.fail_open:
+            data["failOpen"] = True
+        if self.priority_hint is not None:
+            data["priorityHint"] = (
+                self.priority_hint if isinstance(self.priority_hint, int) else dict(self.priority_hint)
+            )
+        schema = cls.Options.model_json_schema()
+        if schema.get("properties"):
+            data["configSchema"] = schema
+        return data
+
+
+_instances: dict[type[Interceptor], Interceptor] = {}
+
+
+def _instance(cls: type[Interceptor]) -> Interceptor:
+    """The one instance of `cls` in this process (interceptors keep no per-request state)."""
+    if cls not in _instances:
+        _instances[cls] = cls()
+    return _instances[cls]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_string_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(item, str) and item for item in value)
+
+
+class _EntryParser:
+    """Reads one entry into a `PlanEntry`, collecting every problem instead of stopping at the first."""
+
+    def __init__(self, label: str, problems: list[Problem]) -> None:
+        self.label = label
+        self.problems = problems
+
+    def problem(self, check_id: str, message: str, hint: str) -> None:
+        self.problems.append(Problem(check_id, f"{self.label} {message}", hint))
+
+    def parse(self, raw: Any, index: int) -> PlanEntry | None:
+        if isinstance(raw, str):
+            raw = {"CLASS": raw}
+        elif not isinstance(raw, Mapping):
+            self.problem(E_VALUE, "must be an import string or a dict.", "Write 'path.to.Class' or {'CLASS': ...}.")
+            return None
+        for key in raw:
+            if key not in ENTRY_KEYS:
+                self.problem(E_VALUE, f"has an unknown key {str(key)[:20]!r}.", f"Use only {', '.join(ENTRY_KEYS)}.")
+        cls = self.resolve(raw.get("CLASS"))
+        if cls is None:
+            return None
+        before = len(self.problems)
+        name = raw.get("NAME", cls.name or cls.__name__)
+        if not isinstance(name, str) or not name:
+            self.problem(E_VALUE, "has an invalid NAME.", "Use a non-empty string.")
+        events = self.narrowed("EVENTS", raw, cls.events, cls)
+        phases = self.narrowed("PHASES", raw, cls.phases, cls)
+        priority, hint = self.priority(raw, cls)
+        mode = raw.get("MODE", cls.mode)
+        if mode not in MODES:
+            self.problem(E_VALUE, "has an invalid MODE.", "Use 'active' or 'audit'.")
+        fail_open = raw.get("FAIL_OPEN", cls.fail_open)
+        if not isinstance(fail_open, bool):
+            self.problem(E_VALUE, "has an invalid FAIL_OPEN.", "Use True or False.")
+        timeout_ms = raw.get("TIMEOUT_MS", cls.timeout_ms)
+        if timeout_ms is not None and not (_is_int(timeout_ms) and timeout_ms > 0):
+            self.problem(E_VALUE, "has an invalid TIMEOUT_MS.", "Use a positive number of milliseconds, or None.")
+        options = self.options(raw.get("OPTIONS") or {}, cls)
+        if len(self.problems) > before or options is None:
+            return None
+        return PlanEntry(
+            name=name,
+            interceptor=_instance(cls),
+            type=cls.type,
+            events=frozenset(events),
+            phases=frozenset(phases),
+            priority=priority,
+            priority_hint=hint,
+            mode=mode,
+            fail_open=fail_open,
+            timeout_ms=timeout_ms,
+            options=options,
+            index=index,
+        )
+
+    def resolve(self, path: Any) -> type[Interceptor] | None:
+        cls = path
+        if isinstance(path, str):
+            try:
+                cls = import_string(path)
+            except ImportError:
+                self.problem(E_IMPORT, "names a class that cannot be imported.", f"Check the dotted path {path!r}.")
+                return None
+        if not (isinstance(cls, type) and issubclass(cls, Interceptor) and cls.entrypoint):
+            self.problem(
+                E_NOT_INTERCEPTOR,
+                "is not an interceptor class.",
+                "Subclass ValidationInterceptor, MutationInterceptor or SinkInterceptor.",
+            )
+            return None
+        return cls
+
+    def narrowed(self, key: str, raw: Mapping[str, Any], declared: Sequence[str], cls: type) -> Sequence[str]:
+        """The entry's EVENTS or PHASES: a subset of what the class declares (`"*"` covers every event)."""
+        value = raw.get(key, declared)
+        if not _is_string_list(value) or (key == "PHASES" and not set(value) <= set(PHASES)):
+            hint = "Use a list of 'request' and/or 'response'." if key == "PHASES" else "Use a list of event names."
+            self.problem(E_VALUE, f"has an invalid {key}.", hint)
+            return ()
+        if not set(value) <= set(declared) and "*" not in declared:
+            what = "events" if key == "EVENTS" else "phases"
+            self.problem(
+                E_WIDENED,
+                f"hooks {what} its class does not declare.",
+                f"{cls.__name__} declares {', '.join(declared)}; {key} may only narrow that.",
+            )
+            return ()
+        return list(value)
+
+    def priority(self, raw: Mapping[str, Any], cls: type[Interceptor]) -> tuple[dict[str, int], Any]:
+        if "PRIORITY" in raw:
+            hint = raw["PRIORITY"]
+        else:
+            per_phase = {
+                phase: value
+                for phase, value in (("request", cls.request_priority), ("response", cls.response_priority))
+                if value is not None
+            }
+            if cls.priority is not None and per_phase:
+                self.problem(
+                    E_PRIORITY_BOTH,
+                    "has a scalar and a per-phase priority.",
+                    f"Give {cls.__name__} priority or request_/response_priority, not both.",
+                )
+                return {}, None
+            hint = cls.priority if cls.priority is not None else (per_phase or None)
+        if hint is None:
+            return dict.fromkeys(PHASES, 0), None
+        if _is_int(hint):
+            return dict.fromkeys(PHASES, hint), hint
+        if isinstance(hint, Mapping) and set(hint) <= set(PHASES) and all(_is_int(v) for v in hint.values()):
+            return {phase: hint.get(phase, 0) for phase in PHASES}, dict(hint)
+        self.problem(E_VALUE, "has an invalid PRIORITY.", "Use an integer, or {'request': n, 'response': n}.")
+        return {}, None
+
+    def options(self, raw: Any, cls: type[Interceptor]) -> pydantic.BaseModel | None:
+        try:
+            options: pydantic.BaseModel = cls.Options.model_validate(raw)
+            return options
+        except pydantic.ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "OPTIONS"
+            self.problem(E_OPTIONS, f"has OPTIONS {cls.__name__} rejects.", f"{where}: {first['msg']}."[:120])
+            return None
+
+
+def _parse(config: Any, label: str) -> tuple[list[PlanEntry], list[Problem]]:
+    problems: list[Problem] = []
+    if not isinstance(config, (list, tuple)):
+        problems.append(Problem(E_VALUE, f"{label} must be a list.", "List import strings or dicts, like MIDDLEWARE."))
+        return [], problems
+    entries: list[PlanEntry] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(config):
+        parser = _EntryParser(f"{label}[{index}]", problems)
+        entry = parser.parse(raw, index)
+        if entry is None:
+            continue
+        if entry.name in seen:
+            parser.problem(E_DUPLICATE, f"reuses the interceptor name {entry.name[:24]!r}.", "Give one of them a NAME.")
+            continue
+        seen.add(entry.name)
+        entries.append(entry)
+    return entries, problems
+
+
+def plan_problems(config: Any, label: str) -> list[Problem]:
+    """Every mistake in an interceptor list (what the system checks report)."""
+    return _parse(config, label)[1]
+
+
+def build_plan(
+    config: Any,
+    *,
+    label: str = "MCP_DJANGO['INTERCEPTORS']",
+    directions: Mapping[str, str] | None = None,
+    chain_timeout_ms: int | None = None,
+) -> InterceptorPlan:
+    """Build the plan for an interceptor list (a `MCP_DJANGO["INTERCEPTORS"]` value).
+
+    Args:
+        config: the list of entries: import strings or dicts with `CLASS`, `NAME`, `OPTIONS`,
+            `EVENTS`, `PHASES`, `PRIORITY`, `MODE`, `FAIL_OPEN`, `TIMEOUT_MS`.
+        label: how problems name the list.
+        directions: `{"request": "sending"|"receiving", "response": ...}`; missing keys keep the defaults.
+        chain_timeout_ms: a deadline for each phase of the whole chain; None for none.
+
+    Raises:
+        InterceptorConfigError: the list has mistakes (the system checks name them first).
+    """
+    entries, problems = _parse(config, label)
+    if problems:
+        raise InterceptorConfigError(problems)
+    return InterceptorPlan(
+        entries, directions={**DEFAULT_DIRECTIONS, **(directions or {})}, timeout_ms=chain_timeout_ms
+    )
+
+
+# -- execution ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class InvocationRecord:
+    """What one invocation gave: its result, or why it failed (an exception, a timeout, a malformed result)."""
+
+    interceptor: str
+    type: str
+    phase: str
+    mode: str
+    result: ValidationResult | MutationResult | SinkResult | None
+    error: str | None = None
+    duration_ms: float = 0.0
+
+    @property
+    def timed_out(self) -> bool:
+        return self.error == "timeout"
+
+
+@dataclasses.dataclass(slots=True)
+class ChainResult:
+    """The outcome of one phase of the chain (never sent on the wire).
+
+    `status` is `"success"`, `"validation_failed"`, `"mutation_failed"` or `"timeout"`; anything
+    but success blocks the operation, and `final_payload` is then the phase's input, untouched.
+    """
+
+    event: str
+    phase: str
+    status: str
+    final_payload: dict[str, Any]
+    results: list[InvocationRecord]
+    validation_summary: dict[str, int]
+    aborted_at: dict[str, Any] | None = None
+    total_duration_ms: float = 0.0
+    sinks_ran: bool = False
+
+    @property
+    def blocked(self) -> bool:
+        return self.status != "success"
+
+    def messages(self) -> list[str]:
+        """Every validation message and failure, for the log (never for the client)."""
+        lines = []
+        for record in self.results:
+            if record.error is not None:
+                lines.append(f"{record.interceptor}: failed: {record.error}")
+            elif isinstance(record.result, ValidationResult):
+                lines += [f"{record.interceptor}: [{m.severity}] {m.message}" for m in record.result.messages]
+        return lines
+
+
+_SELECTION = tuple[tuple[PlanEntry, ...], tuple[PlanEntry, ...], tuple[PlanEntry, ...]]
+_Pass = Callable[[tuple["PlanEntry", ...]], Awaitable[None]]
+
+
+class InterceptorPlan:
+    """A built interceptor chain: which entries run for an event and phase, in which order, and the runner."""
+
+    def __init__(
+        self,
+        entries: Sequence[PlanEntry],
+        *,
+        directions: Mapping[str, str] = DEFAULT_DIRECTIONS,
+        timeout_ms: int | None,
+    ) -> None:
+        self.entries = tuple(entries)
+        self.directions = dict(directions)
+        self.timeout_ms = timeout_ms
+        self._selections: dict[tuple[str, str], _SELECTION] = {}
+        self._events = frozenset(event for entry in self.entries for event in entry.events)
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def get(self, name: str) -> PlanEntry | None:
+        return next((entry for entry in self.entries if entry.name == name), None)
+
+    def intercepts(self, event: str) -> bool:
+        """True when some entry hooks `event` in some phase."""
+        return "*" in self._events or event in self._events
+
+    def supported_events(self) -> list[str]:
+        """The union of the hooked events, sorted (`"*"` when a wildcard is hooked)."""
+        return sorted(self._events)
+
+    def select(self, event: str, phase: str) -> _SELECTION:
+        """The (mutators, validators, sinks) hooked on `event` in `phase`, each in run order."""
+        key = (event, phase)
+        if key not in self._selections:
+            chosen = sorted(
+                (entry for entry in self.entries if entry.hooks(event, phase)),
+                key=lambda entry: (entry.priority[phase], entry.name, entry.index),
+            )
+            self._selections[key] = tuple(  # type: ignore[assignment]  # three tuples, by construction
+                tuple(entry for entry in chosen if entry.type == kind) for kind in ("mutation", "validation", "sink")
+            )
+        return self._selections[key]
+
+    async def run(self, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext) -> ChainResult:
+        """Run one phase of the chain on `payload` and return what happened."""
+        mutators, validators, sinks = self.select(event, phase)
+        run = _PhaseRun(event, phase, payload, context)
+        passes: tuple[tuple[_Pass, tuple[PlanEntry, ...]], ...] = (
+            (run.mutate, mutators),
+            (run.validate, validators),
+            (run.sink, sinks),
+        )
+        if self.directions.get(phase) == "receiving":
+            passes = (passes[1], passes[2], passes[0])
+        started = time.perf_counter()
+        try:
+            if self.timeout_ms is None:
+                await run.passes(passes)
+            else:
+                async with asyncio.timeout(self.timeout_ms / 1000):
+                    await run.passes(passes)
+        except TimeoutError:
+            run.abort("timeout", {"type": "chain", "reason": "timeout", "timeoutMs": self.timeout_ms})
+        return ChainResult(
+            event=event,
+            phase=phase,
+            status=run.status,
+            final_payload=run.payload if run.status == "success" else payload,
+            results=run.results,
+            validation_summary=run.summary,
+            aborted_at=run.aborted_at,
+            total_duration_ms=(time.perf_counter() - started) * 1000,
+            sinks_ran=run.sinks_ran,
+        )
+
+    async def run_sinks(self, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext) -> None:
+        """Let the sinks of `phase` observe `payload` (a refusal or an error that ended the operation)."""
+        sinks = self.select(event, phase)[2]
+        if sinks:
+            await _PhaseRun(event, phase, payload, context).sink(sinks)
+
+    async def invoke(self, entry: PlanEntry, invocation: Invocation, timeout_ms: int | None) -> InvocationRecord:
+        """Invoke one entry on its own (the `interceptor/invoke` wire method)."""
+        original = invocation.payload
+        if entry.type == "mutation":
+            invocation = dataclasses.replace(invocation, payload=copy.deepcopy(original))
+        return await _invoke(entry, invocation, timeout_ms, original=original)
+
+
+class _PhaseRun:
+    """The state of one phase being run: the current payload, the records, the verdict."""
+
+    __slots__ = ("aborted_at", "context", "event", "payload", "phase", "results", "sinks_ran", "status", "summary")
+
+    def __init__(self, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext) -> None:
+        self.event = event
+        self.phase = phase
+        self.payload = payload
+        self.context = context
+        self.results: list[InvocationRecord] = []
+        self.summary = {"errors": 0, "warnings": 0, "infos": 0}
+        self.status = "success"
+        self.aborted_at: dict[str, Any] | None = None
+        self.sinks_ran = False
+
+    def invocation(self, entry: PlanEntry, payload: dict[str, Any]) -> Invocation:
+        return Invocation(self.event, self.phase, payload, entry.options, self.context)  # type: ignore[arg-type]
+
+    def abort(self, status: str, aborted_at: dict[str, Any]) -> None:
+        if self.status == "success":
+            self.status, self.aborted_at = status, aborted_at
+
+    async def passes(self, passes: Sequence[tuple[_Pass, tuple[PlanEntry, ...]]]) -> None:
+        for run_pass, entries in passes:
+            if entries:
+                await run_pass(entries)
+            if self.status != "success":
+                return
+
+    async def mutate(self, mutators: tuple[PlanEntry, ...]) -> None:
+        """Sequentially; audit results are shadows; a fail-closed failure aborts and keeps the input."""
+        for entry in mutators:
+            invocation = self.invocation(entry, copy.deepcopy(self.payload))
+            record = await _invoke(entry, invocation, entry.timeout_ms, original=self.payload)
+            self.results.append(record)
+            if record.error is None:
+                assert isinstance(record.result, MutationResult)
+                if entry.mode == "active" and record.result.modified:
+                    self.payload = record.result.payload
+            elif entry.mode == "active" and not entry.fail_open:
+                reason = record.error
+                self.abort("mutation_failed", {"interceptor": entry.name, "reason": reason, "type": "mutation"})
+                return
+
+    async def validate(self, validators: tuple[PlanEntry, ...]) -> None:
+        """All at once on one snapshot; every validator runs, and the first blocker in plan order is named."""
+        snapshot = self.payload
+        if len(validators) == 1:
+            records = [await _invoke(validators[0], self.invocation(validators[0], snapshot), validators[0].timeout_ms)]
+        else:
+            records = list(
+                await asyncio.gather(
+                    *(_invoke(entry, self.invocation(entry, snapshot), entry.timeout_ms) for entry in validators)
+                )
+            )
+        self.results += records
+        for entry, record in zip(validators, records, strict=True):
+            self.count(record)
+            if entry.mode != "active":
+                continue
+            result = record.result
+            if record.error is not None and not entry.fail_open:
+                reason = record.error
+            elif isinstance(result, ValidationResult) and record.error is None and result.blocks():
+                reason = result.messages[0].message if result.messages else "Validation failed"
+            else:
+                continue
+            self.abort("validation_failed", {"interceptor": entry.name, "reason": reason, "type": "validation"})
+
+    async def sink(self, sinks: tuple[PlanEntry, ...]) -> None:
+        """All at once; a failure is swallowed and recorded as `recorded=False`."""
+        self.sinks_ran = True
+        self.results += await asyncio.gather(
+            *(_invoke(entry, self.invocation(entry, self.payload), entry.timeout_ms) for entry in sinks)
+        )
+
+    def count(self, record: InvocationRecord) -> None:
+        result = record.result
+        if record.error is not None or not isinstance(result, ValidationResult):
+            self.summary["errors"] += 1
+            return
+        severities: list[str] = [m.severity for m in result.messages]
+        if not severities and not result.valid:
+            severities = [result.severity or "error"]
+        for severity in severities:
+            key = {"warn": "warnings", "info": "infos"}.get(severity, "errors")
+            self.summary[key] += 1
+
+
+async def _invoke(
+    entry: PlanEntry, invocation: Invocation, timeout_ms: int | None, *, original: dict[str, Any] | None = None
+) -> InvocationRecord:
+    """Call one interceptor, bounded by `timeout_ms`, and turn whatever happens into a record.
+
+    `original` is the payload a mutator's copy was made from: `modified=False` must return it unchanged.
+    """
+    method = getattr(entry.interceptor, type(entry.interceptor).entrypoint)
+    started = time.perf_counter()
+    error: str | None = None
+    result: Any = None
+    try:
+        if inspect.iscoroutinefunction(method):
+            outcome = method(invocation)
+        else:
+            outcome = sync_to_async(method, thread_sensitive=entry.interceptor.thread_sensitive)(invocation)
+        raw = await (outcome if timeout_ms is None else asyncio.wait_for(outcome, timeout_ms / 1000))
+        result = _as_result(entry, raw, invocation.payload if original is None else original)
+    except TimeoutError:
+        error = "timeout"
+        logger.warning("Interceptor %r timed out after %s ms on %s", entry.name, timeout_ms, invocation.event)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        logger.warning(
+            "Interceptor %r failed on %s (%s)", entry.name, invocation.event, invocation.phase, exc_info=True
+        )
+    if error is not None and entry.type == "sink":
+        result = SinkResult(recorded=False)
+    duration = (time.perf_counter() - started) * 1000
+    return InvocationRecord(entry.name, entry.type, invocation.phase, entry.mode, result, error, duration)
+
+
+def _as_result(entry: PlanEntry, raw: Any, original: dict[str, Any]) -> ValidationResult | MutationResult | SinkResult:
+    """Normalize what an interceptor returned, or raise `TypeError` for a result of the wrong kind."""
+    if entry.type == "validation":
+        if isinstance(raw, bool):
+            return ValidationResult(valid=raw)
+        if isinstance(raw, ValidationResult):
+            return raw
+    elif entry.type == "mutation":
+        if isinstance(raw, MutationResult):
+            if not raw.modified and raw.payload != original:
+                raise TypeError("modified=False with a payload that differs from the input")
+            return raw
+    else:
+        if raw is None or isinstance(raw, bool):
+            return SinkResult(recorded=raw is not False)
+        if isinstance(raw, SinkResult):
+            return raw
+        return SinkResult()
+    raise TypeError(f"a {entry.type} interceptor returned {type(raw).__name__}")

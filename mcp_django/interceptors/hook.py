@@ -1,0 +1,120 @@
+"""`InterceptorHook`: the protocol core's `OperationHook` that runs an interceptor plan around each operation."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from mcp_django.interceptors.base import InterceptorContext
+from mcp_django.interceptors.chain import ChainResult, InterceptorPlan
+from mcp_django.protocol import CallNext, InternalError, InvalidParams, MCPError, RequestContext
+
+__all__ = ["REFUSED_TOOL_CALL", "InterceptorHook", "context_for", "repair_input_schemas"]
+
+logger = logging.getLogger("mcp_django.interceptors")
+
+REFUSED_TOOL_CALL: Final = "The server refused this tool call."
+"""The text of the `isError` result a refused `tools/call` gets; interceptor messages only go to the log."""
+
+
+class InterceptorHook:
+    """Runs the request phase, the operation, then the response phase; a blocked phase refuses the operation.
+
+    A refused `tools/call` is an `isError` result with a generic text; any other refused method is a
+    JSON-RPC error (`-32602` when request validation refused it, `-32603` otherwise). Sinks of the
+    response phase also observe refusals and protocol errors, with `context.outcome` saying which.
+    """
+
+    def __init__(self, plan: InterceptorPlan) -> None:
+        self.plan = plan
+
+    async def __call__(
+        self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
+    ) -> dict[str, Any]:
+        plan = self.plan
+        if not plan.intercepts(method):
+            return await call_next(params)
+        started = time.perf_counter()
+        context = context_for(ctx)
+        request = await plan.run(method, "request", params, context)
+        if request.blocked:
+            return await self._refuse(request, dataclasses.replace(context, request=params), started)
+        try:
+            result = await call_next(request.final_payload)
+        except MCPError as error:
+            await plan.run_sinks(
+                method, "response", {"error": error.to_error()}, _outcome(context, request, "error", started)
+            )
+            raise
+        context = _outcome(context, request, "error" if result.get("isError") else "ok", started)
+        response = await plan.run(method, "response", result, context)
+        if response.blocked:
+            return await self._refuse(response, context, started)
+        if method == "tools/list":
+            repair_input_schemas(response.final_payload)
+        return response.final_payload
+
+    async def _refuse(self, chain: ChainResult, context: InterceptorContext, started: float) -> dict[str, Any]:
+        logger.warning(
+            "Interceptors refused %s (%s phase, %s at %s): %s",
+            chain.event,
+            chain.phase,
+            chain.status,
+            (chain.aborted_at or {}).get("interceptor"),
+            "; ".join(chain.messages()) or "no messages",
+        )
+        error: MCPError = (
+            InvalidParams("Invalid params: refused by the server's policy")
+            if chain.status == "validation_failed" and chain.phase == "request"
+            else InternalError()
+        )
+        refusal = _tool_error(REFUSED_TOOL_CALL) if chain.event == "tools/call" else {"error": error.to_error()}
+        if not chain.sinks_ran or chain.phase == "request":
+            blocked = dataclasses.replace(
+                context, outcome="blocked", duration_ms=(time.perf_counter() - started) * 1000
+            )
+            await self.plan.run_sinks(chain.event, "response", refusal, blocked)
+        if chain.event == "tools/call":
+            return refusal
+        raise error
+
+
+def context_for(ctx: RequestContext) -> InterceptorContext:
+    """The invocation context of an operation: principal, a fresh trace id, the time it started."""
+    user = ctx.principal
+    if user is not None and getattr(user, "is_authenticated", False):
+        principal: dict[str, Any] = {"type": "user", "id": str(getattr(user, "pk", "") or user)}
+    else:
+        principal = {"type": "anonymous"}
+    return InterceptorContext(
+        principal=principal,
+        user=user,
+        trace_id=uuid.uuid4().hex,
+        timestamp=datetime.now(UTC).isoformat(timespec="milliseconds"),
+        endpoint=getattr(ctx.endpoint, "name", None),
+    )
+
+
+def repair_input_schemas(result: dict[str, Any]) -> None:
+    """Give every listed tool whose `inputSchema` is missing or not an object schema `{"type": "object"}`."""
+    tools = result.get("tools")
+    if not isinstance(tools, list):
+        return
+    for tool in tools:
+        if isinstance(tool, dict):
+            schema = tool.get("inputSchema")
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                tool["inputSchema"] = {"type": "object"}
+
+
+def _outcome(context: InterceptorContext, request: ChainResult, outcome: str, started: float) -> InterceptorContext:
+    duration = (time.perf_counter() - started) * 1000
+    return dataclasses.replace(context, request=request.final_payload, outcome=outcome, duration_ms=duration)
+
+
+def _tool_error(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
