@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.types import TextContent
+from mcp.types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 from mcp_django import Context, Registry
 from mcp_django.protocol import Connection, MessageHandler
@@ -374,19 +374,34 @@ def test_only_protocol_messages_reach_stdout() -> None:
         assert text in result.stderr
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def stdio_server(env: dict[str, str], *args: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["manage.py", "mcp_stdio", *args], env=env, cwd=ROOT)
+
+
+def text_of(result: Any) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent), block
+    return block.text
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28", "auto"])
 async def test_the_official_client_talks_to_the_command(stdio_env: dict[str, str], mode: str) -> None:
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=["manage.py", "mcp_stdio", "--endpoint", "server", "--user", "alice"],
-        env=stdio_env,
-        cwd=ROOT,
-    )
+    server = stdio_server(stdio_env, "--endpoint", "server", "--user", "alice")
     async with Client(server, mode=mode, read_timeout_seconds=PROCESS_TIMEOUT_S) as session:
         tools = {tool.name for tool in (await session.list_tools()).tools}
         result = await session.call_tool("search_books", {"query": "Le Guin"})
 
     assert "search_books" in tools
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    assert "The Dispossessed" in block.text
+    assert "The Dispossessed" in text_of(result)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_tool_asks_the_official_client_for_a_sample_over_stdio(stdio_env: dict[str, str], mode: str) -> None:
+    async def sample(context: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
+        return CreateMessageResult(role="assistant", content=TextContent(type="text", text="from stdio"), model="m")
+
+    server = stdio_server(stdio_env, "--endpoint", "conformance")
+    async with Client(server, mode=mode, read_timeout_seconds=PROCESS_TIMEOUT_S, sampling_callback=sample) as session:
+        result = await session.call_tool("test_sampling", {"prompt": "Say something"})
+
+    assert text_of(result) == "LLM response: from stdio"
