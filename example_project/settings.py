@@ -92,6 +92,14 @@ CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 MCP_DJANGO = {
     "SERVER_INFO": {"name": "mcp-django-example", "version": "0.1.0"},
     "INSTRUCTIONS": "A demo catalogue of books. Use the tools to search it and the prompts to review a book.",
+    # Redact e-mail addresses, card and phone numbers from tool arguments and results, then keep an audit
+    # trail of every tool call (MCP tool calls in the admin). The conformance endpoint opts out (urls.py).
+    "INTERCEPTORS": [
+        "mcp_django.interceptors.redaction.RedactionInterceptor",
+        "mcp_django.interceptors.audit.AuditSinkInterceptor",
+    ],
+    # bob's group grants TEAM here; carol's group grants SYSTEM through a GroupScope row (see seed_demo).
+    "SCOPE_GROUPS": {"mcp-team": "TEAM"},
 }
 
 LOGGING = {

@@ -16,17 +16,23 @@ imported through it and must stay usable without settings.
 from mcp_django import content
 from mcp_django.context import Context
 from mcp_django.declarations import DeclarationError, ToolAnnotations, ToolError
+from mcp_django.providers import PromptProvider, ResourceProvider, ToolProvider
 from mcp_django.registry import Registry, RegistryFrozen, default_registry
+from mcp_django.scopes import Scope
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Context",
     "DeclarationError",
+    "PromptProvider",
     "Registry",
     "RegistryFrozen",
+    "ResourceProvider",
+    "Scope",
     "ToolAnnotations",
     "ToolError",
+    "ToolProvider",
     "__version__",
     "completion",
     "content",

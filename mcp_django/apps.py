@@ -7,7 +7,7 @@ from django.utils.module_loading import autodiscover_modules
 
 
 class MCPDjangoConfig(AppConfig):
-    """Loads every app's static MCP declarations, then freezes the registries."""
+    """Loads every app's static MCP declarations and `mcp_providers`, then freezes the registries."""
 
     name = "mcp_django"
     verbose_name = "MCP"
@@ -23,3 +23,11 @@ class MCPDjangoConfig(AppConfig):
             autodiscover_modules(module)
         for registry in all_registries():
             registry.freeze()
+
+        from django.apps import apps
+
+        from mcp_django.providers import provider_registry
+
+        if not provider_registry.frozen:
+            provider_registry.load(apps.get_app_configs())
+            provider_registry.freeze()

@@ -51,6 +51,12 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "a number > 0",
     ),
     "REQUEST_STATE_TTL": (_is_positive_int, "a positive integer"),
+    "SCOPE_GROUPS": (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "a dict of group names"),
+    "DEFAULT_AUTHENTICATION_CLASSES": (lambda v: isinstance(v, (list, tuple)), "a list of dotted paths"),
+    "AUTHORIZATION_SERVERS": (
+        lambda v: isinstance(v, (list, tuple)) and all(isinstance(url, str) for url in v),
+        "a list of URLs",
+    ),
     "INTERCEPTOR_DIRECTIONS": (
         lambda v: (
             isinstance(v, dict)
@@ -223,3 +229,98 @@ def check_interceptors(app_configs: Iterable[AppConfig] | None = None, **kwargs:
         if endpoint.interceptors is not None:
             problems += plan_problems(endpoint.interceptors, f"Endpoint {endpoint.name!r} interceptors")
     return [Error(problem.message, hint=problem.hint, id=problem.id) for problem in problems]
+
+
+@register(Tags.compatibility)
+def check_providers(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Report what went wrong loading the apps' `mcp_providers`: imports, types, methods, duplicate ids."""
+    from mcp_django.providers import provider_registry
+
+    return [Error(message, hint=hint, id=check_id) for check_id, message, hint in provider_registry.problems]
+
+
+@register(Tags.urls)
+def check_endpoints(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check the endpoints the root URLconf mounts: distinct paths and names, known provider ids."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from mcp_django.endpoints import endpoint_registry
+    from mcp_django.providers import provider_registry
+
+    try:
+        registry = endpoint_registry()
+    except ImproperlyConfigured as error:
+        message, _, hint = str(error).partition("; ")
+        return [Error(f"{message}.", hint=f"{hint[:1].upper()}{hint[1:]}", id="mcp_django.E013")]
+    except Exception:  # a URLconf that does not import: Django's own URL checks report it
+        return []
+    messages: list[CheckMessage] = []
+    for endpoint in registry:
+        for provider_id in endpoint.provider_ids or ():
+            if not isinstance(provider_id, str):
+                continue
+            try:
+                provider_registry.get(provider_id)
+            except LookupError:
+                messages.append(
+                    Error(
+                        f"Endpoint {endpoint.name!r} names an unknown provider {_short(provider_id, 40)}.",
+                        hint="Use the id of a provider an app lists in mcp_providers.",
+                        id="mcp_django.E014",
+                    )
+                )
+    return messages
+
+
+@register(Tags.compatibility)
+def check_scopes_and_authentication(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """Check `SCOPE_GROUPS` values and the classes of `DEFAULT_AUTHENTICATION_CLASSES`."""
+    from django.apps import apps
+    from rest_framework.authentication import TokenAuthentication
+
+    from mcp_django.scopes import Scope
+
+    user = getattr(settings, SETTING_NAME, {})
+    if not isinstance(user, Mapping):
+        return []
+    messages: list[CheckMessage] = []
+    groups = user.get("SCOPE_GROUPS")
+    if isinstance(groups, dict):
+        for group, value in groups.items():
+            try:
+                Scope.parse(value)
+            except ValueError:
+                messages.append(
+                    Error(
+                        f"{_setting('SCOPE_GROUPS')} grants {_short(group)} no scope.",
+                        hint=f"{_short(value)} is not a scope: use 'USER', 'TEAM' or 'SYSTEM'.",
+                        id="mcp_django.E015",
+                    )
+                )
+    classes = user.get("DEFAULT_AUTHENTICATION_CLASSES", DEFAULTS["DEFAULT_AUTHENTICATION_CLASSES"])
+    if not isinstance(classes, (list, tuple)):
+        return messages
+    for entry in classes:
+        try:
+            imported = import_string(entry) if isinstance(entry, str) else entry
+        except ImportError:
+            imported = None
+        if not (isinstance(imported, type) and callable(getattr(imported, "authenticate", None))):
+            messages.append(
+                Error(
+                    f"{_setting('DEFAULT_AUTHENTICATION_CLASSES')} has {_short(entry, 40)}.",
+                    hint="Name an authentication class, e.g. 'mcp_django.auth.TokenAuthentication'.",
+                    id="mcp_django.E016",
+                )
+            )
+        elif issubclass(imported, TokenAuthentication) and not apps.is_installed("rest_framework.authtoken"):
+            messages.append(
+                Error(
+                    f"{imported.__name__} needs 'rest_framework.authtoken' installed.",
+                    hint="Add 'rest_framework.authtoken' to INSTALLED_APPS and migrate.",
+                    id="mcp_django.E017",
+                )
+            )
+    return messages

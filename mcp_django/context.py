@@ -24,6 +24,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 
 from mcp_django.protocol.context import RequestContext, SessionState
+from mcp_django.scopes import Scope, remembered_scope
 
 __all__ = ["Context"]
 
@@ -45,13 +46,18 @@ class Context:
 
     @property
     def user(self) -> Any:
-        """The authenticated caller (a Django user under the Django transports), or None."""
+        """The authenticated caller (a Django user under the Django transports), or None for anonymous callers."""
         return self.request.principal
 
     @property
     def endpoint(self) -> Any:
         """The endpoint the request arrived on."""
         return self.request.endpoint
+
+    @property
+    def scope(self) -> Scope | None:
+        """The caller's `Scope` for this request (None where the endpoint applies no scopes)."""
+        return remembered_scope(self.request)[1]
 
     @property
     def session(self) -> SessionState | None:

@@ -30,6 +30,7 @@ from mcp_django import content
 from mcp_django.context import Context
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, MCPError, ResourceNotFound
+from mcp_django.scopes import Scope
 
 __all__ = [
     "NAME_PATTERN",
@@ -297,6 +298,13 @@ def _with_context(kwargs: dict[str, Any], signature: Signature, request: Request
     return kwargs
 
 
+def _scope(owner: str, value: Scope | str | int) -> Scope:
+    try:
+        return Scope.parse(value)
+    except ValueError as exc:
+        raise DeclarationError(f"{owner}: {exc}") from None
+
+
 def function_name(fn: AnyFunction) -> str:
     """The name a declaration takes by default: the function's, or its class's for callable objects."""
     return str(getattr(fn, "__name__", type(fn).__name__))
@@ -499,6 +507,7 @@ class Tool:
             sent as `structuredContent` without validation.
         structured_output: None derives structured output from the return annotation;
             False never produces it; True requires a return annotation that supports it.
+        scope: the minimum `Scope` a caller needs to see and call the tool (default USER).
     """
 
     def __init__(
@@ -514,10 +523,12 @@ class Tool:
         input_schema: Mapping[str, Any] | None = None,
         output_schema: Mapping[str, Any] | None = None,
         structured_output: bool | None = None,
+        scope: Scope | str | int = Scope.USER,
     ) -> None:
         self.fn = fn
         self.name: str = name or function_name(fn)
         owner = f"tool {self.name!r}"
+        self.scope = _scope(owner, scope)
         self.signature = Signature(fn, owner, build_model=input_schema is None)
         self.description = _require_description(owner, description or self.signature.description)
         self.title = title
@@ -727,7 +738,7 @@ class Resource:
 
     The function takes no arguments (apart from an optional `Context`) and
     returns the contents: see `resource_contents()`. Returning None answers
-    "resource not found".
+    "resource not found". `scope` is the minimum `Scope` a caller needs to see and read it.
     """
 
     kind: str = "resource"
@@ -746,11 +757,13 @@ class Resource:
         icons: Sequence[Icon | Any] | None = None,
         annotations: content.Annotations | Any | None = None,
         meta: Mapping[str, Any] | None = None,
+        scope: Scope | str | int = Scope.USER,
     ) -> None:
         self.fn = fn
         self.uri = uri
         self.name: str = name or function_name(fn)
         owner = f"{self.kind} {uri!r}"
+        self.scope = _scope(owner, scope)
         self.signature = Signature(fn, owner)
         self.description = _require_description(owner, description or self.signature.description)
         self.title = title
@@ -849,7 +862,7 @@ class Prompt:
     Its parameters are the prompt's arguments (required when they have no
     default; descriptions from the docstring or `Annotated[..., Field(...)]`).
     It returns a string (one user message), a message or content block, or a
-    list of them.
+    list of them. `scope` is the minimum `Scope` a caller needs to see and get it.
     """
 
     def __init__(
@@ -861,10 +874,12 @@ class Prompt:
         description: str | None = None,
         icons: Sequence[Icon | Any] | None = None,
         meta: Mapping[str, Any] | None = None,
+        scope: Scope | str | int = Scope.USER,
     ) -> None:
         self.fn = fn
         self.name: str = name or function_name(fn)
         owner = f"prompt {self.name!r}"
+        self.scope = _scope(owner, scope)
         self.signature = Signature(fn, owner)
         self.description = _require_description(owner, description or self.signature.description)
         self.title = title

@@ -1,43 +1,84 @@
-"""Endpoints: a URL path bound to what it serves and how.
+"""Endpoints: a URL path bound to what it serves and who may use it.
 
-An `Endpoint` names a registry of tools, resources and prompts and builds, once, the
-protocol core's `MessageHandler` for it. Transports (the HTTP view today; WebSocket and
-stdio later) take an endpoint and serve it. The handler is rebuilt when `MCP_DJANGO`
-changes, so tests that override settings see the change.
+An `Endpoint` serves, in one of three modes, the static registry (`"server"`), the
+providers (`"adapter"`), or both (`"combined"`, static declarations first), and builds
+once the protocol core's `MessageHandler` for it. Transports (HTTP, WebSocket, stdio) take
+an endpoint and serve it. The handler is rebuilt when `MCP_DJANGO` changes, so tests that
+override settings see the change.
+
+The endpoint registry (`endpoint_registry()`) is every endpoint the root URLconf mounts,
+read from the URLconf itself: it refuses two endpoints on one path or under one name
+(`ImproperlyConfigured`, reported at start-up by the check `mcp_django.E013`), resolves a
+request path to its endpoint by longest prefix on segment boundaries, and feeds the
+manifest view.
 """
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal
 
+from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
+from mcp_django.auth import authenticator_instances
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors import handler_options
 from mcp_django.protocol import MessageHandler
+from mcp_django.protocol.backend import Backend
+from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.inputs import RequestStateCodec
+from mcp_django.providers import Provider, ProviderBackend, ProviderSource, Source, provider_registry
+from mcp_django.scopes import (
+    ANONYMOUS_SCOPE,
+    Scope,
+    get_scope_policy,
+    is_authenticated,
+    remember_scope,
+    remembered_scope,
+)
 from mcp_django.sessions import SessionStore, get_session_store
 
 if TYPE_CHECKING:
     from mcp_django.registry import Registry
 
-__all__ = ["Endpoint", "get_endpoint", "mounted_endpoints"]
+__all__ = [
+    "MODES",
+    "Endpoint",
+    "EndpointRegistry",
+    "canonical_path",
+    "endpoint_registry",
+    "get_endpoint",
+    "mounted_endpoints",
+]
+
+Mode = Literal["server", "adapter", "combined"]
+MODES: Final[tuple[Mode, ...]] = ("server", "adapter", "combined")
+"""`server`: the static registry; `adapter`: the providers; `combined`: both, static declarations first."""
 
 _endpoints: weakref.WeakSet[Endpoint] = weakref.WeakSet()
 
 
 class Endpoint:
-    """One MCP endpoint: a path, the registry it serves, and its access and session rules.
+    """One MCP endpoint: a path, what it serves, and its access and session rules.
 
     Args:
         path: the URL path it is mounted at, without leading slash (`"mcp"`).
-        registry: the `Registry` to serve, or a dotted path to one (resolved on first use).
         name: a short, unique name; sessions remember it, so a session opened here is
             unknown on every other endpoint.
-        allow_anonymous: whether callers without a Django user may use it. Enforced once
-            authentication arrives; until then every caller is let in.
+        mode: `"server"` serves `registry`, `"adapter"` the providers, `"combined"` both
+            (a static declaration wins over a provider's item of the same name).
+        registry: the `Registry` to serve, or a dotted path to one (resolved on first use);
+            server and combined modes only, default `mcp_django.default_registry`.
+        providers: the providers to serve, in order of precedence: ids of providers the apps
+            list, or providers (classes or instances) of the endpoint's own; None serves every
+            provider the apps list. Adapter and combined modes only.
+        allow_anonymous: whether callers without credentials may use it; they get the
+            USER scope. Otherwise they are answered 401.
+        authentication_classes: DRF authentication classes (or dotted paths) for this
+            endpoint; None follows `MCP_DJANGO["DEFAULT_AUTHENTICATION_CLASSES"]`.
         sessions: open handshake-era sessions on `initialize`; None follows `MCP_DJANGO["SESSIONS"]`.
         interceptors: this endpoint's interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
         interceptor_protocol: also serve the SEP-2624 `interceptors/list` and `interceptor/invoke`.
@@ -47,17 +88,33 @@ class Endpoint:
         self,
         path: str,
         *,
-        registry: Registry | str,
         name: str,
+        mode: Mode = "server",
+        registry: Registry | str | None = None,
+        providers: Sequence[str | Provider | type[Provider]] | None = None,
         allow_anonymous: bool = False,
+        authentication_classes: Sequence[type | str] | None = None,
         sessions: bool | None = None,
         interceptors: list[Any] | None = None,
         interceptor_protocol: bool = False,
     ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"Endpoint {name!r}: mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if mode == "adapter" and registry is not None:
+            raise ValueError(f"Endpoint {name!r}: an adapter endpoint serves providers, not a registry")
+        if mode == "server" and providers is not None:
+            raise ValueError(f"Endpoint {name!r}: a server endpoint serves a registry, not providers")
         self.path = path.strip("/")
         self.name = name
+        self.mode: Mode = mode
         self.allow_anonymous = allow_anonymous
-        self._registry = registry
+        self._registry: Registry | str | None = (
+            None if mode == "adapter" else (registry if registry is not None else "mcp_django.default_registry")
+        )
+        self.provider_ids = None if providers is None else tuple(providers)
+        self._providers: tuple[Provider, ...] | None = None
+        self._authentication_classes = None if authentication_classes is None else list(authentication_classes)
+        self._authenticators: list[Any] | None = None
         self._sessions = sessions
         self.interceptors = interceptors
         self.interceptor_protocol = interceptor_protocol
@@ -65,14 +122,67 @@ class Endpoint:
         _endpoints.add(self)
 
     def __repr__(self) -> str:
-        return f"<Endpoint {self.name!r} at /{self.path}>"
+        return f"<Endpoint {self.name!r} ({self.mode}) at /{self.path}>"
 
     @property
-    def registry(self) -> Registry:
-        """The registry this endpoint serves."""
+    def registry(self) -> Registry | None:
+        """The static registry this endpoint serves (None in adapter mode)."""
         if isinstance(self._registry, str):
             self._registry = import_string(self._registry)
         return self._registry  # type: ignore[return-value]  # resolved just above
+
+    @property
+    def providers(self) -> tuple[Provider, ...]:
+        """The providers this endpoint serves, in order of precedence (none in server mode).
+
+        Raises:
+            LookupError: `providers=` names an id no app registers.
+        """
+        if self.mode == "server":
+            return ()
+        if self.provider_ids is None:
+            return provider_registry.providers
+        if self._providers is None:
+            self._providers = tuple(
+                provider_registry.get(entry)
+                if isinstance(entry, str)
+                else (entry() if isinstance(entry, type) else entry)
+                for entry in self.provider_ids
+            )
+        return self._providers
+
+    @property
+    def authenticators(self) -> list[Any]:
+        """Instances of this endpoint's DRF authentication classes, in order."""
+        if self._authenticators is None:
+            classes = self._authentication_classes
+            if classes is None:
+                classes = list(mcp_settings.DEFAULT_AUTHENTICATION_CLASSES)
+            self._authenticators = authenticator_instances(classes)
+        return self._authenticators
+
+    async def scope_of(self, principal: Any) -> Scope | None:
+        """The scope a principal has here: its groups' for a user, USER for anonymous callers if allowed, else None."""
+        if is_authenticated(principal):
+            return await get_scope_policy().ascope_of(principal)
+        return ANONYMOUS_SCOPE if self.allow_anonymous else None
+
+    async def resolve_scope(self, ctx: RequestContext) -> Scope | None:
+        """The caller's scope for this request, worked out once per request (the backends' `ScopeResolver`)."""
+        known, scope = remembered_scope(ctx)
+        if not known:
+            scope = await self.scope_of(ctx.principal)
+            remember_scope(ctx, scope)
+        return scope
+
+    def build_backend(self) -> Backend:
+        """Compose the `Backend` of this endpoint's mode: the registry's, the providers', or both in one."""
+        registry = self.registry
+        static = [registry.backend(self.resolve_scope)] if registry is not None else []
+        if self.mode == "server":
+            return static[0]
+        sources: list[Source] = [*static, *(ProviderSource(provider) for provider in self.providers)]
+        return ProviderBackend(sources, self.resolve_scope)
 
     @property
     def sessions(self) -> bool:
@@ -92,9 +202,9 @@ class Endpoint:
         return self._handler
 
     def build_handler(self) -> MessageHandler:
-        """Build the `MessageHandler` for this endpoint from its registry and `MCP_DJANGO`."""
+        """Build the `MessageHandler` for this endpoint from its backend and `MCP_DJANGO`."""
         return MessageHandler(
-            self.registry.backend(),
+            self.build_backend(),
             server_info=mcp_settings.SERVER_INFO,
             instructions=mcp_settings.INSTRUCTIONS,
             page_size=mcp_settings.PAGE_SIZE,
@@ -113,8 +223,9 @@ class Endpoint:
         return handler_options(self.interceptors, protocol=self.interceptor_protocol, label=label)
 
     def reset(self) -> None:
-        """Drop the built handler; the next request builds a fresh one."""
+        """Drop the built handler and authenticators; the next request builds fresh ones."""
         self._handler = None
+        self._authenticators = None
 
 
 def _reset_endpoints() -> None:
@@ -125,6 +236,157 @@ def _reset_endpoints() -> None:
 mcp_settings.on_reload(_reset_endpoints)
 
 
+def canonical_path(path: str) -> str:
+    """The path an endpoint is known by: one leading slash, no trailing slash, `/` for the root."""
+    segments = [segment for segment in path.split("/") if segment]
+    return "/" + "/".join(segments)
+
+
+class EndpointRegistry:
+    """The endpoints a URLconf mounts, each at its canonical path.
+
+    Args:
+        mounted: `(path, endpoint)` pairs in URL order; an endpoint mounted twice (with and
+            without its trailing slash) counts once.
+
+    Raises:
+        ImproperlyConfigured: two endpoints share a canonical path, or a name.
+    """
+
+    def __init__(self, mounted: Iterable[tuple[str, Endpoint]]) -> None:
+        self._by_path: dict[str, Endpoint] = {}
+        self._paths: dict[int, str] = {}
+        names: dict[str, str] = {}
+        for raw_path, endpoint in mounted:
+            path = canonical_path(raw_path)
+            if id(endpoint) in self._paths:
+                continue
+            other = self._by_path.get(path)
+            if other is not None:
+                raise ImproperlyConfigured(
+                    f"Two MCP endpoints are mounted at {path!r} ({other.name!r} and {endpoint.name!r}); "
+                    "each endpoint must mount at a distinct path."
+                )
+            if endpoint.name in names:
+                raise ImproperlyConfigured(
+                    f"Two MCP endpoints are named {endpoint.name!r} (at {names[endpoint.name]!r} and {path!r}); "
+                    "each endpoint needs a name of its own."
+                )
+            names[endpoint.name] = path
+            self._by_path[path] = endpoint
+            self._paths[id(endpoint)] = path
+
+    def __iter__(self) -> Any:
+        return iter(self.endpoints)
+
+    def __len__(self) -> int:
+        return len(self._by_path)
+
+    @property
+    def endpoints(self) -> list[Endpoint]:
+        """Every endpoint, sorted by path."""
+        return [self._by_path[path] for path in sorted(self._by_path)]
+
+    def path_of(self, endpoint: Endpoint) -> str:
+        """The canonical path `endpoint` is mounted at.
+
+        Raises:
+            LookupError: the endpoint is not mounted.
+        """
+        try:
+            return self._paths[id(endpoint)]
+        except KeyError:
+            raise LookupError(f"{endpoint!r} is not mounted in the URLconf") from None
+
+    def get(self, name: str) -> Endpoint:
+        """Return the endpoint called `name`, or mounted at the path `name`.
+
+        Raises:
+            LookupError: no mounted endpoint has that name or path.
+        """
+        for endpoint in self._by_path.values():
+            if endpoint.name == name:
+                return endpoint
+        found = self._by_path.get(canonical_path(name))
+        if found is not None:
+            return found
+        known = ", ".join(repr(endpoint.name) for endpoint in self.endpoints) or "none"
+        raise LookupError(f"No MCP endpoint is named {name!r} (mounted: {known})")
+
+    def at(self, path: str) -> Endpoint | None:
+        """The endpoint mounted exactly at `path` (canonicalised), or None."""
+        return self._by_path.get(canonical_path(path))
+
+    def resolve(self, path: str) -> Endpoint | None:
+        """The endpoint serving `path`: the longest mounted path that is a prefix of it on a segment boundary.
+
+        `/mcp` covers `/mcp` and `/mcp/anything`, never `/mcpx`; `/` covers every path.
+        """
+        candidate = canonical_path(path)
+        while True:
+            found = self._by_path.get(candidate)
+            if found is not None or candidate == "/":
+                return found
+            candidate = candidate.rsplit("/", 1)[0] or "/"
+
+    def manifest(self) -> dict[str, Any]:
+        """`{"endpoints": [{"name", "path", "mode", "anonymous"}, ...]}`, sorted by path."""
+        return {
+            "endpoints": [
+                {"name": endpoint.name, "path": path, "mode": endpoint.mode, "anonymous": endpoint.allow_anonymous}
+                for path, endpoint in sorted(self._by_path.items())
+            ]
+        }
+
+
+def _mounted(patterns: Iterable[Any], prefix: str = "") -> Iterable[tuple[str, Endpoint]]:
+    from django.urls import URLResolver
+
+    for pattern in patterns:
+        route = prefix + _route_text(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            yield from _mounted(pattern.url_patterns, route)
+            continue
+        endpoint = getattr(pattern.callback, "view_initkwargs", {}).get("endpoint")
+        if isinstance(endpoint, Endpoint):
+            yield route, endpoint
+
+
+def _route_text(pattern: Any) -> str:
+    """A URL pattern's path text; regular expressions lose their anchors."""
+    text = str(pattern)
+    if type(pattern).__name__ == "RegexPattern":
+        text = text.removeprefix("^").removesuffix("$").removesuffix(r"\Z")
+    return text
+
+
+_registries: dict[str, EndpointRegistry] = {}
+
+
+def endpoint_registry(urlconf: str | None = None) -> EndpointRegistry:
+    """The endpoints the URLconf (default: the root URLconf) mounts; read once per URLconf.
+
+    Raises:
+        ImproperlyConfigured: two endpoints share a path or a name.
+    """
+    from django.conf import settings
+    from django.urls import get_resolver, get_urlconf
+
+    key = urlconf or get_urlconf() or settings.ROOT_URLCONF
+    registry = _registries.get(key)
+    if registry is None:
+        registry = _registries[key] = EndpointRegistry(_mounted(get_resolver(key).url_patterns))
+    return registry
+
+
+def _forget_registries(*, setting: str, **kwargs: Any) -> None:
+    if setting == "ROOT_URLCONF":
+        _registries.clear()
+
+
+setting_changed.connect(_forget_registries)
+
+
 def get_endpoint(name: str) -> Endpoint:
     """Return the endpoint the root URLconf mounts under `name` (its name, or its path).
 
@@ -133,28 +395,9 @@ def get_endpoint(name: str) -> Endpoint:
     Raises:
         LookupError: no mounted endpoint has that name or path.
     """
-    mounted = mounted_endpoints()
-    for endpoint in mounted:
-        if name in (endpoint.name, endpoint.path):
-            return endpoint
-    known = ", ".join(repr(endpoint.name) for endpoint in mounted) or "none"
-    raise LookupError(f"No MCP endpoint is named {name!r} (mounted: {known})")
+    return endpoint_registry().get(name)
 
 
 def mounted_endpoints() -> list[Endpoint]:
-    """The endpoints the root URLconf mounts, in URL order (loading the URLconf mounts them)."""
-    from django.urls import URLResolver, get_resolver
-
-    found: list[Endpoint] = []
-
-    def walk(patterns: Iterable[Any]) -> None:
-        for pattern in patterns:
-            if isinstance(pattern, URLResolver):
-                walk(pattern.url_patterns)
-                continue
-            endpoint = getattr(pattern.callback, "view_initkwargs", {}).get("endpoint")
-            if isinstance(endpoint, Endpoint) and endpoint not in found:
-                found.append(endpoint)
-
-    walk(get_resolver().url_patterns)
-    return found
+    """The endpoints the root URLconf mounts, sorted by path (loading the URLconf mounts them)."""
+    return endpoint_registry().endpoints

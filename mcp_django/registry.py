@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Final, Literal, TypeVar, overload
 
 from mcp_django import content
 from mcp_django.declarations import (
@@ -28,6 +28,7 @@ from mcp_django.declarations import (
 )
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
+from mcp_django.scopes import Scope, ScopeResolver
 
 __all__ = ["Registry", "RegistryBackend", "RegistryFrozen", "all_registries", "default_registry"]
 
@@ -63,7 +64,7 @@ class Registry:
         self._completions: dict[CompletionRef, Completion] = {}
         self._duplicates: list[str] = []
         self._frozen = False
-        self._lists: dict[str, tuple[dict[str, Any], ...]] | None = None
+        self._lists: dict[Scope, dict[str, tuple[dict[str, Any], ...]]] = {}
         self._backend: RegistryBackend | None = None
         _registries.append(weakref.ref(self))
 
@@ -115,7 +116,7 @@ class Registry:
             self._duplicates.append(f"{what} is declared twice ({_origin(table[key].fn)} and {_origin(item.fn)})")
             return
         table[key] = item
-        self._lists = None
+        self._lists.clear()
 
     def add_tool(self, tool: Tool) -> Tool:
         """Register an already-built `Tool`."""
@@ -160,6 +161,7 @@ class Registry:
         input_schema: Mapping[str, Any] | None = None,
         output_schema: Mapping[str, Any] | None = None,
         structured_output: bool | None = None,
+        scope: Scope | str = Scope.USER,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
@@ -168,7 +170,8 @@ class Registry:
         The input schema comes from the parameters' type hints (descriptions from
         the docstring's `Args:` section or `Annotated[..., Field(description=...)]`);
         a parameter annotated `Context` receives the request context instead.
-        The output schema comes from the return annotation. See `Tool` for the options.
+        The output schema comes from the return annotation. `scope` is the minimum
+        `Scope` a caller needs to see and call it. See `Tool` for the options.
         """
 
         def declare(function: F) -> F:
@@ -190,13 +193,14 @@ class Registry:
         icons: Sequence[Icon | Any] | None = None,
         annotations: content.Annotations | Any | None = None,
         meta: Mapping[str, Any] | None = None,
+        scope: Scope | str = Scope.USER,
     ) -> Callable[[F], F]:
         """Declare a function as the resource at `uri`, or for every URI matching it when it is a template.
 
         A URI with `{...}` expressions is an RFC 6570 template; its variables are
         passed to the function as keyword arguments. The function returns a
         string (text), bytes (a base64 blob), `content.resource_contents()`
-        dicts, or None for "not found".
+        dicts, or None for "not found". `scope` is the minimum `Scope` a caller needs to see and read it.
         """
 
         def declare(function: F) -> F:
@@ -210,6 +214,7 @@ class Registry:
                 "icons": icons,
                 "annotations": annotations,
                 "meta": meta,
+                "scope": scope,
             }
             if "{" in uri:
                 self.add_resource(ResourceTemplate(function, uri, **options))
@@ -233,10 +238,14 @@ class Registry:
         description: str | None = None,
         icons: Sequence[Icon | Any] | None = None,
         meta: Mapping[str, Any] | None = None,
+        scope: Scope | str = Scope.USER,
     ) -> Callable[[F], F]: ...
 
     def prompt(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
-        """Declare a function as a prompt; usable bare or called. Its parameters are the prompt's arguments."""
+        """Declare a function as a prompt; usable bare or called. Its parameters are the prompt's arguments.
+
+        `scope` is the minimum `Scope` a caller needs to see and get it.
+        """
 
         def declare(function: F) -> F:
             self._check_open(f"prompt {options.get('name') or function_name(function)!r}")
@@ -262,9 +271,10 @@ class Registry:
     # ------------------------------------------------------------ lifecycle
 
     def freeze(self) -> None:
-        """Refuse further declarations and precompute the lists the backend serves."""
+        """Refuse further declarations and precompute the lists the backend serves, for every scope."""
         self._frozen = True
-        self.lists()
+        for scope in Scope:
+            self.lists(scope)
 
     def name_errors(self) -> list[str]:
         """Return a message for each name MCP's rules reject, each duplicate and each dangling completion.
@@ -294,20 +304,25 @@ class Registry:
                     errors.append(f"completion names unknown argument {argument!r} of resource {target!r}")
         return errors
 
-    def lists(self) -> Mapping[str, tuple[dict[str, Any], ...]]:
-        """The wire lists the backend serves, sorted; computed once per change to the registry."""
-        if self._lists is None:
-            self._lists = {
-                "tools": tuple(tool.wire for _, tool in sorted(self._tools.items())),
+    def lists(self, scope: Scope = Scope.SYSTEM) -> Mapping[str, tuple[dict[str, Any], ...]]:
+        """The wire lists a caller of `scope` sees, sorted; computed once per scope and change to the registry."""
+        lists = self._lists.get(scope)
+        if lists is None:
+            lists = self._lists[scope] = {
+                "tools": tuple(tool.wire for _, tool in sorted(self._tools.items()) if tool.scope <= scope),
                 "resources": tuple(
-                    item.wire for item in sorted(self._resources.values(), key=lambda r: (r.name, r.uri))
+                    item.wire
+                    for item in sorted(self._resources.values(), key=lambda r: (r.name, r.uri))
+                    if item.scope <= scope
                 ),
                 "resource_templates": tuple(
-                    item.wire for item in sorted(self._templates.values(), key=lambda r: (r.name, r.uri))
+                    item.wire
+                    for item in sorted(self._templates.values(), key=lambda r: (r.name, r.uri))
+                    if item.scope <= scope
                 ),
-                "prompts": tuple(prompt.wire for _, prompt in sorted(self._prompts.items())),
+                "prompts": tuple(prompt.wire for _, prompt in sorted(self._prompts.items()) if prompt.scope <= scope),
             }
-        return self._lists
+        return lists
 
     def capabilities(self) -> dict[str, Any]:
         """The `ServerCapabilities` this registry can serve."""
@@ -322,18 +337,29 @@ class Registry:
             capabilities["completions"] = {}
         return capabilities
 
-    def backend(self) -> RegistryBackend:
-        """Return the protocol `Backend` serving this registry."""
+    def backend(self, scopes: ScopeResolver | None = None) -> RegistryBackend:
+        """Return the protocol `Backend` serving this registry.
+
+        Args:
+            scopes: works out the caller's scope for a request (an endpoint's `resolve_scope`);
+                the backend then serves only what that scope reaches, and nothing to a caller
+                without scope. Without it every declaration is served to everyone: use that
+                only in process (tests), never behind a transport.
+        """
+        if scopes is not None:
+            return RegistryBackend(self, scopes)
         if self._backend is None:
             self._backend = RegistryBackend(self)
         return self._backend
 
-    def find_resource(self, uri: str) -> tuple[Resource, dict[str, str]] | None:
-        """Return the resource serving `uri` and the template variables it binds, or None."""
+    def find_resource(self, uri: str, scope: Scope = Scope.SYSTEM) -> tuple[Resource, dict[str, str]] | None:
+        """Return the resource a caller of `scope` reaches at `uri` and the template variables it binds, or None."""
         fixed = self._resources.get(uri)
-        if fixed is not None:
+        if fixed is not None and fixed.scope <= scope:
             return fixed, {}
         for template in self._templates.values():
+            if template.scope > scope:
+                continue
             variables = template.template.match(uri)
             if variables is not None:
                 return template, variables
@@ -344,48 +370,70 @@ def _origin(fn: Any) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
+_NOTHING: Final[Mapping[str, tuple[dict[str, Any], ...]]] = MappingProxyType(
+    {"tools": (), "resources": (), "resource_templates": (), "prompts": ()}
+)
+
+
 class RegistryBackend:
-    """Serves a `Registry` to the protocol core (implements `mcp_django.protocol.backend.Backend`)."""
+    """Serves a `Registry` to the protocol core (implements `mcp_django.protocol.backend.Backend`).
 
-    __slots__ = ("registry",)
+    With a scope resolver, a caller sees and reaches only the declarations its scope reaches;
+    everything else answers exactly as an unknown name does.
+    """
 
-    def __init__(self, registry: Registry) -> None:
+    __slots__ = ("registry", "scopes")
+
+    scope: Final = Scope.USER
+    """The minimum scope to reach the registry at all (its declarations may ask for more)."""
+
+    def __init__(self, registry: Registry, scopes: ScopeResolver | None = None) -> None:
         self.registry = registry
+        self.scopes = scopes
 
     def __repr__(self) -> str:
         return f"<RegistryBackend {self.registry.name!r}>"
+
+    async def reach(self, ctx: RequestContext) -> Scope | None:
+        """The caller's scope (SYSTEM without a resolver; None: the caller sees nothing)."""
+        return Scope.SYSTEM if self.scopes is None else await self.scopes(ctx)
+
+    async def _lists(self, ctx: RequestContext) -> Mapping[str, tuple[dict[str, Any], ...]]:
+        scope = await self.reach(ctx)
+        return _NOTHING if scope is None else self.registry.lists(scope)
 
     def capabilities(self) -> dict[str, Any]:
         return self.registry.capabilities()
 
     async def list_tools(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
-        return self.registry.lists()["tools"]
+        return (await self._lists(ctx))["tools"]
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any], ctx: RequestContext) -> Mapping[str, Any]:
         tool = self.registry._tools.get(name)
-        if tool is None:
+        if tool is None or not _reaches(await self.reach(ctx), tool.scope):
             raise InvalidParams(f"Unknown tool: {name}")
         return await tool.call(arguments, ctx)
 
     async def list_resources(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
-        return self.registry.lists()["resources"]
+        return (await self._lists(ctx))["resources"]
 
     async def list_resource_templates(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
-        return self.registry.lists()["resource_templates"]
+        return (await self._lists(ctx))["resource_templates"]
 
     async def read_resource(self, uri: str, ctx: RequestContext) -> Mapping[str, Any]:
-        found = self.registry.find_resource(uri)
+        scope = await self.reach(ctx)
+        found = None if scope is None else self.registry.find_resource(uri, scope)
         if found is None:
             raise ResourceNotFound(uri)
         resource, variables = found
         return await resource.read(uri, variables, ctx)
 
     async def list_prompts(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
-        return self.registry.lists()["prompts"]
+        return (await self._lists(ctx))["prompts"]
 
     async def get_prompt(self, name: str, arguments: Mapping[str, str], ctx: RequestContext) -> Mapping[str, Any]:
         prompt = self.registry._prompts.get(name)
-        if prompt is None:
+        if prompt is None or not _reaches(await self.reach(ctx), prompt.scope):
             raise InvalidParams(f"Unknown prompt: {name}")
         return await prompt.get(arguments, ctx)
 
@@ -397,13 +445,16 @@ class RegistryBackend:
         ctx: RequestContext,
     ) -> Mapping[str, Any]:
         kind: Literal["ref/prompt", "ref/resource"]
+        scope = await self.reach(ctx)
         if ref.get("type") == "ref/prompt":
             kind, target = "ref/prompt", str(ref.get("name", ""))
-            if target not in self.registry.prompts:
+            prompt = self.registry.prompts.get(target)
+            if prompt is None or not _reaches(scope, prompt.scope):
                 raise InvalidParams(f"Unknown prompt: {target}")
         elif ref.get("type") == "ref/resource":
             kind, target = "ref/resource", str(ref.get("uri", ""))
-            if target not in self.registry.resource_templates and target not in self.registry.resources:
+            resource = self.registry.resource_templates.get(target) or self.registry.resources.get(target)
+            if resource is None or not _reaches(scope, resource.scope):
                 raise InvalidParams(f"Unknown resource: {target}")
         else:
             raise InvalidParams(f"Unknown reference type: {ref.get('type')}")
@@ -411,6 +462,10 @@ class RegistryBackend:
         if completion is None:
             return {"values": [], "total": 0, "hasMore": False}
         return await completion.complete(str(argument.get("value", "")), context_arguments, ctx)
+
+
+def _reaches(caller: Scope | None, required: Scope) -> bool:
+    return caller is not None and required <= caller
 
 
 default_registry = Registry("default")

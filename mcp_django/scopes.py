@@ -20,8 +20,8 @@ policy imports the ORM only when it runs.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 if TYPE_CHECKING:
     from mcp_django.protocol.context import RequestContext
@@ -30,6 +30,7 @@ __all__ = [
     "ANONYMOUS_SCOPE",
     "GroupScopePolicy",
     "Scope",
+    "ScopeResolver",
     "get_scope_policy",
     "is_authenticated",
     "remember_scope",
@@ -67,6 +68,9 @@ class Scope(enum.IntEnum):
             return cls(value)
         raise ValueError(f"{value!r} is not a scope; use one of {', '.join(cls.__members__)}")
 
+
+ScopeResolver: TypeAlias = "Callable[[RequestContext], Awaitable[Scope | None]]"
+"""Works out the caller's scope for one request (`Endpoint.resolve_scope`); None: the caller sees nothing."""
 
 ANONYMOUS_SCOPE: Final = Scope.USER
 """The scope an anonymous caller gets on an endpoint that allows anonymous access."""

@@ -1,4 +1,11 @@
-"""URL patterns: `path("", include("mcp_django.urls"))` serves the server endpoint at `mcp`.
+"""URL patterns: `path("", include("mcp_django.urls"))` serves the two default endpoints and their metadata.
+
+- `mcp` (and `mcp/`): the **server** endpoint, every static declaration (`@mcp_django.tool`, ...);
+- `mcp/adapter`: the **adapter** endpoint, every provider the apps list in `mcp_providers`;
+- `mcp/.well-known/endpoints`: the JSON manifest of every mounted endpoint, its path and mode;
+- `.well-known/oauth-protected-resource/<endpoint path>`: RFC 9728 metadata of each protected endpoint.
+  It belongs at the site root: when you include these URLs under a prefix, also mount
+  `path("", include(well_known_urlpatterns))`.
 
 Mount more endpoints with `endpoint()`, which returns the patterns to splice in::
 
@@ -7,30 +14,37 @@ Mount more endpoints with `endpoint()`, which returns the patterns to splice in:
     urlpatterns = [
         path("", include("mcp_django.urls")),
         *endpoint("conformance/mcp", registry="myapp.mcp.registry", name="conformance", allow_anonymous=True),
+        *endpoint("ops/mcp", mode="combined", name="ops", providers=["shop.products"]),
     ]
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.urls import URLPattern, path
 
-from mcp_django.endpoints import Endpoint
+from mcp_django.endpoints import Endpoint, Mode
 from mcp_django.transports.http import MCPView
+from mcp_django.views import endpoint_manifest, protected_resource_metadata
 
 if TYPE_CHECKING:
+    from mcp_django.providers import Provider
     from mcp_django.registry import Registry
 
-__all__ = ["endpoint", "urlpatterns"]
+__all__ = ["endpoint", "urlpatterns", "well_known_urlpatterns"]
 
 
 def endpoint(
     route: str,
     *,
-    registry: Registry | str,
     name: str,
+    mode: Mode = "server",
+    registry: Registry | str | None = None,
+    providers: Sequence[str | Provider | type[Provider]] | None = None,
     allow_anonymous: bool = False,
+    authentication_classes: Sequence[type | str] | None = None,
     sessions: bool | None = None,
     interceptors: list[Any] | None = None,
     interceptor_protocol: bool = False,
@@ -41,18 +55,26 @@ def endpoint(
 
     Args:
         route: the path, e.g. `"conformance/mcp"` (leading and trailing slashes are ignored).
-        registry: the `Registry` to serve, or a dotted path to one.
         name: the endpoint's unique name; the URL is reversible as `"mcp-<name>"`.
-        allow_anonymous: whether callers without a Django user may use it (enforced once authentication arrives).
+        mode: `"server"` (a registry of static declarations), `"adapter"` (providers) or
+            `"combined"` (both; a static declaration wins over a provider's item of the same name).
+        registry: the `Registry` to serve, or a dotted path to one; default `mcp_django.default_registry`.
+        providers: the providers to serve (ids, or provider classes or instances); None serves every provider.
+        allow_anonymous: whether callers without credentials may use it (with the USER scope).
+        authentication_classes: DRF authentication classes for this endpoint; None follows
+            `MCP_DJANGO["DEFAULT_AUTHENTICATION_CLASSES"]`.
         sessions: open handshake-era sessions; None follows `MCP_DJANGO["SESSIONS"]`.
         interceptors: the endpoint's own interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
         interceptor_protocol: also serve `interceptors/list` and `interceptor/invoke` (SEP-2624).
     """
     served = Endpoint(
         route,
-        registry=registry,
         name=name,
+        mode=mode,
+        registry=registry,
+        providers=providers,
         allow_anonymous=allow_anonymous,
+        authentication_classes=authentication_classes,
         sessions=sessions,
         interceptors=interceptors,
         interceptor_protocol=interceptor_protocol,
@@ -61,4 +83,19 @@ def endpoint(
     return [path(served.path, view, name=f"mcp-{name}"), path(f"{served.path}/", view)]
 
 
-urlpatterns = endpoint("mcp", registry="mcp_django.default_registry", name="server")
+well_known_urlpatterns = [
+    path(".well-known/oauth-protected-resource", protected_resource_metadata, name="mcp-protected-resource-root"),
+    path(
+        ".well-known/oauth-protected-resource/<path:resource>",
+        protected_resource_metadata,
+        name="mcp-protected-resource",
+    ),
+]
+"""RFC 9728 metadata of every protected endpoint; serve these at the site root."""
+
+urlpatterns = [
+    *endpoint("mcp", name="server", mode="server"),
+    *endpoint("mcp/adapter", name="adapter", mode="adapter"),
+    path("mcp/.well-known/endpoints", endpoint_manifest, name="mcp-manifest"),
+    *well_known_urlpatterns,
+]

@@ -56,5 +56,7 @@ def review(code: str) -> str:
 urlpatterns = [
     *endpoint("mcp", registry=registry, name="tests", allow_anonymous=True),
     *endpoint("other/mcp", registry=registry, name="other", allow_anonymous=True),
-    *endpoint("stateless/mcp", registry="tests.http_urls.registry", name="no-sessions", sessions=False),
+    *endpoint(
+        "stateless/mcp", registry="tests.http_urls.registry", name="no-sessions", sessions=False, allow_anonymous=True
+    ),
 ]

@@ -2,9 +2,15 @@ from django.apps import AppConfig
 
 
 class DemoConfig(AppConfig):
-    """A small book catalogue whose tools, resources and prompts live in ``mcp.py``."""
+    """A small book catalogue: static tools, resources and prompts in ``mcp.py``, providers in ``providers.py``."""
 
     name = "example_project.demo"
     label = "demo"
     verbose_name = "Demo catalogue"
     default_auto_field = "django.db.models.BigAutoField"
+    # Served on the adapter endpoint (/mcp/adapter); each reaches a different scope.
+    mcp_providers = [
+        "example_project.demo.providers.BookTools",
+        "example_project.demo.providers.AuthorTools",
+        "example_project.demo.providers.ModelTools",
+    ]

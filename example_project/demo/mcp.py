@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 import mcp_django
 from mcp_django import Context, content
+from mcp_django.scopes import Scope
 
 from .models import Book
 
@@ -70,12 +71,12 @@ def catalogue_stats() -> CatalogueStats:
     )
 
 
-@mcp_django.tool(annotations={"readOnlyHint": True, "idempotentHint": True})
+@mcp_django.tool(annotations={"readOnlyHint": True, "idempotentHint": True}, scope=Scope.TEAM)
 async def reindex_catalogue(
     ctx: Context,
     steps: Annotated[int, Field(ge=1, le=20, description="How many batches to work in")] = 4,
 ) -> str:
-    """Rebuild the (pretend) search index in batches, reporting progress after each batch."""
+    """Rebuild the (pretend) search index in batches, reporting progress after each batch (teams only)."""
     await ctx.info(f"reindexing in {steps} batches")
     for done in range(1, steps + 1):
         await asyncio.sleep(0.01)  # stands in for real work between progress reports

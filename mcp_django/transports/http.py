@@ -33,7 +33,9 @@ from django.http.request import RawPostDataException
 from django.http.response import HttpResponseBase
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
+from rest_framework.exceptions import APIException
 
+from mcp_django.auth import AuthenticationFailed, AuthRequest, aauthenticate
 from mcp_django.conf import mcp_settings, normalize_origin
 from mcp_django.endpoints import Endpoint
 from mcp_django.protocol import (
@@ -56,10 +58,20 @@ from mcp_django.protocol.jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
     RequestId,
 )
+from mcp_django.scopes import Scope
 from mcp_django.sessions import StoredSession, principal_id
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
 
-__all__ = ["HTTPResponse", "MCPView", "StreamableHTTP", "check_mirror_headers", "check_param_headers", "http_status"]
+__all__ = [
+    "HTTPResponse",
+    "MCPView",
+    "StreamableHTTP",
+    "check_mirror_headers",
+    "check_param_headers",
+    "http_status",
+    "resource_metadata_url",
+    "unauthorized",
+]
 
 logger = logging.getLogger("mcp_django.transports.http")
 
@@ -321,10 +333,17 @@ class StreamableHTTP:
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
-        self._param_headers: dict[str, Mapping[str, str]] = {}
+        self._param_headers: dict[str, tuple[Mapping[str, str], Scope]] = {}
 
     async def respond(
-        self, method: str, headers: Mapping[str, str], body: bytes, *, principal: Any, streaming: bool = True
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        *,
+        credentials: Any,
+        resource_metadata: str | None = None,
+        streaming: bool = True,
     ) -> HTTPResponse:
         """Answer one HTTP request. Never raises.
 
@@ -332,23 +351,40 @@ class StreamableHTTP:
             method: the HTTP method, upper case.
             headers: the request headers, looked up by lower-case name.
             body: the request body (transports may stop reading one byte past `MAX_REQUEST_BYTES`).
-            principal: the authenticated caller, or None.
+            credentials: what the endpoint's authentication classes read (an `mcp_django.auth.AuthRequest`);
+                they run on every request.
+            resource_metadata: the absolute URL of the endpoint's RFC 9728 metadata, named in the
+                `WWW-Authenticate` header of a 401.
             streaming: whether the server can stream the answer as it is produced (ASGI); without it
                 (WSGI) nothing can be asked of the client mid-request.
         """
         try:
-            return await self._respond(method, headers, body, principal, streaming)
+            return await self._respond(method, headers, body, credentials, resource_metadata, streaming)
         except Exception:
             logger.exception("Unhandled error while serving %s /%s", method, self.endpoint.path)
             version = _header_value(headers, "mcp-protocol-version")
             return _error(http_status(era_of_header(version), InternalError.code), InternalError())
 
     async def _respond(
-        self, method: str, headers: Mapping[str, str], body: bytes, principal: Any, streaming: bool
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        credentials: Any,
+        resource_metadata: str | None,
+        streaming: bool,
     ) -> HTTPResponse:
         origin = headers.get("origin")
         if origin is not None and not origin_allowed(origin, allowed_origins()):
             return _error(403, InvalidRequest("Forbidden: invalid Origin header"))
+        try:
+            principal = await aauthenticate(self.endpoint.authenticators, credentials)
+        except AuthenticationFailed as error:
+            return unauthorized(str(error.detail), resource_metadata, invalid_token=True)
+        except APIException as error:  # PermissionDenied: session authentication's CSRF check
+            return _error(403, InvalidRequest(f"Forbidden: {error.detail}"))
+        if principal is None and not self.endpoint.allow_anonymous:
+            return unauthorized("Authentication credentials were not provided.", resource_metadata)
         version_header = _header_value(headers, "mcp-protocol-version")
         era = era_of_header(version_header)
         sessions = era is Era.HANDSHAKE and self.endpoint.sessions
@@ -359,8 +395,12 @@ class StreamableHTTP:
         allow = "POST, DELETE" if sessions else "POST"
         return _error(405, InvalidRequest("Method Not Allowed"), Allow=allow)
 
-    def check_headers(self, message: dict[str, Any], headers: Mapping[str, str], version_header: str) -> None:
+    async def check_headers(
+        self, message: dict[str, Any], headers: Mapping[str, str], version_header: str, principal: Any = None
+    ) -> None:
         """Run the stateless era's header checks: the standard mirror headers, then a tool's `Mcp-Param-*`.
+
+        A tool the caller's scope does not reach is left to the core, which answers it as unknown.
 
         Raises:
             HeaderMismatch: a header is missing, malformed, or disagrees with the body.
@@ -368,24 +408,30 @@ class StreamableHTTP:
         check_mirror_headers(message, headers, version_header)
         params = message.get("params")
         if message["method"] == "tools/call" and isinstance(params, dict) and isinstance(params.get("name"), str):
-            annotated = self.param_headers(params["name"])
-            if annotated:
-                check_param_headers(params.get("arguments"), headers, annotated)
+            annotated, needed = self.param_headers(params["name"])
+            if not annotated:
+                return
+            if needed > Scope.USER:  # rare: only then is the caller's scope worth a query here
+                reach = await self.endpoint.scope_of(principal)
+                if reach is None or reach < needed:
+                    return
+            check_param_headers(params.get("arguments"), headers, annotated)
 
-    def param_headers(self, tool_name: str) -> Mapping[str, str]:
-        """The `x-mcp-header` annotations of a tool's arguments: argument name -> header suffix."""
+    def param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope]:
+        """The `x-mcp-header` annotations of a static tool's arguments (argument -> header suffix), and its scope."""
         declared = self._param_headers.get(tool_name)
         if declared is None:
-            tool = self.endpoint.registry.tools.get(tool_name)
+            registry = self.endpoint.registry
+            tool = registry.tools.get(tool_name) if registry is not None else None
             if tool is None:
-                return {}  # unknown names are the core's to answer, and are not cached
+                return {}, Scope.USER  # unknown names are the core's to answer, and are not cached
             properties = tool.wire.get("inputSchema", {}).get("properties", {})
-            declared = {
+            annotated = {
                 argument: schema["x-mcp-header"]
                 for argument, schema in properties.items()
                 if isinstance(schema, dict) and isinstance(schema.get("x-mcp-header"), str)
             }
-            self._param_headers[tool_name] = declared
+            declared = self._param_headers[tool_name] = (annotated, tool.scope)
         return declared
 
     async def _post(
@@ -424,7 +470,7 @@ class StreamableHTTP:
             if isinstance(message, dict) and isinstance(message.get("method"), str):
                 assert version_header is not None  # a stateless era is only chosen by the header
                 try:
-                    self.check_headers(message, headers, version_header)
+                    await self.check_headers(message, headers, version_header, principal)
                 except HeaderMismatch as error:
                     return _error(400, error, _request_id(message))
             return await self._dispatch(message, connection, era, None)
@@ -527,13 +573,18 @@ class MCPView(View):
         streaming = isinstance(request, ASGIRequest)
         try:
             body = self._read_body(request)
-            principal = await _principal_of(request)
+            metadata = resource_metadata_url(request.build_absolute_uri("/"), request.path)
         except Exception:
             logger.exception("Could not read the MCP request")
             response = _error(http_status(Era.HANDSHAKE, InternalError.code), InternalError())
         else:
             response = await self.transport.respond(
-                request.method or "GET", request.headers, body, principal=principal, streaming=streaming
+                request.method or "GET",
+                request.headers,
+                body,
+                credentials=AuthRequest(request),
+                resource_metadata=metadata,
+                streaming=streaming,
             )
         return await _to_django(response, streaming=streaming)
 
@@ -565,12 +616,30 @@ async def _close(stream: AsyncIterator[Any]) -> None:
         await aclose()
 
 
-async def _principal_of(request: HttpRequest) -> Any:
-    """The caller: the user the authentication middleware found, else None."""
-    auser = getattr(request, "auser", None)
-    if auser is not None:
-        return await auser()
-    return getattr(request, "user", None)
+WELL_KNOWN_RESOURCE: Final = "/.well-known/oauth-protected-resource"
+
+
+def resource_metadata_url(site: str, path: str) -> str:
+    """The RFC 9728 metadata URL of the resource at `path` on `site` (`https://host/`): the well-known
+    prefix inserted between host and path, the path without its trailing slash."""
+    return site.rstrip("/") + WELL_KNOWN_RESOURCE + (path.rstrip("/") if path.strip("/") else "")
+
+
+def unauthorized(message: str, resource_metadata: str | None, *, invalid_token: bool = False) -> HTTPResponse:
+    """A 401 with `WWW-Authenticate: Bearer resource_metadata="..."` and a JSON-RPC error body.
+
+    Args:
+        message: why, for the error body.
+        resource_metadata: the absolute URL of the endpoint's RFC 9728 metadata.
+        invalid_token: credentials were offered and refused (adds `error="invalid_token"`, RFC 6750).
+    """
+    parameters = []
+    if invalid_token:
+        parameters.append('error="invalid_token"')
+    if resource_metadata:
+        parameters.append(f'resource_metadata="{resource_metadata}"')
+    challenge = "Bearer " + ", ".join(parameters) if parameters else "Bearer"
+    return _error(401, InvalidRequest(f"Unauthorized: {message}"), **{"WWW-Authenticate": challenge})
 
 
 async def _to_django(response: HTTPResponse, *, streaming: bool) -> HttpResponseBase:

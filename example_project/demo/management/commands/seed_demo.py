@@ -1,13 +1,26 @@
-"""``manage.py seed_demo``: the demo superuser and a few books, created once, safe to run again."""
+"""``manage.py seed_demo``: the demo superuser, three MCP users with API tokens, and a few books.
+
+Created once, safe to run again. The MCP users show the three scopes:
+
+- alice: no MCP group, so USER;
+- bob: in group ``mcp-team``, which ``MCP_DJANGO["SCOPE_GROUPS"]`` maps to TEAM;
+- carol: in group ``mcp-system``, which a ``GroupScope`` row (editable in the admin) maps to SYSTEM.
+
+Their tokens (``rest_framework.authtoken``) are printed; send one as ``Authorization: Bearer <token>``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
+from rest_framework.authtoken.models import Token
 
 from example_project.demo.models import Book
+from mcp_django.models import GroupScope
+from mcp_django.scopes import Scope
 
 BOOKS = [
     ("Dune", "Frank Herbert", 1965, "A desert planet, a spice, and a prophecy."),
@@ -18,12 +31,20 @@ BOOKS = [
     ("Hyperion", "Dan Simmons", 1989, "Seven pilgrims tell their tales on the way to the Shrike."),
 ]
 
+MCP_USERS = [
+    # (username, group or None, what the group grants)
+    ("alice", None, "USER"),
+    ("bob", "mcp-team", "TEAM"),
+    ("carol", "mcp-system", "SYSTEM"),
+]
+SYSTEM_GROUP = "mcp-system"
+
 ADMIN_USERNAME = "admin"
 ADMIN_PASSWORD = "admin"  # a local demo account, printed on purpose
 
 
 class Command(BaseCommand):
-    help = "Create the demo superuser (admin/admin) and the demo books."
+    help = "Create the demo superuser (admin/admin), the MCP users alice, bob and carol with tokens, and the books."
 
     def handle(self, *args: Any, **options: Any) -> None:
         user_model = get_user_model()
@@ -40,3 +61,17 @@ class Command(BaseCommand):
             )
             created += was_created
         self.stdout.write(f"{created} demo books created, {Book.objects.count()} in the catalogue.")
+        self.seed_mcp_users()
+
+    def seed_mcp_users(self) -> None:
+        user_model = get_user_model()
+        system, _ = Group.objects.get_or_create(name=SYSTEM_GROUP)
+        GroupScope.objects.update_or_create(group=system, defaults={"scope": Scope.SYSTEM})
+        self.stdout.write("MCP users (send the token as 'Authorization: Bearer <token>'):")
+        for username, group_name, scope in MCP_USERS:
+            user, _ = user_model.objects.get_or_create(username=username)
+            if group_name is not None:
+                group, _ = Group.objects.get_or_create(name=group_name)
+                user.groups.add(group)
+            token, _ = Token.objects.get_or_create(user=user)
+            self.stdout.write(f"  {username:<6} {scope:<7} {token.key}")

@@ -1,0 +1,119 @@
+"""Authentication: who is calling, decided by Django REST framework authentication classes.
+
+Each endpoint runs the classes of `MCP_DJANGO["DEFAULT_AUTHENTICATION_CLASSES"]` (or its own
+`authentication_classes`) on every request, the first one that recognises credentials
+wins, exactly as in a DRF view — session, token, basic, or any third-party class such as
+JWT. `TokenAuthentication` here is DRF's token authentication accepting both
+`Authorization: Bearer <key>` (what MCP clients send) and `Authorization: Token <key>`.
+
+Only a thin request object is built, not DRF's full `Request`: authentication classes read
+`request.META` and, for session authentication, `request._request`. `AuthRequest` offers
+both for a Django request, and can be built from bare headers, so a transport that is not a
+Django view (an ASGI fast path) authenticates the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.utils.module_loading import import_string
+from rest_framework import authentication, exceptions
+
+__all__ = [
+    "AuthRequest",
+    "AuthenticationFailed",
+    "TokenAuthentication",
+    "aauthenticate",
+    "authenticate",
+    "authenticator_instances",
+]
+
+AuthenticationFailed = exceptions.AuthenticationFailed
+"""Raised by an authentication class for credentials it recognises but refuses (answered 401)."""
+
+
+class TokenAuthentication(authentication.TokenAuthentication):
+    """DRF token authentication (`rest_framework.authtoken`) accepting `Bearer <key>` as well as `Token <key>`."""
+
+    keywords: tuple[str, ...] = ("Bearer", "Token")
+
+    def authenticate(self, request: Any) -> tuple[Any, Any] | None:
+        """Return `(user, token)` for a valid key, None when the header is not a token header.
+
+        Raises:
+            AuthenticationFailed: a token header with a malformed, unknown or inactive key.
+        """
+        parts = authentication.get_authorization_header(request).split()
+        if not parts or parts[0].lower() not in {keyword.lower().encode() for keyword in self.keywords}:
+            return None
+        if len(parts) != 2:
+            raise AuthenticationFailed("Invalid token header: send 'Authorization: Bearer <key>'.")
+        try:
+            key = parts[1].decode()
+        except UnicodeError:
+            raise AuthenticationFailed("Invalid token header: the key contains invalid characters.") from None
+        return self.authenticate_credentials(key)  # type: ignore[no-any-return]  # DRF is untyped
+
+    def authenticate_header(self, request: Any) -> str:
+        return "Bearer"
+
+
+class AuthRequest:
+    """The part of a request DRF authentication classes read: `META`, `_request`, and the Django request's attributes.
+
+    Args:
+        request: the Django request, when there is one.
+        meta: the WSGI-style environ (`HTTP_AUTHORIZATION`, ...) when there is no Django request.
+    """
+
+    def __init__(self, request: Any = None, *, meta: Mapping[str, Any] | None = None) -> None:
+        self._request = request if request is not None else self
+        self.META: Mapping[str, Any] = request.META if request is not None else dict(meta or {})
+
+    @classmethod
+    def from_headers(cls, headers: Mapping[str, str]) -> AuthRequest:
+        """Build one from HTTP headers alone (names in any case)."""
+        meta = {f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()}
+        return cls(meta=meta)
+
+    def __getattr__(self, name: str) -> Any:
+        request = self.__dict__.get("_request")
+        if request is None or request is self:
+            raise AttributeError(name)
+        return getattr(request, name)
+
+
+def authenticator_instances(classes: Iterable[type | str]) -> list[Any]:
+    """Instantiate authentication classes given as classes or dotted paths."""
+    return [(import_string(entry) if isinstance(entry, str) else entry)() for entry in classes]
+
+
+def authenticate(authenticators: Iterable[Any], request: Any) -> Any:
+    """Run `authenticators` in order on `request`; return the first user one recognises, else None.
+
+    Sync: authentication classes query the database. Async callers use `aauthenticate`.
+
+    Raises:
+        AuthenticationFailed: credentials were offered and refused (answer 401).
+        rest_framework.exceptions.PermissionDenied: e.g. session authentication's CSRF check failed (answer 403).
+    """
+    for authenticator in authenticators:
+        result = authenticator.authenticate(request)
+        if result is not None:
+            return result[0]
+    return None
+
+
+aauthenticate = sync_to_async(authenticate)
+"""`authenticate` for async code (in a worker thread, where the ORM may run)."""
+
+
+def challenge(authenticators: Iterable[Any], request: Any) -> str:
+    """The scheme of the first authentication class that names one (`Bearer`), for `WWW-Authenticate`."""
+    for authenticator in authenticators:
+        header = authenticator.authenticate_header(request)
+        if header:
+            return str(header).split(" ", 1)[0]
+    return "Bearer"

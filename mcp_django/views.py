@@ -1,0 +1,45 @@
+"""Plain JSON views beside the MCP endpoints: the endpoint manifest and RFC 9728 resource metadata.
+
+Both are public (they describe where and how to authenticate, nothing behind it) and read
+the endpoint registry of the URLconf serving the request.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
+
+from mcp_django.conf import mcp_settings
+from mcp_django.endpoints import canonical_path, endpoint_registry
+
+__all__ = ["endpoint_manifest", "protected_resource_metadata"]
+
+
+@require_GET
+def endpoint_manifest(request: HttpRequest) -> JsonResponse:
+    """`{"endpoints": [{"name", "path", "mode", "anonymous"}, ...]}` for every mounted endpoint, sorted by path."""
+    return JsonResponse(endpoint_registry(getattr(request, "urlconf", None)).manifest())
+
+
+@require_GET
+def protected_resource_metadata(request: HttpRequest, resource: str = "") -> JsonResponse:
+    """RFC 9728 protected resource metadata of the endpoint mounted at `/<resource>`.
+
+    404 when no endpoint is mounted exactly there, or when it lets anonymous callers in
+    (there is then nothing to authorize).
+    """
+    path = canonical_path(resource)
+    endpoint = endpoint_registry(getattr(request, "urlconf", None)).at(path)
+    if endpoint is None or endpoint.allow_anonymous:
+        return JsonResponse(
+            {"error": "not_found", "error_description": f"No protected MCP endpoint at {path}"}, status=404
+        )
+    metadata: dict[str, object] = {
+        "resource": request.build_absolute_uri(path),
+        "bearer_methods_supported": ["header"],
+        "resource_name": mcp_settings.SERVER_INFO.get("name", "mcp-django"),
+    }
+    servers = list(mcp_settings.AUTHORIZATION_SERVERS or ())
+    if servers:
+        metadata["authorization_servers"] = servers
+    return JsonResponse(metadata)
