@@ -13,6 +13,7 @@ urlpatterns = [
         registry="example_project.conformance.mcp.registry",
         name="conformance",
         allow_anonymous=True,
+        interceptors=[],
     ),
     # /mcp (and /mcp/): the server endpoint with every `@mcp_django.tool` of the project's apps.
     path("", include("mcp_django.urls")),

@@ -293,7 +293,7 @@ def _parse(config: Any, label: str) -> tuple[list[PlanEntry], list[Problem]]:
         if entry is None:
             continue
         if entry.name in seen:
-            parser.problem(E_DUPLICATE, f"reuses the interceptor name {entry.name[:24]!r}.", "Give one of them a NAME.")
+            parser.problem(E_DUPLICATE, f"reuses the name {entry.name[:20]!r}.", "Give one of them a NAME.")
             continue
         seen.add(entry.name)
         entries.append(entry)

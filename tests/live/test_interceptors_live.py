@@ -1,0 +1,46 @@
+"""The demo's interceptors through the official ``mcp`` client: redaction reaches the tool, the call is audited."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+
+import pytest
+
+from tests.conftest import LiveServer
+from tests.live.test_official_client import client, text_of
+
+pytestmark = pytest.mark.live
+
+AUDIT_WAIT_S = 10.0
+
+
+def audit_rows(database: str, marker: str) -> list[tuple[str, str, str, str]]:
+    """The audit rows whose arguments mention `marker`, waiting (boundedly) for the background writer."""
+    deadline = time.monotonic() + AUDIT_WAIT_S
+    while True:
+        with sqlite3.connect(database, timeout=20) as connection:
+            rows = connection.execute(
+                "SELECT tool, arguments, outcome, origin FROM mcp_django_toolcallrecord WHERE arguments LIKE ?",
+                (f"%{marker}%",),
+            ).fetchall()
+        if rows or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)  # the row is written by another process: poll it, bounded by the deadline
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_redacted_call_reaches_the_tool_and_lands_in_the_audit_trail(
+    example_server: LiveServer, live_server_env: dict[str, str], mode: str
+) -> None:
+    marker = uuid.uuid4().hex[:12]
+    async with client(example_server, mode) as session:
+        result = await session.call_tool("search_books", {"query": f"{marker} ada@example.com"})
+    assert text_of(result) == f"No book matches '{marker} [REDACTED]'."
+    rows = audit_rows(live_server_env["MCP_EXAMPLE_DB"], marker)
+    assert len(rows) == 1
+    tool, arguments, outcome, origin = rows[0]
+    assert (tool, outcome, origin) == ("search_books", "ok", "agent")
+    assert json.loads(arguments)["query"] == f"{marker} [REDACTED]"
