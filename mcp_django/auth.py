@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.http.request import HttpHeaders
 from django.utils.module_loading import import_string
 from rest_framework import authentication, exceptions
 
@@ -61,7 +62,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
 
 
 class AuthRequest:
-    """The part of a request DRF authentication classes read: `META`, `_request`, and the Django request's attributes.
+    """The part of a request DRF authentication classes read: `META`, `headers`, `_request`, the rest of the request.
 
     Args:
         request: the Django request, when there is one.
@@ -70,7 +71,8 @@ class AuthRequest:
 
     def __init__(self, request: Any = None, *, meta: Mapping[str, Any] | None = None) -> None:
         self._request = request if request is not None else self
-        self.META: Mapping[str, Any] = request.META if request is not None else dict(meta or {})
+        self.META: dict[str, Any] = request.META if request is not None else dict(meta or {})
+        self.headers: Mapping[str, str] = request.headers if request is not None else HttpHeaders(self.META)
 
     @classmethod
     def from_headers(cls, headers: Mapping[str, str]) -> AuthRequest:

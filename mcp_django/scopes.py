@@ -64,7 +64,7 @@ class Scope(enum.IntEnum):
             return value
         if isinstance(value, str) and value.upper() in cls.__members__:
             return cls[value.upper()]
-        if isinstance(value, int) and not isinstance(value, bool):
+        if isinstance(value, int) and not isinstance(value, bool) and value in cls._value2member_map_:
             return cls(value)
         raise ValueError(f"{value!r} is not a scope; use one of {', '.join(cls.__members__)}")
 

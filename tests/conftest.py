@@ -10,11 +10,12 @@ from __future__ import annotations
 import http.client
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -26,11 +27,12 @@ SHUTDOWN_TIMEOUT_S = 10.0
 
 @dataclass(frozen=True)
 class LiveServer:
-    """The example project running under daphne: where it listens and where it logs."""
+    """The example project running under daphne: where it listens, where it logs, and the demo users' tokens."""
 
     base_url: str
     log_path: Path
     process: subprocess.Popen[bytes]
+    tokens: dict[str, str] = field(default_factory=dict)
 
     def url(self, path: str) -> str:
         """The absolute URL of ``path`` on this server (``"/mcp"`` -> ``http://127.0.0.1:<port>/mcp``)."""
@@ -78,6 +80,16 @@ def _wait_until_serving(process: subprocess.Popen[bytes], host: str, port: int, 
     raise RuntimeError(f"daphne did not answer within {STARTUP_TIMEOUT_S:.0f}s:\n{_read(log_path)}")
 
 
+def _demo_tokens(database: str) -> dict[str, str]:
+    """username -> API token of the users `seed_demo` created (alice, bob, carol)."""
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute(
+            "SELECT auth_user.username, authtoken_token.key FROM authtoken_token "
+            "JOIN auth_user ON auth_user.id = authtoken_token.user_id"
+        ).fetchall()
+    return {str(username): str(key) for username, key in rows}
+
+
 def _read(path: Path) -> str:
     return path.read_text(errors="replace") if path.exists() else "(no output)"
 
@@ -120,7 +132,8 @@ def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.Tem
         )
     try:
         _wait_until_serving(process, host, port, log_path)
-        yield LiveServer(base_url=f"http://{host}:{port}", log_path=log_path, process=process)
+        tokens = _demo_tokens(live_server_env["MCP_EXAMPLE_DB"])
+        yield LiveServer(base_url=f"http://{host}:{port}", log_path=log_path, process=process, tokens=tokens)
     finally:
         process.terminate()
         try:
@@ -128,3 +141,14 @@ def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.Tem
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=SHUTDOWN_TIMEOUT_S)
+
+
+@pytest.fixture(autouse=True)
+def _without_the_demo_interceptors() -> Iterator[None]:
+    """In-process tests run without the example project's interceptors (its audit trail would write rows
+    behind every test's back); tests of interceptors configure their own. The live server keeps them."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "INTERCEPTORS": []}):
+        yield

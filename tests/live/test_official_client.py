@@ -2,15 +2,21 @@
 
 ``legacy`` runs the 2025-11-25 ``initialize`` handshake (with a session), ``2026-07-28`` pins the
 stateless era without a probe, and ``auto`` probes ``server/discover`` first, as clients do by default.
+``/mcp`` and ``/mcp/adapter`` need a token: the client sends one of the demo users' as a bearer token
+(carol, who reaches every scope, unless a test names another user).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import LoggingMessageNotificationParams, PromptReference, TextContent, TextResourceContents
 
@@ -30,8 +36,16 @@ def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def client(server: LiveServer, mode: str, path: str = "/mcp", **options: Any) -> Client:
-    return Client(server.url(path), mode=mode, read_timeout_seconds=30, **options)
+@contextlib.asynccontextmanager
+async def client(
+    server: LiveServer, mode: str, path: str = "/mcp", *, user: str | None = "carol", **options: Any
+) -> AsyncIterator[Client]:
+    """The official client connected to `path`, authenticated as the demo user `user` (None: no credentials)."""
+    headers = {"Authorization": f"Bearer {server.tokens[user]}"} if user is not None else {}
+    async with create_mcp_http_client(headers=headers) as http:
+        transport = streamable_http_client(server.url(path), http_client=http)
+        async with Client(transport, mode=mode, read_timeout_seconds=30, **options) as session:
+            yield session
 
 
 def text_of(result: Any) -> str:
