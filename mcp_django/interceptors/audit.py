@@ -84,10 +84,10 @@ class AuditWriter:
                     break
             try:
                 self._write(batch)
-            except Exception:
+                close_old_connections()
+            except Exception:  # the thread must survive a database outage; the rows are lost, and logged
                 logger.exception("Could not write %d audit records", len(batch))
             finally:
-                close_old_connections()
                 for _ in batch:
                     self._queue.task_done()
 
