@@ -57,6 +57,8 @@ demo: $(VENV_STAMP)
 	$(VENV_PY) manage.py seed_demo
 	@echo
 	@echo "  MCP server endpoint:       http://$(DEMO_HOST):$(DEMO_PORT)/mcp"
+	@echo "  MCP adapter endpoint:      http://$(DEMO_HOST):$(DEMO_PORT)/mcp/adapter"
+	@echo "  (both need a token above: Authorization: Bearer <token>; see docs/authentication.md)"
 	@echo "  Conformance fixture:       http://$(DEMO_HOST):$(DEMO_PORT)/conformance/mcp"
 	@echo "  Django admin:              http://$(DEMO_HOST):$(DEMO_PORT)/admin/  (admin / admin)"
 	@echo

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, Group
 from django.db import connection
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 
 from mcp_django.models import GroupScope
 from mcp_django.scopes import GroupScopePolicy, Scope
-from tests.access_support import Caller
+from tests.access_support import Caller, send
 
 pytestmark = pytest.mark.django_db
 
@@ -91,3 +93,13 @@ def test_a_settings_change_applies_without_a_restart(bob: Caller) -> None:
 
 def test_a_group_scope_shows_its_group_and_scope(carol: Caller) -> None:
     assert str(GroupScope.objects.get()) == "mcp-system → system"
+
+
+@pytest.mark.urls("tests.access_urls")
+def test_a_stateless_list_costs_two_queries_the_token_and_the_scope(
+    client: Client, bob: Caller, django_assert_num_queries: Any
+) -> None:
+    send(client, "tools/list", caller=bob)  # warm up: the first request builds the endpoint's handler
+
+    with django_assert_num_queries(2):
+        assert send(client, "tools/list", caller=bob).status_code == 200
