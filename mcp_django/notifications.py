@@ -9,24 +9,35 @@ a management command, a Celery task) can notify them all::
     await send_notification("server", "notifications/tools/list_changed")
     send_notification_sync("server", "notifications/resources/updated", {"uri": "demo://books"})
 
-The notification reaches handshake-era clients that finished `initialize`; a
-`notifications/resources/updated` reaches only those subscribed to that URI. With the in-memory channel
-layer that is the clients of this process; a shared layer (Redis) reaches every worker.
+A handshake-era client that finished `initialize` gets the list-changed notifications and the
+`notifications/resources/updated` of the URIs it subscribed to; a 2026-07-28 client gets what its
+`subscriptions/listen` filter asked for. With the in-memory channel layer that is the clients of this
+process; a shared layer (Redis) reaches every worker.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any, Final
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from mcp_django.endpoints import Endpoint
+from mcp_django.protocol.context import NotificationSource
 from mcp_django.protocol.jsonrpc import Message, notification
 
-__all__ = ["EVENT_TYPE", "group_name", "listen", "send_notification", "send_notification_sync"]
+__all__ = [
+    "EVENT_TYPE",
+    "available",
+    "group_name",
+    "send_notification",
+    "send_notification_sync",
+    "source",
+    "stream",
+    "subscribe",
+]
 
 EVENT_TYPE: Final = "mcp.notification"
 """The channel-layer event type; Channels delivers it to a consumer's `mcp_notification` method."""
@@ -64,22 +75,58 @@ def send_notification_sync(endpoint: Endpoint | str, method: str, params: dict[s
     return sent
 
 
-async def listen(endpoint: Endpoint | str, deliver: Callable[[Message], Awaitable[Any]]) -> None:
-    """Hand every notification sent to `endpoint` to `deliver`, until cancelled.
+async def subscribe(endpoint: Endpoint | str) -> AsyncIterator[Message]:
+    """Join `endpoint`'s group now, and return an iterator of every notification sent to it from then on.
 
-    A consumer receives them through Channels; this is for everything else (the stdio command).
-    Returns at once when no channel layer is configured.
+    Joining before returning is what lets a caller acknowledge a subscription knowing that nothing
+    sent after the acknowledgement can be missed. Iterate the result to the end or close it
+    (`aclose()`), which leaves the group. Yields nothing when no channel layer is configured.
     """
     layer = get_channel_layer()
     if layer is None:
-        return
+        return _nothing()
     channel = await layer.new_channel()
     group = group_name(endpoint)
     await layer.group_add(group, channel)
+    return _receive(layer, group, channel)
+
+
+async def _receive(layer: Any, group: str, channel: str) -> AsyncIterator[Message]:
     try:
         while True:
             event = await layer.receive(channel)
             if event.get("type") == EVENT_TYPE and isinstance(event.get("message"), dict):
-                await deliver(event["message"])
+                yield event["message"]
     finally:
         await layer.group_discard(group, channel)
+
+
+async def _nothing() -> AsyncIterator[Message]:
+    return
+    yield  # an async generator that yields nothing
+
+
+async def stream(endpoint: Endpoint | str) -> AsyncIterator[Message]:
+    """Yield every notification sent to `endpoint` from the first iteration on, until the caller stops.
+
+    What the stdio command relays to a handshake-era client. Prefer `subscribe` when the moment of
+    joining matters.
+    """
+    inbox = await subscribe(endpoint)
+    try:
+        async for message in inbox:
+            yield message
+    finally:
+        await inbox.aclose()  # type: ignore[attr-defined]  # an async generator
+
+
+def source(endpoint: Endpoint) -> NotificationSource | None:
+    """The `NotificationSource` of `endpoint` for a `Connection`; None when no channel layer is configured."""
+    if get_channel_layer() is None:
+        return None
+    return lambda: subscribe(endpoint)
+
+
+def available() -> bool:
+    """True when a channel layer is configured, so notifications can reach listening clients."""
+    return get_channel_layer() is not None

@@ -16,6 +16,7 @@ from mcp.types import CreateMessageRequestParams, CreateMessageResult, TextConte
 
 from mcp_django import Context, Registry
 from mcp_django.protocol import Connection, MessageHandler
+from mcp_django.protocol.context import NotificationSource
 from mcp_django.transports.stdio import read_lines, serve_stdio
 from tests.conftest import ROOT
 
@@ -102,12 +103,12 @@ async def test_an_over_long_last_line_without_a_newline_is_dropped() -> None:
 class Pipe:
     """Both ends of a stdio conversation in memory: feed lines in, await the messages that come out."""
 
-    def __init__(self, limit: int = 4096) -> None:
+    def __init__(self, limit: int = 4096, notifications: NotificationSource | None = None) -> None:
         self.input = asyncio.StreamReader()
         self.output: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.raw: list[bytes] = []
         handler = MessageHandler(registry.backend(), server_info={"name": "stdio-tests", "version": "1"})
-        connection = Connection(transport="stdio")
+        connection = Connection(transport="stdio", notifications=notifications)
         self.task = asyncio.ensure_future(
             serve_stdio(handler, connection, partial(self.input.read, 4096), self.write, limit=limit)
         )
@@ -242,6 +243,41 @@ async def test_end_of_input_ends_the_loop_once_requests_in_flight_are_answered(p
 
     assert still_serving
     assert (await pipe.receive())["id"] == "last"
+
+
+async def test_server_notifications_reach_a_handshake_client_once_it_is_initialized() -> None:
+    notes: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    async def relay() -> AsyncIterator[dict[str, Any]]:
+        while True:
+            yield await notes.get()
+
+    async def source() -> AsyncIterator[dict[str, Any]]:
+        return relay()
+
+    pipe = Pipe(notifications=source)
+    pipe.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+    )
+    await pipe.receive()
+    await pipe.receive()
+
+    await notes.put({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    changed = await pipe.receive()
+    await pipe.close()
+
+    assert changed == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 
 
 # ----------------------------------------------------------------------------------- manage.py mcp_stdio

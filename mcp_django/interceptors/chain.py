@@ -15,7 +15,6 @@ request phase receiving).
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import inspect
 import logging
@@ -103,6 +102,13 @@ class PlanEntry:
     timeout_ms: int | None
     options: pydantic.BaseModel
     index: int
+    call: Callable[[Invocation], Awaitable[Any]] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        method = getattr(self.interceptor, type(self.interceptor).entrypoint)
+        if not inspect.iscoroutinefunction(method):
+            method = sync_to_async(method, thread_sensitive=self.interceptor.thread_sensitive)
+        object.__setattr__(self, "call", method)  # derived once; the dataclass is frozen
 
     def hooks(self, event: str, phase: str) -> bool:
         """True when this entry intercepts `event` in `phase`."""
@@ -474,7 +480,7 @@ class InterceptorPlan:
         """Invoke one entry on its own (the `interceptor/invoke` wire method)."""
         original = invocation.payload
         if entry.type == "mutation":
-            invocation = dataclasses.replace(invocation, payload=copy.deepcopy(original))
+            invocation = dataclasses.replace(invocation, payload=_copy(original))
         return await _invoke(entry, invocation, timeout_ms, original=original)
 
 
@@ -511,7 +517,7 @@ class _PhaseRun:
     async def mutate(self, mutators: tuple[PlanEntry, ...]) -> None:
         """Sequentially; audit results are shadows; a fail-closed failure aborts and keeps the input."""
         for entry in mutators:
-            invocation = self.invocation(entry, copy.deepcopy(self.payload))
+            invocation = self.invocation(entry, _copy(self.payload))
             record = await _invoke(entry, invocation, entry.timeout_ms, original=self.payload)
             self.results.append(record)
             if record.error is None:
@@ -575,15 +581,11 @@ async def _invoke(
 
     `original` is the payload a mutator's copy was made from: `modified=False` must return it unchanged.
     """
-    method = getattr(entry.interceptor, type(entry.interceptor).entrypoint)
     started = time.perf_counter()
     error: str | None = None
     result: Any = None
     try:
-        if inspect.iscoroutinefunction(method):
-            outcome = method(invocation)
-        else:
-            outcome = sync_to_async(method, thread_sensitive=entry.interceptor.thread_sensitive)(invocation)
+        outcome = entry.call(invocation)
         raw = await (outcome if timeout_ms is None else asyncio.wait_for(outcome, timeout_ms / 1000))
         result = _as_result(entry, raw, invocation.payload if original is None else original)
     except TimeoutError:
@@ -619,3 +621,12 @@ def _as_result(entry: PlanEntry, raw: Any, original: dict[str, Any]) -> Validati
             return raw
         return SinkResult()
     raise TypeError(f"a {entry.type} interceptor returned {type(raw).__name__}")
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, scalars), much cheaper than `copy.deepcopy`."""
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value

@@ -27,8 +27,12 @@ _SEVERITY: Final[Mapping[str, int]] = {level: rank for rank, level in enumerate(
 
 Emit = Callable[[Message], Awaitable[None]]
 """Sends one message on the stream of the request being served."""
-NotificationSource = Callable[[], AsyncIterator[Message]]
-"""Opens a stream of the server notifications sent to the connection's endpoint."""
+NotificationSource = Callable[[], Awaitable[AsyncIterator[Message]]]
+"""Subscribes to the server notifications sent to the connection's endpoint.
+
+Awaiting it joins the subscription; the iterator it returns yields everything sent from then on,
+and closing the iterator leaves it.
+"""
 Ask = Callable[[Mapping[str, Message]], Awaitable[dict[str, Any]]]
 """Sends server-to-client requests and waits for their results (handshake era)."""
 

@@ -24,9 +24,10 @@ import queue
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, BinaryIO, Final
+from typing import BinaryIO, Final
 
 from mcp_django.protocol import Connection, MessageHandler
+from mcp_django.protocol.jsonrpc import Message
 from mcp_django.transports.duplex import DuplexTransport, too_large
 
 __all__ = ["CHUNK_SIZE", "Read", "Write", "protect_stdout", "read_lines", "serve_stdio", "threaded_reader", "writer"]
@@ -81,7 +82,6 @@ async def serve_stdio(
     write: Write,
     *,
     limit: int,
-    listen: Callable[[DuplexTransport], Awaitable[Any]] | None = None,
 ) -> None:
     """Serve newline-delimited JSON-RPC from `read` to `write` until end of input.
 
@@ -91,14 +91,17 @@ async def serve_stdio(
         read: the input, chunk by chunk.
         write: the output; each call gets one message and its newline.
         limit: the longest line accepted, in bytes (`MAX_REQUEST_BYTES`).
-        listen: run beside the loop for server-initiated notifications (cancelled at the end).
+
+    When the connection has a notification source, server notifications are relayed to a
+    handshake-era client as they are sent (see `DuplexTransport.push`).
     """
 
     async def send(data: bytes) -> None:
         await write(data + b"\n")
 
     transport = DuplexTransport(handler, connection, send)
-    listener = asyncio.ensure_future(listen(transport)) if listen is not None else None
+    source = connection.notifications
+    relay = asyncio.ensure_future(_relay(await source(), transport)) if source is not None else None
     try:
         async for line in read_lines(read, limit):
             if line is None:
@@ -107,10 +110,15 @@ async def serve_stdio(
                 await transport.receive_text(line)
         await transport.drain()
     finally:
-        if listener is not None:
-            listener.cancel()
-            await asyncio.gather(listener, return_exceptions=True)
+        if relay is not None:
+            relay.cancel()
+            await asyncio.gather(relay, return_exceptions=True)
         await transport.aclose()
+
+
+async def _relay(notes: AsyncIterator[Message], transport: DuplexTransport) -> None:
+    async for note in notes:
+        await transport.push(note)
 
 
 def threaded_reader(stream: BinaryIO, chunk_size: int = CHUNK_SIZE) -> Read:

@@ -25,12 +25,14 @@ class Broadcast:
 
     def __init__(self) -> None:
         self.queues: list[asyncio.Queue[dict[str, Any] | None]] = []
-        self.opened = asyncio.Event()
 
     async def open(self) -> AsyncIterator[dict[str, Any]]:
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.queues.append(queue)
-        self.opened.set()
+        self.queues.append(queue)  # subscribed before the caller gets the iterator
+        return self._drain(queue)
+
+    @staticmethod
+    async def _drain(queue: asyncio.Queue[dict[str, Any] | None]) -> AsyncIterator[dict[str, Any]]:
         while (note := await queue.get()) is not None:
             yield note
 
@@ -82,6 +84,7 @@ async def test_only_requested_kinds_arrive_each_tagged_with_the_subscription(liv
     source = Broadcast()
     stream = await _listen(live, source, {"promptsListChanged": True, "resourceSubscriptions": ["test://a"]})
     await anext(stream)
+    assert len(source.queues) == 1  # subscribed by the time the acknowledgement arrived
     for note in (TOOLS_CHANGED, UPDATED_B, PROMPTS_CHANGED, UPDATED_A):
         source.publish(note)
     first, second = await anext(stream), await anext(stream)

@@ -13,7 +13,7 @@ what each listener may see:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from mcp_django.protocol.context import RequestContext
@@ -72,6 +72,12 @@ def _uri(note: Message) -> Any:
     return params.get("uri") if isinstance(params, dict) else None
 
 
+async def _close(inbox: AsyncIterator[Message]) -> None:
+    close = getattr(inbox, "aclose", None)
+    if close is not None:
+        await close()
+
+
 def tagged(note: Message, subscription_id: Any) -> Message:
     """`note` with the subscription id in its `params._meta`."""
     params = dict(note.get("params") or {})
@@ -82,17 +88,22 @@ def tagged(note: Message, subscription_id: Any) -> Message:
 async def listen(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     """Acknowledge the subscription, then relay what it asked for until the client goes away."""
     honoured = honoured_filter(params.get("notifications") or {}, handler.features)
+    source = ctx.connection.notifications
+    # Subscribe before acknowledging, so nothing sent after the acknowledgement is missed.
+    inbox = await source() if source is not None and ctx.emit is not None else None
     ack = {
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
         "params": {"notifications": honoured},
     }
     await ctx.send_notification("notifications/subscriptions/acknowledged", tagged(ack, ctx.request_id)["params"])
-    source = ctx.connection.notifications
-    if source is not None and ctx.emit is not None:
-        async for note in source():
-            if wanted_by_filter(note, honoured):
-                await ctx.emit(tagged(note, ctx.request_id))
+    if inbox is not None and ctx.emit is not None:
+        try:
+            async for note in inbox:
+                if wanted_by_filter(note, honoured):
+                    await ctx.emit(tagged(note, ctx.request_id))
+        finally:
+            await _close(inbox)
     # The source ended (the server is shutting the stream down): end the subscription gracefully.
     return {"_meta": {SUBSCRIPTION_ID: ctx.request_id}}
 
