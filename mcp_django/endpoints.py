@@ -214,6 +214,7 @@ class Endpoint:
                 mcp_settings.signing_key("request-state"), ttl_seconds=mcp_settings.REQUEST_STATE_TTL
             ),
             client_request_timeout=mcp_settings.CLIENT_REQUEST_TIMEOUT,
+            notifications=notifications_available(),
             **self.interceptor_options(),
         )
 
@@ -226,6 +227,13 @@ class Endpoint:
         """Drop the built handler and authenticators; the next request builds fresh ones."""
         self._handler = None
         self._authenticators = None
+
+
+def notifications_available() -> bool:
+    """True when a channel layer is configured, so server notifications reach listening clients."""
+    from mcp_django import notifications  # it names endpoints, so it imports this module
+
+    return notifications.available()
 
 
 def _reset_endpoints() -> None:

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 import mcp_django
-from mcp_django import Context, content
+from mcp_django import Context, content, notifications
 
 registry = mcp_django.Registry("conformance")
 
@@ -317,6 +317,25 @@ async def test_input_required_result_capabilities(ctx: Context) -> str:
         wanted["ask"] = _elicitation("What is your name?", NAME_SCHEMA)
     await ctx.request_input(wanted)
     return "Asked only for what the client supports."
+
+
+# ----------------------------------------------------------------- list changes (SEP-2575 listen)
+# Our registries are frozen while serving; these tools announce a change the way a project would after
+# an admin toggles a provider: through mcp_django.notifications, which reaches every listening client.
+
+
+@registry.tool
+async def test_trigger_tool_change(ctx: Context) -> str:
+    """Announces a tool list change to every listening client (subscriptions/listen, GET streams)"""
+    await notifications.send_notification(ctx.endpoint, "notifications/tools/list_changed")
+    return "tool list changed"
+
+
+@registry.tool
+async def test_trigger_prompt_change(ctx: Context) -> str:
+    """Announces a prompt list change to every listening client (subscriptions/listen, GET streams)"""
+    await notifications.send_notification(ctx.endpoint, "notifications/prompts/list_changed")
+    return "prompt list changed"
 
 
 # SEP-1613 / SEP-2106: every 2020-12 keyword the suite looks for must reach tools/list verbatim.

@@ -35,6 +35,7 @@ from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import APIException
 
+from mcp_django import notifications
 from mcp_django.auth import AuthenticationFailed, AuthRequest, aauthenticate
 from mcp_django.conf import mcp_settings, normalize_origin
 from mcp_django.endpoints import Endpoint
@@ -48,6 +49,7 @@ from mcp_django.protocol import (
     ParseError,
     era_of_header,
 )
+from mcp_django.protocol.features.subscriptions import wanted_by_session
 from mcp_django.protocol.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
@@ -392,7 +394,10 @@ class StreamableHTTP:
             return await self._post(headers, body, version_header, era, principal, streaming)
         if method == "DELETE" and sessions:
             return await self._delete(headers, principal)
-        allow = "POST, DELETE" if sessions else "POST"
+        listening = sessions and streaming and notifications.available()
+        if method == "GET" and listening:
+            return await self._get(headers, principal)
+        allow = ("GET, POST, DELETE" if listening else "POST, DELETE") if sessions else "POST"
         return _error(405, InvalidRequest("Method Not Allowed"), Allow=allow)
 
     async def check_headers(
@@ -465,6 +470,7 @@ class StreamableHTTP:
             sessions=False,
             principal_id=principal_id(principal),
             streaming=streaming,
+            notifications=notifications.source(self.endpoint) if streaming else None,
         )
         if era is Era.STATELESS:
             if isinstance(message, dict) and isinstance(message.get("method"), str):
@@ -539,6 +545,37 @@ class StreamableHTTP:
         store = self.endpoint.session_store
         if record is not None and store is not None:
             await store.commit(record)
+
+    async def _get(self, headers: Mapping[str, str], principal: Any) -> HTTPResponse:
+        """Open a handshake session's stream of server notifications (list changes, resource updates)."""
+        if not {"text/event-stream", "text/*", "*/*"} & _media_types(headers.get("accept") or ""):
+            return _error(406, InvalidRequest("Not Acceptable: Client must accept text/event-stream"))
+        store = self.endpoint.session_store
+        assert store is not None
+        session_id = _header_value(headers, "mcp-session-id")
+        if not session_id:
+            return _error(400, InvalidRequest("Bad Request: Missing session ID"))
+        if await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal) is None:
+            return _error(404, InvalidRequest("Session not found"))
+        inbox = await notifications.subscribe(self.endpoint)
+        relayed = self._relay(inbox, session_id, principal)
+        return HTTPResponse(200, dict(SSE_HEADERS), stream=event_stream(relayed))
+
+    async def _relay(
+        self, inbox: AsyncIterator[dict[str, Any]], session_id: str, principal: Any
+    ) -> AsyncIterator[dict[str, Any]]:
+        """What a session's GET stream carries: the notifications it may see, until the session ends."""
+        store = self.endpoint.session_store
+        assert store is not None
+        try:
+            async for note in inbox:
+                record = await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal)
+                if record is None:
+                    return  # the session was ended or expired: so is its stream
+                if wanted_by_session(note, record.state.subscriptions, self.endpoint.handler.features):
+                    yield note
+        finally:
+            await _close(inbox)
 
     async def _delete(self, headers: Mapping[str, str], principal: Any) -> HTTPResponse:
         store = self.endpoint.session_store

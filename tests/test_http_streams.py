@@ -1,0 +1,132 @@
+"""Server notifications over HTTP: a handshake session's GET stream, and 2026 `subscriptions/listen` POSTs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from django.test import AsyncClient
+
+from mcp_django.notifications import send_notification
+from tests.http_support import ACCEPT, initialize, request, stateless, stateless_headers
+
+pytestmark = [pytest.mark.urls("tests.http_urls"), pytest.mark.django_db(transaction=True)]
+
+
+async def apost(client: AsyncClient, body: Any, headers: dict[str, str] | None = None, path: str = "/mcp") -> Any:
+    return await client.post(
+        path,
+        data=json.dumps(body).encode(),
+        content_type="application/json",
+        headers={"Accept": ACCEPT, **(headers or {})},
+    )
+
+
+async def events(response: Any) -> AsyncIterator[dict[str, Any]]:
+    """The JSON-RPC messages of an SSE response, as they arrive."""
+    async for chunk in response.streaming_content:
+        for line in bytes(chunk).decode().splitlines():
+            if line.startswith("data: "):
+                yield json.loads(line[len("data: ") :])
+
+
+async def open_session(client: AsyncClient) -> dict[str, str]:
+    opened = await apost(client, initialize())
+    session = {"Mcp-Session-Id": opened["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-11-25"}
+    await apost(client, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+    return session
+
+
+async def first(stream: AsyncIterator[dict[str, Any]], publish: Any) -> dict[str, Any]:
+    """Start reading, publish once the reader is waiting, and return what arrives (bounded wait)."""
+    reading = asyncio.ensure_future(anext(stream))
+    await publish()
+    return await asyncio.wait_for(reading, 10)
+
+
+async def test_a_session_advertises_list_changes_when_notifications_can_flow(async_client: AsyncClient) -> None:
+    opened = await apost(async_client, initialize())
+    capabilities = json.loads(opened.content)["result"]["capabilities"]
+    assert capabilities["tools"] == {"listChanged": True}
+    assert capabilities["resources"] == {"listChanged": True, "subscribe": True}
+
+
+async def test_the_get_stream_carries_list_changes_and_subscribed_updates_only(async_client: AsyncClient) -> None:
+    session = await open_session(async_client)
+    await apost(async_client, request("resources/subscribe", {"uri": "test://greeting"}), session)
+    response = await async_client.get("/mcp", headers={"Accept": "text/event-stream", **session})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/event-stream"
+    stream = events(response)
+
+    async def publish() -> None:
+        await send_notification("tests", "notifications/resources/updated", {"uri": "test://elsewhere"})
+        await send_notification("tests", "notifications/prompts/list_changed")
+        await send_notification("tests", "notifications/resources/updated", {"uri": "test://greeting"})
+
+    assert (await first(stream, publish))["method"] == "notifications/prompts/list_changed"
+    updated = await asyncio.wait_for(anext(stream), 10)
+    assert updated == {
+        "jsonrpc": "2.0",
+        "method": "notifications/resources/updated",
+        "params": {"uri": "test://greeting"},
+    }
+    await stream.aclose()  # type: ignore[attr-defined]
+
+
+async def test_the_get_stream_of_another_endpoint_hears_nothing_of_this_one(async_client: AsyncClient) -> None:
+    opened = await apost(async_client, initialize(), path="/other/mcp")
+    session = {"Mcp-Session-Id": opened["Mcp-Session-Id"]}
+    response = await async_client.get("/other/mcp", headers={"Accept": "text/event-stream", **session})
+    stream = events(response)
+
+    async def publish() -> None:
+        await send_notification("tests", "notifications/tools/list_changed")
+        await send_notification("other", "notifications/prompts/list_changed")
+
+    assert (await first(stream, publish))["method"] == "notifications/prompts/list_changed"
+    await stream.aclose()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({}, 400),
+        ({"Mcp-Session-Id": "unknown"}, 404),
+        ({"Mcp-Session-Id": "unknown", "Accept": "application/json"}, 406),
+    ],
+)
+async def test_a_get_stream_needs_a_live_session_and_an_event_stream(
+    async_client: AsyncClient, headers: dict[str, str], status: int
+) -> None:
+    response = await async_client.get("/mcp", headers={"Accept": "text/event-stream", **headers})
+    assert response.status_code == status
+    assert json.loads(response.content)["error"]["code"] == -32600
+
+
+async def test_a_get_on_an_endpoint_without_sessions_is_not_allowed(async_client: AsyncClient) -> None:
+    response = await async_client.get("/stateless/mcp", headers={"Accept": "text/event-stream"})
+    assert response.status_code == 405
+    assert response["Allow"] == "POST"
+
+
+async def test_a_listen_post_acknowledges_then_relays_what_it_asked_for(async_client: AsyncClient) -> None:
+    body = stateless("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=9)
+    response = await apost(async_client, body, stateless_headers("subscriptions/listen"))
+    assert response["Content-Type"] == "text/event-stream"
+    stream = events(response)
+    ack = await asyncio.wait_for(anext(stream), 10)
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["notifications"] == {"toolsListChanged": True}
+
+    async def publish() -> None:
+        await send_notification("tests", "notifications/prompts/list_changed")
+        await send_notification("tests", "notifications/tools/list_changed")
+
+    changed = await first(stream, publish)
+    assert changed["method"] == "notifications/tools/list_changed"
+    assert changed["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 9}
+    await stream.aclose()  # type: ignore[attr-defined]
