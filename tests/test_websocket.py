@@ -12,10 +12,12 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser, User
 from django.test import override_settings
+from rest_framework.authtoken.models import Token
 
 from mcp_django import Context, Registry
 from mcp_django.endpoints import Endpoint
 from mcp_django.notifications import send_notification
+from mcp_django.protocol import MessageHandler
 from mcp_django.routing import websocket_endpoint
 
 # Channels closes stale database connections around every message it dispatches.
@@ -76,10 +78,24 @@ def greeting() -> str:
     return "hello"
 
 
+class ListeningEndpoint(Endpoint):
+    """An endpoint whose core serves `subscriptions/listen` (the deployment delivers notifications)."""
+
+    def build_handler(self) -> MessageHandler:
+        return MessageHandler(
+            self.build_backend(), server_info={"name": "ws-tests", "version": "1"}, notifications=True
+        )
+
+
 OPEN = Endpoint("ws-tests/mcp", registry=registry, name="ws-tests", allow_anonymous=True)
 PRIVATE = Endpoint("ws-private/mcp", registry=registry, name="ws-private")
+LISTENING = ListeningEndpoint("ws-listening/mcp", registry=registry, name="ws-listening", allow_anonymous=True)
 application = URLRouter(
-    [*websocket_endpoint("ws/mcp", endpoint=OPEN), *websocket_endpoint("ws/private", endpoint=PRIVATE)]
+    [
+        *websocket_endpoint("ws/mcp", endpoint=OPEN),
+        *websocket_endpoint("ws/private", endpoint=PRIVATE),
+        *websocket_endpoint("ws/listening", endpoint=LISTENING),
+    ]
 )
 
 STATELESS_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -316,6 +332,23 @@ async def test_the_caller_is_the_socket_s_user() -> None:
     assert reply["result"]["content"] == [{"type": "text", "text": "alice"}]
 
 
+async def test_a_bearer_token_in_the_handshake_authenticates_the_caller() -> None:
+    alice = await User.objects.acreate(username="alice")
+    token = await Token.objects.acreate(user=alice)
+    with_token = communicator("/ws/private", headers=[(b"authorization", f"Bearer {token.key}".encode())])
+    with_bad_token = communicator("/ws/private", headers=[(b"authorization", b"Bearer not-a-token")])
+
+    accepted, _ = await with_token.connect()
+    await with_token.send_json_to(stateless("tools/call", {"name": "whoami", "arguments": {}}))
+    reply = await with_token.receive_json_from()
+    await with_token.disconnect()
+    bad_accepted, _ = await with_bad_token.connect()
+
+    assert accepted
+    assert reply["result"]["content"] == [{"type": "text", "text": "alice"}]
+    assert not bad_accepted
+
+
 async def test_a_foreign_origin_is_refused_and_localhost_is_admitted() -> None:
     foreign = communicator(headers=[(b"origin", b"https://evil.example")])
     local = communicator(headers=[(b"origin", b"http://localhost:3000")])
@@ -354,6 +387,28 @@ async def test_resource_updates_reach_only_subscribed_sockets(socket: WebsocketC
     update = await socket.receive_json_from()
     assert update["params"] == {"uri": "test://greeting"}
     assert await socket.receive_nothing()
+
+
+async def test_a_stateless_client_listens_for_notifications_over_the_socket() -> None:
+    listener = communicator("/ws/listening")
+    await listener.connect()
+    await listener.send_json_to(
+        stateless("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id="l")
+    )
+    acknowledged = await listener.receive_json_from()
+
+    await send_notification(LISTENING, "notifications/prompts/list_changed")  # not asked for
+    await send_notification(LISTENING, "notifications/tools/list_changed")
+    changed = await listener.receive_json_from()
+    await listener.send_json_to({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "l"}})
+    nothing_more = await listener.receive_nothing()
+    await listener.disconnect()
+
+    assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
+    assert acknowledged["params"]["notifications"] == {"toolsListChanged": True}
+    assert changed["method"] == "notifications/tools/list_changed"
+    assert changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "l"
+    assert nothing_more
 
 
 async def test_closing_the_socket_cancels_its_requests() -> None:

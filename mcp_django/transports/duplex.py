@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from mcp_django.protocol import Connection, InvalidRequest, MessageHandler, ParseError
-from mcp_django.protocol.jsonrpc import RequestId
+from mcp_django.protocol.features.subscriptions import wanted_by_session
+from mcp_django.protocol.jsonrpc import Message, RequestId
 from mcp_django.transports.http import parse_body
 from mcp_django.transports.sse import dump_message
 
@@ -86,12 +87,12 @@ class DuplexTransport:
             self._requests[request_id] = task
         task.add_done_callback(lambda done: self._forget(request_id, done))
 
-    async def push(self, message: Mapping[str, Any]) -> bool:
-        """Send a server-initiated notification, if this channel's client is one that takes them.
+    async def push(self, message: Message) -> bool:
+        """Send a server notification no request asked for, if this channel's client takes it.
 
-        Only a handshake-era client that finished `initialize` gets notifications no request asked
-        for (a 2026-07-28 client receives them on a `subscriptions/listen` stream instead), and
-        `notifications/resources/updated` only reaches clients subscribed to that resource.
+        Only a handshake-era client that finished `initialize` gets one here: the list-changed
+        notifications, and `notifications/resources/updated` for the URIs it subscribed to (a
+        2026-07-28 client receives them on its `subscriptions/listen` request instead).
 
         Returns:
             True when the notification was sent.
@@ -99,12 +100,9 @@ class DuplexTransport:
         session = self.connection.session
         if session is None or not session.initialized:
             return False
-        if message.get("method") == "notifications/resources/updated":
-            params = message.get("params")
-            uri = params.get("uri") if isinstance(params, Mapping) else None
-            if uri not in session.subscriptions:
-                return False
-        await self.send(dict(message))
+        if not wanted_by_session(message, session.subscriptions, self.handler.features):
+            return False
+        await self.send(message)
         return True
 
     async def send(self, message: Any) -> None:

@@ -5,8 +5,9 @@
 
 - The client must offer the `mcp` subprotocol; a handshake without it is refused, as is one from a
   browser `Origin` that `MCP_DJANGO["ALLOWED_ORIGINS"]` does not admit (the same rule as HTTP).
-- The caller is the socket's `scope["user"]`; an endpoint without `allow_anonymous` refuses the
-  handshake of an anonymous caller.
+- The caller is found by the endpoint's authentication classes in the handshake's headers (a bearer
+  token), else it is the socket's `scope["user"]` (the session cookie); an endpoint without
+  `allow_anonymous` refuses the handshake of an anonymous caller.
 - The socket keeps one `Connection`: an `initialize` opens a handshake session that lives in memory
   until the socket closes; messages carrying 2026-07-28 `_meta` are served statelessly.
 - Requests run concurrently; the notifications a request emits are sent as frames before its response.
@@ -21,11 +22,14 @@ import logging
 from typing import Any, Final
 
 from channels.generic.websocket import AsyncWebsocketConsumer
+from rest_framework.exceptions import APIException
 
+from mcp_django import notifications
+from mcp_django.auth import AuthRequest, aauthenticate
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint, get_endpoint
-from mcp_django.notifications import group_name
 from mcp_django.protocol import Connection, InvalidRequest
+from mcp_django.scopes import is_authenticated
 from mcp_django.sessions import principal_id
 from mcp_django.transports.duplex import DuplexTransport, too_large
 from mcp_django.transports.http import allowed_origins, origin_allowed
@@ -63,9 +67,19 @@ class MCPWebSocketConsumer(AsyncWebsocketConsumer):
             logger.info("Refused a WebSocket from the origin %r", origin)
             await self.close()
             return
-        endpoint = self.endpoint_ref if isinstance(self.endpoint_ref, Endpoint) else get_endpoint(self.endpoint_ref)
-        principal = await self.authenticate()
-        if not endpoint.allow_anonymous and not getattr(principal, "is_authenticated", False):
+        try:
+            endpoint = self.endpoint_ref if isinstance(self.endpoint_ref, Endpoint) else get_endpoint(self.endpoint_ref)
+        except LookupError:
+            logger.exception("Refused a WebSocket: its endpoint is not mounted")
+            await self.close()
+            return
+        try:
+            principal = await self.authenticate(endpoint)
+        except APIException as error:  # AuthenticationFailed: credentials were offered and refused
+            logger.info("Refused a WebSocket on %r: %s", endpoint, error.detail)
+            await self.close()
+            return
+        if not is_authenticated(principal) and not endpoint.allow_anonymous:
             logger.info("Refused an anonymous WebSocket on %r", endpoint)
             await self.close()
             return
@@ -75,19 +89,30 @@ class MCPWebSocketConsumer(AsyncWebsocketConsumer):
             transport="websocket",
             sessions=True,
             principal_id=principal_id(principal),
+            notifications=notifications.source(endpoint),
         )
         self.transport = DuplexTransport(endpoint.handler, connection, self._send_frame)
         if self.channel_layer is not None:
-            self.group = group_name(endpoint)
+            self.group = notifications.group_name(endpoint)
             await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept(subprotocol=SUBPROTOCOL)
 
-    async def authenticate(self) -> Any:
-        """Return the caller: the user Channels' `AuthMiddlewareStack` put in the scope, else None.
+    async def authenticate(self, endpoint: Endpoint) -> Any:
+        """Return the caller, or None for an anonymous one.
 
-        Override it to authenticate from the handshake's headers (`self.header("authorization")`).
+        The endpoint's authentication classes (`DEFAULT_AUTHENTICATION_CLASSES`) read the handshake's
+        headers first, so `Authorization: Bearer <token>` works as over HTTP; otherwise the caller is
+        the user Channels' `AuthMiddlewareStack` found in the session cookie.
+
+        Raises:
+            AuthenticationFailed: the headers carry credentials the classes refuse.
         """
-        return self.scope.get("user")
+        headers = {key.decode("latin-1"): value.decode("latin-1") for key, value in self.scope.get("headers", ())}
+        principal = await aauthenticate(endpoint.authenticators, AuthRequest.from_headers(headers))
+        if principal is not None:
+            return principal
+        user = self.scope.get("user")
+        return user if is_authenticated(user) else None
 
     def header(self, name: str) -> str | None:
         """A header of the WebSocket handshake (`name` in lower case), or None when absent."""

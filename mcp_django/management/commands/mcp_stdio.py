@@ -15,7 +15,6 @@ import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AnonymousUser
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from mcp_django import notifications
@@ -23,7 +22,6 @@ from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.protocol import Connection
 from mcp_django.sessions import principal_id
-from mcp_django.transports.duplex import DuplexTransport
 from mcp_django.transports.stdio import protect_stdout, serve_stdio, threaded_reader, writer
 
 
@@ -56,23 +54,18 @@ class Command(BaseCommand):
             transport="stdio",
             sessions=True,
             principal_id=principal_id(principal),
+            notifications=notifications.source(endpoint),
         )
         handler = endpoint.handler
         read = threaded_reader(sys.stdin.buffer)
         write = writer(protect_stdout())
-
-        async def listen(transport: DuplexTransport) -> None:
-            await notifications.listen(endpoint, transport.push)
-
-        serving = serve_stdio(
-            handler, connection, read, write, limit=int(mcp_settings.MAX_REQUEST_BYTES), listen=listen
-        )
+        serving = serve_stdio(handler, connection, read, write, limit=int(mcp_settings.MAX_REQUEST_BYTES))
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C in a terminal: stop without a traceback
             asyncio.run(serving)
 
     @staticmethod
     def principal(username: str | None, endpoint: Endpoint) -> Any:
-        """The user named `username`, or an anonymous caller when the endpoint admits one.
+        """The user named `username`, or None (an anonymous caller) when the endpoint admits one.
 
         Raises:
             CommandError: no active user has that name, or the endpoint needs a user and none was named.
@@ -82,7 +75,7 @@ class Command(BaseCommand):
                 raise CommandError(
                     f"The endpoint {endpoint.name!r} does not admit anonymous callers; name a user with --user."
                 )
-            return AnonymousUser()
+            return None
         user_model = get_user_model()
         try:
             user = user_model._default_manager.get_by_natural_key(username)
