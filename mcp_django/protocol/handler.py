@@ -25,6 +25,7 @@ from mcp_django.protocol.inputs import (
     InputRequired,
     PendingRequests,
     RequestStateCodec,
+    ResponseRelay,
     binding_of,
     error_of,
 )
@@ -121,6 +122,7 @@ class MessageHandler:
         notifications: whether the deployment delivers server notifications to listening clients
             (handshake sessions' streams, `subscriptions/listen`); advertises `listChanged` and
             resource subscriptions, and serves `subscriptions/listen`.
+        relay: carries clients' answers to server-to-client requests between worker processes.
     """
 
     def __init__(
@@ -138,6 +140,7 @@ class MessageHandler:
         state_codec: RequestStateCodec | None = None,
         client_request_timeout: float = 300.0,
         notifications: bool = False,
+        relay: ResponseRelay | None = None,
     ) -> None:
         self.backend = backend
         self.server_info = dict(server_info)
@@ -153,7 +156,7 @@ class MessageHandler:
         self._untyped = frozenset(spec.name for spec in extra_methods)
         self.state_codec = state_codec or RequestStateCodec()
         self.client_request_timeout = client_request_timeout
-        self.pending = PendingRequests()
+        self.pending = PendingRequests(relay)
         served = {name: dict(value) for name, value in backend.capabilities().items()}
         served["logging"] = {}
         if notifications:
@@ -238,7 +241,7 @@ class MessageHandler:
         try:
             envelope = _Envelope(message)
             if envelope.method is None:
-                self.pending.deliver(message, _session_key(connection))
+                await self.pending.route(message, _session_key(connection))
                 return None
             if not envelope.has_id:
                 self._notify(envelope.method, envelope.params, connection)
@@ -349,6 +352,7 @@ class MessageHandler:
         async def ask(request: Message) -> Any:
             request_id, answer = self.pending.open(owner)
             try:
+                await self.pending.watch(request_id)
                 await emit(
                     {"jsonrpc": "2.0", "id": request_id, "method": request["method"], "params": request["params"]}
                 )
@@ -361,6 +365,7 @@ class MessageHandler:
                     raise ClientRequestError(0, "The client did not answer in time") from None
             finally:
                 self.pending.close(request_id)
+                await self.pending.unwatch(request_id)
             if "error" in reply:
                 raise error_of(reply["error"])
             return reply.get("result")

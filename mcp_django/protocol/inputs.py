@@ -28,8 +28,8 @@ import json
 import secrets
 import time
 import uuid
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Protocol
 
 from mcp_django.protocol.jsonrpc import InvalidParams, Message
 
@@ -40,6 +40,7 @@ __all__ = [
     "InputRequired",
     "PendingRequests",
     "RequestStateCodec",
+    "ResponseRelay",
     "binding_of",
     "error_of",
 ]
@@ -82,15 +83,36 @@ class ClientRequestError(Exception):
         self.message = message
 
 
-class PendingRequests:
-    """Server-to-client requests waiting for their responses, within one process.
+class ResponseRelay(Protocol):
+    """Carries clients' responses between worker processes.
 
-    Request ids are random UUIDs, so a response is matched by id alone and cannot be
-    guessed by another client; the owner key (the session) is checked as well.
+    A client may post its answer to a server-to-client request to any worker. The worker
+    whose request waits `watch`es the request's id; a worker that receives an answer it is
+    not waiting for `forward`s it. (`mcp_django.relay.ChannelLayerRelay` does this over the
+    Channels layer.)
     """
 
-    def __init__(self) -> None:
+    async def watch(self, request_id: str, deliver: Callable[[Message, str | None], object]) -> None:
+        """Start handing answers to `request_id` that reach other workers to `deliver(message, owner)`."""
+
+    async def unwatch(self, request_id: str) -> None:
+        """Stop watching `request_id`."""
+
+    async def forward(self, message: Message, owner: str | None) -> None:
+        """Send an answer this worker is not waiting for to the worker that is."""
+
+
+class PendingRequests:
+    """Server-to-client requests waiting for their responses.
+
+    Request ids are random UUIDs, so a response is matched by id alone and cannot be
+    guessed by another client; the owner key (the session) is checked as well. With a
+    `relay`, answers that reach another worker process find their way here too.
+    """
+
+    def __init__(self, relay: ResponseRelay | None = None) -> None:
         self._waiting: dict[str, tuple[str | None, asyncio.Future[Message]]] = {}
+        self.relay = relay
 
     def open(self, owner: str | None) -> tuple[str, asyncio.Future[Message]]:
         """Register a new request for `owner`; return its id and the future its response resolves."""
@@ -102,6 +124,21 @@ class PendingRequests:
     def close(self, request_id: str) -> None:
         """Forget a request (answered, timed out or cancelled)."""
         self._waiting.pop(request_id, None)
+
+    async def watch(self, request_id: str) -> None:
+        """Let answers to `request_id` that reach other workers come here (no-op without a relay)."""
+        if self.relay is not None:
+            await self.relay.watch(request_id, self.deliver)
+
+    async def unwatch(self, request_id: str) -> None:
+        """Stop watching `request_id` across workers."""
+        if self.relay is not None:
+            await self.relay.unwatch(request_id)
+
+    async def route(self, message: Message, owner: str | None) -> None:
+        """Deliver a client's response here, or forward it to the worker whose request waits for it."""
+        if not self.deliver(message, owner) and self.relay is not None and isinstance(message.get("id"), str):
+            await self.relay.forward(message, owner)
 
     def deliver(self, message: Message, owner: str | None) -> bool:
         """Hand a client's response to the request waiting for it; False when none is (here)."""

@@ -256,3 +256,52 @@ async def test_without_a_stream_a_handshake_request_cannot_ask(handler: MessageH
     connection = await _open_session(handler, ELICIT)
     reply: Any = await handler.handle(request("tools/call", {"name": "ask_name", "arguments": {}}), connection)
     assert reply["result"]["isError"] is True
+
+
+class SharedRelay:
+    """Two handlers standing for two worker processes, joined the way a channel layer joins them."""
+
+    def __init__(self) -> None:
+        self.watching: dict[str, Any] = {}
+        self.forwarded = 0
+
+    async def watch(self, request_id: str, deliver: Any) -> None:
+        self.watching[request_id] = deliver
+
+    async def unwatch(self, request_id: str) -> None:
+        self.watching.pop(request_id, None)
+
+    async def forward(self, message: dict[str, Any], owner: str | None) -> None:
+        self.forwarded += 1
+        deliver = self.watching.get(message["id"])
+        if deliver is not None:
+            deliver(message, owner)
+
+
+async def test_an_answer_posted_to_another_worker_reaches_the_waiting_tool() -> None:
+    relay = SharedRelay()
+    worker_a = MessageHandler(EchoBackend(), server_info=SERVER_INFO, relay=relay)
+    worker_b = MessageHandler(EchoBackend(), server_info=SERVER_INFO, relay=relay)
+    on_a = await _open_session(worker_a, ELICIT)
+    on_b = Connection(session=on_a.session)  # the same session, resumed by the other worker
+    stream = worker_a.stream(request("tools/call", {"name": "ask_name", "arguments": {}}, request_id=8), on_a)
+    outgoing = await anext(stream)
+    assert outgoing["id"] in relay.watching
+
+    assert await worker_b.handle({"jsonrpc": "2.0", "id": outgoing["id"], "result": ANSWER_ADA}, on_b) is None
+
+    final = await anext(stream)
+    assert final["result"]["content"][0]["text"] == "Hello, Ada!"
+    assert relay.forwarded == 1
+    assert relay.watching == {}
+
+
+async def test_an_answer_this_worker_waits_for_is_not_forwarded() -> None:
+    relay = SharedRelay()
+    handler = MessageHandler(EchoBackend(), server_info=SERVER_INFO, relay=relay)
+    connection = await _open_session(handler, ELICIT)
+    stream = handler.stream(request("tools/call", {"name": "ask_name", "arguments": {}}), connection)
+    outgoing = await anext(stream)
+    await handler.handle({"jsonrpc": "2.0", "id": outgoing["id"], "result": ANSWER_ADA}, connection)
+    assert (await anext(stream))["result"]["content"][0]["text"] == "Hello, Ada!"
+    assert relay.forwarded == 0
