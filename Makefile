@@ -32,7 +32,7 @@ DEMO_PORT ?= 8000
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
 export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 
-.PHONY: help demo install node conformance-suite lint typecheck pytest test test-django6 clean
+.PHONY: help demo install node conformance-suite debian-packages lint typecheck pytest test test-django6 clean
 
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
@@ -94,7 +94,13 @@ lint: $(VENV_STAMP)
 typecheck: $(VENV_STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS)
+# Debian packages the tests drive for real (command:package): redis-server for the two-worker tests.
+DEBIAN_PACKAGES := redis-server:redis-server
+
+debian-packages:
+	scripts/ensure-debian-packages $(DEBIAN_PACKAGES)
+
+pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) debian-packages
 	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m pytest
 
 # Django 6 needs Python >= 3.12; the leg runs where one is found, and says so where not.

@@ -87,7 +87,15 @@ USE_TZ = True
 STATIC_URL = "static/"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# In memory for one process; set MCP_EXAMPLE_REDIS_URL to share one layer between workers (channels_redis).
 CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+if os.environ.get("MCP_EXAMPLE_REDIS_URL"):
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [os.environ["MCP_EXAMPLE_REDIS_URL"]]},
+        }
+    }
 
 MCP_DJANGO = {
     "SERVER_INFO": {"name": "mcp-django-example", "version": "0.1.0"},

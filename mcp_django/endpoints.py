@@ -31,6 +31,7 @@ from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.inputs import RequestStateCodec
 from mcp_django.providers import Provider, ProviderBackend, ProviderSource, Source, provider_registry
+from mcp_django.relay import channel_layer_relay
 from mcp_django.scopes import (
     ANONYMOUS_SCOPE,
     Scope,
@@ -215,6 +216,7 @@ class Endpoint:
             ),
             client_request_timeout=mcp_settings.CLIENT_REQUEST_TIMEOUT,
             notifications=notifications_available(),
+            relay=channel_layer_relay(),
             **self.interceptor_options(),
         )
 

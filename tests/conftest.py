@@ -7,6 +7,7 @@ so the in-memory tests never pay for it.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import socket
@@ -117,22 +118,25 @@ def live_server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="session")
-def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """The example project served by ``daphne -b 127.0.0.1 -p <free port> example_project.asgi:application``."""
+@contextlib.contextmanager
+def serve_example(env: dict[str, str], log_dir: Path) -> Iterator[LiveServer]:
+    """Serve the example project with daphne on a free loopback port until the block ends.
+
+    Several can run at once on one database: that is how the multi-worker tests stand up their workers.
+    """
     host, port = "127.0.0.1", _free_port()
-    log_path = tmp_path_factory.mktemp("live-log") / "daphne.log"
+    log_path = log_dir / f"daphne-{port}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "example_project.asgi:application"],
             cwd=ROOT,
-            env=live_server_env,
+            env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
     try:
         _wait_until_serving(process, host, port, log_path)
-        tokens = _demo_tokens(live_server_env["MCP_EXAMPLE_DB"])
+        tokens = _demo_tokens(env["MCP_EXAMPLE_DB"])
         yield LiveServer(base_url=f"http://{host}:{port}", log_path=log_path, process=process, tokens=tokens)
     finally:
         process.terminate()
@@ -141,6 +145,13 @@ def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.Tem
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=SHUTDOWN_TIMEOUT_S)
+
+
+@pytest.fixture(scope="session")
+def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The example project served by ``daphne -b 127.0.0.1 -p <free port> example_project.asgi:application``."""
+    with serve_example(live_server_env, tmp_path_factory.mktemp("live-log")) as server:
+        yield server
 
 
 @pytest.fixture(autouse=True)

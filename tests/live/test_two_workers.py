@@ -1,0 +1,124 @@
+"""Two worker processes behind one endpoint: a client's answer may reach either of them.
+
+The example project runs twice under daphne on one database and one Redis channel layer. A tool on
+worker A asks the client a question (handshake-era elicitation on A's SSE stream); the client posts
+its answer to worker B; the Channels layer carries it to A, where the tool finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from tests.conftest import LiveServer, _free_port, serve_example
+
+pytestmark = pytest.mark.live
+
+ACCEPT = "application/json, text/event-stream"
+ENDPOINT = "/conformance/mcp"
+
+
+def _redis_answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """A throwaway Redis server on a free loopback port (the Makefile installs redis-server)."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not installed: run `make test`, which installs it")
+    port = _free_port()
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(200):  # bounded: about ten seconds
+            if _redis_answers(port):
+                break
+            try:
+                process.wait(timeout=0.05)
+                pytest.fail("redis-server exited at start-up")
+            except subprocess.TimeoutExpired:
+                pass
+        else:
+            pytest.fail("redis-server did not answer within ten seconds")
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def two_workers(
+    live_server_env: dict[str, str], redis_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[LiveServer, LiveServer]]:
+    env = {**live_server_env, "MCP_EXAMPLE_REDIS_URL": redis_url}
+    logs: Path = tmp_path_factory.mktemp("two-workers")
+    with serve_example(env, logs) as first, serve_example(env, logs) as second:
+        yield first, second
+
+
+async def _events(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
+    async for line in response.aiter_lines():
+        if line.startswith("data: "):
+            yield json.loads(line[len("data: ") :])
+
+
+async def test_an_answer_posted_to_the_other_worker_reaches_the_waiting_tool(
+    two_workers: tuple[LiveServer, LiveServer],
+) -> None:
+    worker_a, worker_b = two_workers
+    headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
+    init = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "two-workers", "version": "1"},
+    }
+    async with httpx2.AsyncClient(timeout=30) as client:
+        opened = await client.post(
+            worker_a.url(ENDPOINT),
+            headers=headers,
+            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        )
+        assert opened.status_code == 200, worker_a.log_tail()
+        session = {**headers, "Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+        await client.post(
+            worker_a.url(ENDPOINT), headers=session, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+        )
+
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "test_elicitation", "arguments": {"message": "Who?"}},
+        }
+        async with client.stream("POST", worker_a.url(ENDPOINT), headers=session, json=call) as streamed:
+            events = _events(streamed)
+            question = await anext(events)
+            assert question["method"] == "elicitation/create", question
+
+            answer = {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}
+            posted = await client.post(
+                worker_b.url(ENDPOINT), headers=session, json={"jsonrpc": "2.0", "id": question["id"], "result": answer}
+            )
+            assert posted.status_code == 202, worker_b.log_tail()
+
+            final = await anext(events)
+    assert final["id"] == 2, worker_a.log_tail()
+    assert "ada@example.com" in final["result"]["content"][0]["text"]
