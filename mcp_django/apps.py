@@ -7,7 +7,7 @@ from django.utils.module_loading import autodiscover_modules
 
 
 class MCPDjangoConfig(AppConfig):
-    """Loads every app's static MCP declarations and `mcp_providers`, then freezes the registries."""
+    """Loads every app's static MCP declarations, `mcp_bus_modules` and `mcp_providers`, then freezes the registries."""
 
     name = "mcp_django"
     verbose_name = "MCP"
@@ -26,8 +26,13 @@ class MCPDjangoConfig(AppConfig):
 
         from django.apps import apps
 
+        from mcp_django.bus import all_buses, load_bus_modules
         from mcp_django.providers import provider_registry
 
+        # Actions first: a bus provider may reach its bus as soon as it is loaded.
+        load_bus_modules(apps.get_app_configs())
+        for bus in all_buses():
+            bus.freeze()
         if not provider_registry.frozen:
             provider_registry.load(apps.get_app_configs())
             provider_registry.freeze()

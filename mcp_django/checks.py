@@ -324,3 +324,37 @@ def check_scopes_and_authentication(
                 )
             )
     return messages
+
+
+@register(Tags.compatibility)
+def check_bus_providers(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Warn about bus providers without a whitelist: they expose every action of their bus to MCP clients."""
+    from mcp_django.bus import BusProvider
+    from mcp_django.endpoints import mounted_endpoints
+    from mcp_django.providers import provider_registry
+
+    providers = list(provider_registry)
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf is Django's URL checks' to report
+        endpoints = []
+    for endpoint in endpoints:
+        try:
+            served = endpoint.providers
+        except LookupError:  # an unknown provider id is mcp_django.E014
+            continue
+        providers += served
+    seen: set[str] = set()
+    messages: list[CheckMessage] = []
+    for provider in providers:
+        if isinstance(provider, BusProvider) and provider.actions is None and provider.id not in seen:
+            seen.add(provider.id)
+            messages.append(
+                Warning(
+                    f"Bus provider {_short(provider.id, 40)} exposes every action of its bus.",
+                    hint=f"Set {type(provider).__name__}.actions to glob patterns, or ['*'] to mean it.",
+                    obj=provider,
+                    id="mcp_django.W002",
+                )
+            )
+    return messages

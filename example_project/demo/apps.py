@@ -13,4 +13,8 @@ class DemoConfig(AppConfig):
         "example_project.demo.providers.BookTools",
         "example_project.demo.providers.AuthorTools",
         "example_project.demo.providers.ModelTools",
+        "example_project.demo.providers.CatalogueReading",
+        "example_project.demo.providers.CatalogueEditing",
     ]
+    # The command bus's actions (registered when Django starts); the two Catalogue providers expose them.
+    mcp_bus_modules = ["example_project.demo.actions"]

@@ -4,7 +4,9 @@ Each provider reaches a different scope, so each demo user sees a different tool
 
 - ``BookTools`` (USER, everyone): one ``about_<book>`` tool per book of the catalogue;
 - ``AuthorTools`` (TEAM, bob and carol): one ``books_by_<author>`` tool per author;
-- ``ModelTools`` (SYSTEM, carol only): one ``count_<app>_<model>`` tool per installed Django model.
+- ``ModelTools`` (SYSTEM, carol only): one ``count_<app>_<model>`` tool per installed Django model;
+- ``CatalogueReading`` (USER) and ``CatalogueEditing`` (TEAM): actions of the demo's command bus
+  (``actions.py``), ``catalogue.stats`` and ``catalogue.book.*``, as tools taking ``{target, payload}``.
 
 Add a book in the admin and its tool appears on the next ``tools/list``: nothing is declared ahead.
 """
@@ -17,6 +19,7 @@ from typing import Any
 
 from django.apps import apps
 
+from mcp_django.bus import BusProvider
 from mcp_django.context import Context
 from mcp_django.providers import ResourceProvider, ToolProvider
 from mcp_django.scopes import Scope
@@ -119,3 +122,23 @@ class ModelTools(ToolProvider, ResourceProvider):
         if uri != "demo://models":
             return None
         return "\n".join(sorted(model._meta.label for model in apps.get_models()))
+
+
+class CatalogueReading(BusProvider):
+    """The demo bus's read-only actions as tools, for everyone."""
+
+    id = "demo.bus.reading"
+    name = "Catalogue actions (reading)"
+    scope = Scope.USER
+    bus = "example_project.demo.actions.bus"
+    actions = ["catalogue.stats"]
+
+
+class CatalogueEditing(BusProvider):
+    """The demo bus's book edits as tools, for teams: every ``catalogue.book.*`` action."""
+
+    id = "demo.bus.editing"
+    name = "Catalogue actions (editing)"
+    scope = Scope.TEAM
+    bus = "example_project.demo.actions.bus"
+    actions = ["catalogue.book.*"]

@@ -95,7 +95,13 @@ def test_the_registry_is_frozen_after_loading() -> None:
 
 def test_the_project_registry_holds_the_demo_providers_loaded_in_ready() -> None:
     assert provider_registry.frozen
-    assert [provider.id for provider in provider_registry] == ["demo.books", "demo.authors", "demo.models"]
+    assert [provider.id for provider in provider_registry] == [
+        "demo.books",
+        "demo.authors",
+        "demo.models",
+        "demo.bus.reading",
+        "demo.bus.editing",
+    ]
     with pytest.raises(LookupError, match="No MCP provider has the id 'nope'"):
         provider_registry.get("nope")
 

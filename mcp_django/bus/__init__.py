@@ -1,0 +1,54 @@
+"""The command bus: actions with pydantic `target` and `payload`, middleware by priority, results as values.
+
+`mcp_django.bus.core` is the bus itself and knows nothing of MCP; `mcp_django.bus.provider`
+serves a bus's whitelisted actions as MCP tools, stamping `origin="agent"` on every dispatch.
+See docs/bus.md.
+"""
+
+from mcp_django.bus.core import (
+    HANDLER_FAILED,
+    INVALID_PAYLOAD,
+    INVALID_TARGET,
+    UNKNOWN_ACTION,
+    Action,
+    ActionError,
+    Bus,
+    BusFrozen,
+    CallNext,
+    Command,
+    Empty,
+    Err,
+    Metadata,
+    Middleware,
+    Ok,
+    Result,
+    all_buses,
+    current_metadata,
+    default_bus,
+    load_bus_modules,
+)
+from mcp_django.bus.provider import BusProvider
+
+__all__ = [
+    "HANDLER_FAILED",
+    "INVALID_PAYLOAD",
+    "INVALID_TARGET",
+    "UNKNOWN_ACTION",
+    "Action",
+    "ActionError",
+    "Bus",
+    "BusFrozen",
+    "BusProvider",
+    "CallNext",
+    "Command",
+    "Empty",
+    "Err",
+    "Metadata",
+    "Middleware",
+    "Ok",
+    "Result",
+    "all_buses",
+    "current_metadata",
+    "default_bus",
+    "load_bus_modules",
+]

@@ -1,0 +1,173 @@
+"""`BusProvider`: a bus's whitelisted actions as MCP tools taking `{target, payload}`, dispatched as the agent."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Final
+
+import pydantic
+import pydantic_core
+from django.utils.module_loading import import_string
+from pydantic.json_schema import models_json_schema
+
+from mcp_django.bus.core import HANDLER_FAILED, Action, Bus, Err, Metadata, Ok
+from mcp_django.context import Context
+from mcp_django.declarations import NAME_PATTERN
+from mcp_django.protocol.jsonrpc import InvalidParams
+from mcp_django.providers import ToolProvider
+
+__all__ = ["AGENT", "INVALID_ARGUMENTS", "BusProvider", "input_schema"]
+
+logger = logging.getLogger("mcp_django.bus")
+
+AGENT: Final = "agent"
+"""The `Metadata.origin` of every dispatch an MCP client drives."""
+INVALID_ARGUMENTS: Final = "invalid_arguments"
+"""`Err.code` of a tool call with arguments besides `target` and `payload`."""
+ARGUMENTS: Final = ("target", "payload")
+
+
+class BusProvider(ToolProvider):
+    """Serves the actions of `bus` whose names match `actions` as tools; every dispatch has `origin="agent"`.
+
+    Subclass it, name the bus and the glob patterns (`fnmatch`: `*`, `?`, `[...]`) of the
+    actions to expose, and list the subclass in your app config's `mcp_providers`::
+
+        class CatalogueTools(BusProvider):
+            id = "shop.catalogue"
+            scope = Scope.TEAM
+            bus = "shop.actions.bus"
+            actions = ["catalogue.book.*", "catalogue.stats"]
+
+    A tool's arguments are `{"target": {...}, "payload": {...}}`, its `inputSchema` built from
+    the action's models. A success answers the value as JSON text plus `structuredContent` (the
+    value itself when it is an object, else `{"result": value}`); a bus error is an `isError`
+    result reading `"<message> (<code>)"`. An action the whitelist does not match is neither
+    listed nor ever dispatched: calling it answers exactly as an unknown tool.
+
+    Attributes:
+        bus: the `Bus`, or its dotted path; `mcp_django.bus.default_bus` unless set.
+        actions: glob patterns of the action names to expose. None exposes every action, and
+            the system check `mcp_django.W002` warns about it: an MCP client is a model-driven
+            caller, so say `["*"]` if you mean everything.
+    """
+
+    bus: Bus | str = "mcp_django.bus.default_bus"
+    actions: ClassVar[Sequence[str] | None] = None
+
+    def __init__(self) -> None:
+        self._resolved: Bus | None = None
+        self._schemas: dict[str, dict[str, Any]] = {}
+
+    def get_bus(self) -> Bus:
+        """The bus this provider serves (imported on first use when named by a dotted path)."""
+        if self._resolved is None:
+            bus = import_string(self.bus) if isinstance(self.bus, str) else self.bus
+            if not isinstance(bus, Bus):
+                raise TypeError(f"{type(self).__name__}.bus names {bus!r}, which is not a mcp_django.bus.Bus")
+            self._resolved = bus
+        return self._resolved
+
+    def exposes(self, name: str) -> bool:
+        """Whether the whitelist lets the action `name` through (a valid MCP tool name is also needed)."""
+        if not NAME_PATTERN.match(name):
+            return False
+        return self.actions is None or any(fnmatch.fnmatchcase(name, pattern) for pattern in self.actions)
+
+    def exposed(self) -> list[Action]:
+        """The bus's actions this provider serves, in registration order."""
+        return [action for action in self.get_bus().actions if self.exposes(action.name)]
+
+    def list_tools(self, ctx: Context) -> list[dict[str, Any]]:
+        tools = []
+        for action in self.exposed():
+            tool: dict[str, Any] = {"name": action.name, "inputSchema": self._schema(action)}
+            if action.title:
+                tool["title"] = action.title
+            if action.description:
+                tool["description"] = action.description
+            tools.append(tool)
+        return tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        bus = self.get_bus()
+        if name not in bus or not self.exposes(name):
+            raise InvalidParams(f"Unknown tool: {name}")
+        unexpected = sorted(set(arguments) - set(ARGUMENTS))
+        if unexpected:
+            return error_result(
+                Err(INVALID_ARGUMENTS, f"Unexpected argument {unexpected[0]}: pass only target and payload.")
+            )
+        endpoint = getattr(ctx.endpoint, "name", None)
+        metadata = Metadata(origin=AGENT, user=ctx.user, extra={"endpoint": endpoint, "tool": name})
+        result = await bus.dispatch(name, arguments.get("target"), arguments.get("payload"), metadata=metadata)
+        if isinstance(result, Err):
+            return error_result(result)
+        return self._success(name, result)
+
+    def _success(self, name: str, result: Ok[Any]) -> dict[str, Any]:
+        try:
+            value = pydantic_core.to_jsonable_python(result.value)
+            text = json.dumps(value, ensure_ascii=False)
+        except (pydantic_core.PydanticSerializationError, TypeError, ValueError):
+            logger.exception("Action %s returned a value that is not JSON", name)
+            return error_result(Err(HANDLER_FAILED, f"Action {name} failed."))
+        structured = value if isinstance(value, dict) else {"result": value}
+        return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
+
+    def _schema(self, action: Action) -> dict[str, Any]:
+        schema = self._schemas.get(action.name)
+        if schema is None:
+            schema = self._schemas[action.name] = input_schema(action)
+        return schema
+
+
+def error_result(error: Err) -> dict[str, Any]:
+    """The `isError` `CallToolResult` of a bus error: the message and code as text, and as structured content."""
+    detail = {"code": error.code, "message": error.message}
+    if error.field is not None:
+        detail["field"] = error.field
+    return {
+        "content": [{"type": "text", "text": f"{error.message} ({error.code})"}],
+        "structuredContent": {"error": detail},
+        "isError": True,
+    }
+
+
+def input_schema(action: Action) -> dict[str, Any]:
+    """The JSON Schema of `{target, payload}` for `action`: both models inlined, their sub-models in `$defs`.
+
+    A part whose model has no required field may be left out of the arguments (it is `{}` then).
+    """
+    models: list[tuple[type[pydantic.BaseModel], Any]] = [(action.target, "validation"), (action.payload, "validation")]
+    refs, top = models_json_schema(models, ref_template="#/$defs/{model}")
+    definitions: dict[str, Any] = dict(top.get("$defs", {}))
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for field, model in zip(ARGUMENTS, (action.target, action.payload), strict=True):
+        reference = refs[(model, "validation")]
+        properties[field] = reference
+        if any(info.is_required() for info in model.model_fields.values()):
+            required.append(field)
+    # Inline each part's own definition unless a definition refers to it (a recursive model).
+    inlined = set()
+    for field in ARGUMENTS:
+        key = str(properties[field].get("$ref", "")).removeprefix("#/$defs/")
+        if key in definitions and _references(key, definitions) == 0:
+            properties[field] = definitions[key]
+            inlined.add(key)
+    for key in inlined:
+        del definitions[key]
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    if definitions:
+        schema["$defs"] = definitions
+    return schema
+
+
+def _references(key: str, document: Mapping[str, Any]) -> int:
+    return json.dumps(document).count(json.dumps(f"#/$defs/{key}"))
