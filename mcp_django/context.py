@@ -112,6 +112,13 @@ class Context:
         """Send an `error` log message."""
         return await self.request.log("error", data, logger)
 
+    async def close_stream(self) -> bool:
+        """End the response stream now while the call goes on; the client resumes it (`Last-Event-ID`).
+
+        Only handshake-era SSE responses can do this (SEP-1699 polling); returns False elsewhere.
+        """
+        return await self.request.close_stream()
+
     @property
     def state(self) -> dict[str, Any]:
         """A JSON-serialisable dict that survives the rounds of a 2026 `input_required` exchange.

@@ -41,6 +41,15 @@ def locate(
     return f"{region}/{zone}/{verbose}"
 
 
+@registry.tool
+async def reconnect(ctx: Context) -> str:
+    """Log, ask the client to reconnect, log again, then finish (SEP-1699 polling)."""
+    await ctx.info("before")
+    await ctx.close_stream()
+    await ctx.info("after")
+    return "reconnected"
+
+
 @registry.resource("test://greeting", name="greeting", mime_type="text/plain")
 def greeting() -> str:
     """A fixed greeting."""

@@ -130,3 +130,80 @@ async def test_a_listen_post_acknowledges_then_relays_what_it_asked_for(async_cl
     assert changed["method"] == "notifications/tools/list_changed"
     assert changed["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 9}
     await stream.aclose()  # type: ignore[attr-defined]
+
+
+async def sse_events(response: Any) -> AsyncIterator[tuple[str, str]]:
+    """(id, data) of every event of an SSE response, the priming event's empty data included."""
+    event_id, data = "", None
+    async for chunk in response.streaming_content:
+        for line in bytes(chunk).decode().split("\n"):
+            if line.startswith("id: "):
+                event_id = line[len("id: ") :]
+            elif line.startswith("data:"):
+                data = line[len("data:") :].strip()
+            elif line == "" and data is not None:
+                yield event_id, data
+                event_id, data = "", None
+
+
+async def test_a_handshake_stream_starts_with_a_priming_event_and_ends_with_the_response(
+    async_client: AsyncClient,
+) -> None:
+    session = await open_session(async_client)
+    call = request("tools/call", {"name": "count", "arguments": {"steps": 2}, "_meta": {"progressToken": 1}})
+    response = await apost(async_client, call, session)
+    events = [event async for event in sse_events(response)]
+    assert events[0][1] == ""
+    assert events[0][0].endswith(".0")
+    assert json.loads(events[-1][1])["result"]["content"][0]["text"] == "counted to 2"
+
+
+async def test_a_stream_the_server_closes_is_resumed_with_last_event_id(async_client: AsyncClient) -> None:
+    session = await open_session(async_client)
+    response = await apost(async_client, request("tools/call", {"name": "reconnect", "arguments": {}}, id=5), session)
+    before = [event async for event in sse_events(response)]
+    assert [json.loads(data).get("params", {}).get("data") for _, data in before[1:]] == ["before"]
+
+    resumed = await async_client.get(
+        "/mcp", headers={"Accept": "text/event-stream", "Last-Event-ID": before[-1][0], **session}
+    )
+    after = [json.loads(data) async for _, data in sse_events(resumed)]
+    assert after[0]["params"]["data"] == "after"
+    assert after[-1]["id"] == 5
+    assert after[-1]["result"]["content"][0]["text"] == "reconnected"
+
+
+async def test_a_dropped_connection_does_not_cancel_a_handshake_request(async_client: AsyncClient) -> None:
+    session = await open_session(async_client)
+    call = request("tools/call", {"name": "count", "arguments": {"steps": 3}, "_meta": {"progressToken": 1}}, id=6)
+    response = await apost(async_client, call, session)
+    stream = sse_events(response)
+    priming = await anext(stream)
+    await stream.aclose()  # type: ignore[attr-defined]  # the client went away
+
+    resumed = await async_client.get(
+        "/mcp", headers={"Accept": "text/event-stream", "Last-Event-ID": priming[0], **session}
+    )
+    replayed = [json.loads(data) async for _, data in sse_events(resumed)]
+    assert [m["params"]["progress"] for m in replayed if m.get("method") == "notifications/progress"] == [1, 2, 3]
+    assert replayed[-1]["result"]["content"][0]["text"] == "counted to 3"
+
+
+@pytest.mark.parametrize("last_event_id", ["nope", "0123456789abcdef.1"])
+async def test_an_unknown_last_event_id_is_not_found(async_client: AsyncClient, last_event_id: str) -> None:
+    session = await open_session(async_client)
+    response = await async_client.get(
+        "/mcp", headers={"Accept": "text/event-stream", "Last-Event-ID": last_event_id, **session}
+    )
+    assert response.status_code == 404
+
+
+async def test_another_session_cannot_resume_a_stream(async_client: AsyncClient) -> None:
+    session = await open_session(async_client)
+    response = await apost(async_client, request("tools/call", {"name": "reconnect", "arguments": {}}), session)
+    before = [event async for event in sse_events(response)]
+    other = await open_session(async_client)
+    resumed = await async_client.get(
+        "/mcp", headers={"Accept": "text/event-stream", "Last-Event-ID": before[-1][0], **other}
+    )
+    assert resumed.status_code == 404

@@ -338,6 +338,16 @@ async def test_trigger_prompt_change(ctx: Context) -> str:
     return "prompt list changed"
 
 
+@registry.tool
+async def test_reconnection(ctx: Context) -> str:
+    """Tests SSE polling by closing the stream mid-call; the result arrives on the resumed stream (SEP-1699)"""
+    await ctx.info("Before disconnect")
+    await ctx.close_stream()
+    await asyncio.sleep(0.2)  # the client reconnects with Last-Event-ID meanwhile; nothing is lost either way
+    await ctx.info("After reconnect")
+    return "Reconnection test completed"
+
+
 # SEP-1613 / SEP-2106: every 2020-12 keyword the suite looks for must reach tools/list verbatim.
 # Copied from the python-sdk everything-server.
 JSON_SCHEMA_2020_12_INPUT_SCHEMA: dict[str, Any] = {

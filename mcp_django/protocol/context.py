@@ -33,6 +33,8 @@ NotificationSource = Callable[[], Awaitable[AsyncIterator[Message]]]
 Awaiting it joins the subscription; the iterator it returns yields everything sent from then on,
 and closing the iterator leaves it.
 """
+CLOSE_STREAM: Final[Message] = {"jsonrpc": "2.0", "method": "mcp_django/closeStream"}
+"""Emitted by `RequestContext.close_stream`; `MessageHandler.stream` acts on it in order and never yields it."""
 Ask = Callable[[Mapping[str, Message]], Awaitable[dict[str, Any]]]
 """Sends server-to-client requests and waits for their results (handshake era)."""
 
@@ -73,6 +75,8 @@ class Connection:
             handshake-era request ask the client for input.
         notifications: opens the stream of server notifications for `subscriptions/listen`
             (None when the transport cannot deliver any).
+        close_stream: ends the current response stream while the request goes on, for transports
+            whose clients can resume (handshake-era SSE with `Last-Event-ID`); None elsewhere.
     """
 
     principal: Any = None
@@ -84,6 +88,7 @@ class Connection:
     principal_id: str | None = None
     streaming: bool = True
     notifications: NotificationSource | None = None
+    close_stream: Callable[[], None] | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
@@ -158,6 +163,17 @@ class RequestContext:
         if logger is not None:
             params["logger"] = logger
         return await self.send_notification("notifications/message", params)
+
+    async def close_stream(self) -> bool:
+        """Ask the client to reconnect: end this request's stream now, keep running, resume later.
+
+        The stream ends after everything emitted before this call. Returns False when the transport
+        cannot (the request then simply goes on streaming).
+        """
+        if self.connection.close_stream is None or self.emit is None:
+            return False
+        await self.emit(CLOSE_STREAM)
+        return True
 
     async def request_input(self, requests: Mapping[str, Message]) -> dict[str, Any]:
         """Ask the client for input and return its answers, keyed as asked.

@@ -16,7 +16,7 @@ from mcp_types.methods import (
 )
 
 from mcp_django.protocol.backend import Backend
-from mcp_django.protocol.context import LOG_LEVELS, Connection, Emit, RequestContext
+from mcp_django.protocol.context import CLOSE_STREAM, LOG_LEVELS, Connection, Emit, RequestContext
 from mcp_django.protocol.features import METHODS, MethodSpec
 from mcp_django.protocol.hooks import OperationHook
 from mcp_django.protocol.inputs import (
@@ -204,6 +204,11 @@ class MessageHandler:
             self._inflight[key] = task
         try:
             while (item := await queue.get()) is not _DONE:
+                if item is CLOSE_STREAM:
+                    # In order: everything emitted before it has been yielded, nothing after it has.
+                    if connection.close_stream is not None:
+                        connection.close_stream()
+                    continue
                 yield item
             if not task.cancelled() and (reply := task.result()) is not None:
                 yield reply

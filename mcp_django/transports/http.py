@@ -17,6 +17,7 @@ the stateless era.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import dataclasses
@@ -62,6 +63,7 @@ from mcp_django.protocol.jsonrpc import (
 )
 from mcp_django.scopes import Scope
 from mcp_django.sessions import StoredSession, principal_id
+from mcp_django.transports import resumable
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
 
 __all__ = [
@@ -97,6 +99,10 @@ _STATELESS_400: Final = frozenset(
 _HANDSHAKE_400: Final = frozenset({PARSE_ERROR, INVALID_REQUEST})
 _BASE64_VALUE: Final = re.compile(r"=\?base64\?(.*)\?=", re.DOTALL)
 _VISIBLE_ASCII: Final = re.compile(r"[\x20-\x7e\t]*")
+
+
+_running: set[asyncio.Task[None]] = set()
+"""Requests of handshake sessions still running (a reference keeps each task alive until it ends)."""
 
 
 def http_status(era: Era, code: int) -> int:
@@ -515,6 +521,8 @@ class StreamableHTTP:
             reply = await handler.handle(message, connection)
             await self._commit(record)
             return _reply(reply, era)
+        if record is not None and connection.streaming:
+            return await self._dispatch_resumable(message, connection, era, record)
         stream = handler.stream(message, connection)
         try:
             first = await anext(stream)
@@ -526,6 +534,41 @@ class StreamableHTTP:
             await self._commit(record)
             return _reply(first, era)
         return HTTPResponse(200, dict(SSE_HEADERS), stream=event_stream(self._follow(first, stream, record)))
+
+    async def _dispatch_resumable(
+        self, message: Any, connection: Connection, era: Era, record: StoredSession
+    ) -> HTTPResponse:
+        """Serve a handshake session's request through a resumable buffer (see `transports.resumable`).
+
+        The request runs on its own task: a dropped connection does not cancel it, and the client can
+        resume its stream with `Last-Event-ID`.
+        """
+        buffer = resumable.buffers.open(record.session_id)
+        connection.close_stream = buffer.detach
+        pump = asyncio.ensure_future(self._pump(self.endpoint.handler.stream(message, connection), buffer, record))
+        _running.add(pump)
+        pump.add_done_callback(_running.discard)
+        first = await buffer.first()
+        if first is None:
+            return HTTPResponse(202)
+        if "method" not in first:  # the final response came first: nothing was streamed
+            return _reply(first, era)
+        events = resumable.resumable_events(buffer, 0, priming=True, until_detached=True)
+        return HTTPResponse(200, dict(SSE_HEADERS), stream=events)
+
+    async def _pump(
+        self, stream: AsyncIterator[dict[str, Any]], buffer: resumable.EventBuffer, record: StoredSession
+    ) -> None:
+        try:
+            async for message in stream:
+                buffer.append(message)
+        finally:
+            buffer.finish()
+            await _close(stream)
+            try:
+                await self._commit(record)
+            except Exception:
+                logger.exception("Could not save MCP session %s", record.session_id)
 
     async def _follow(
         self, first: dict[str, Any], stream: AsyncIterator[dict[str, Any]], record: StoredSession | None
@@ -557,6 +600,14 @@ class StreamableHTTP:
             return _error(400, InvalidRequest("Bad Request: Missing session ID"))
         if await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal) is None:
             return _error(404, InvalidRequest("Session not found"))
+        last_event_id = _header_value(headers, "last-event-id")
+        if last_event_id:
+            found = resumable.buffers.find(last_event_id, session_id)
+            if found is None:
+                return _error(404, InvalidRequest("Not Found: no stream to resume from that Last-Event-ID"))
+            buffer, after = found
+            events = resumable.resumable_events(buffer, after, priming=False, until_detached=False)
+            return HTTPResponse(200, dict(SSE_HEADERS), stream=events)
         inbox = await notifications.subscribe(self.endpoint)
         relayed = self._relay(inbox, session_id, principal)
         return HTTPResponse(200, dict(SSE_HEADERS), stream=event_stream(relayed))

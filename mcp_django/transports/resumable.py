@@ -1,0 +1,128 @@
+"""Resumable SSE streams for handshake-era sessions (SEP-1699): priming events, `retry`, `Last-Event-ID`.
+
+Every POST of a handshake session that answers with SSE writes its messages into an `EventBuffer`
+instead of straight onto the wire. The request runs on its own, so a dropped connection does not
+cancel it (in the handshake era only `notifications/cancelled` does). The POST's response follows the
+buffer; a client that lost it, or that the server asked to reconnect (`ctx.close_stream()`), sends a
+GET with `Last-Event-ID` and gets the rest, the final response included.
+
+Buffers live in the worker process that serves the request: resuming needs the client to come back to
+the same worker (sticky sessions), as the spec allows a server to offer resumption or not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+from mcp_django.transports.sse import dump_message, format_event
+
+__all__ = ["EventBuffer", "buffers", "resumable_events"]
+
+KEEP_FINISHED_S: Final = 120.0
+"""How long a finished stream stays resumable."""
+RETRY_MS: Final = 1000
+"""The `retry` the priming event suggests to clients that reconnect."""
+
+
+class EventBuffer:
+    """The messages of one POST's SSE stream, numbered from 1; 0 is the priming event."""
+
+    def __init__(self, session_id: str) -> None:
+        self.stream_id = secrets.token_hex(8)
+        self.session_id = session_id
+        self.messages: list[dict[str, Any]] = []
+        self.done = False
+        self.detached_at: int | None = None
+        self.finished_at: float | None = None
+        self._wakeup = asyncio.Event()
+
+    def event_id(self, number: int) -> str:
+        return f"{self.stream_id}.{number}"
+
+    def append(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self._wake()
+
+    def finish(self) -> None:
+        self.done = True
+        self.finished_at = time.monotonic()
+        self._wake()
+
+    def detach(self) -> None:
+        """End the POST's response after what it holds so far; the request goes on, the client resumes with a GET."""
+        if self.detached_at is None:
+            self.detached_at = len(self.messages)
+            self._wake()
+
+    async def first(self) -> dict[str, Any] | None:
+        """The first message, once there is one; None when the request ended without any."""
+        while not self.messages and not self.done:
+            await self._wait()
+        return self.messages[0] if self.messages else None
+
+    async def follow(self, after: int, *, until_detached: bool = False) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+        """Yield `(number, message)` for every message after `after`, as they come, until the stream ends."""
+        number = after
+        while True:
+            wakeup = self._wakeup
+            end = len(self.messages)
+            if until_detached and self.detached_at is not None:
+                end = self.detached_at
+            while number < end:
+                number += 1
+                yield number, self.messages[number - 1]
+            if self.done or (until_detached and self.detached_at is not None):
+                return
+            await wakeup.wait()
+
+    def _wake(self) -> None:
+        self._wakeup.set()
+        self._wakeup = asyncio.Event()
+
+    async def _wait(self) -> None:
+        await self._wakeup.wait()
+
+
+class BufferRegistry:
+    """The resumable streams of this process, by stream id; finished ones are dropped after a while."""
+
+    def __init__(self) -> None:
+        self._buffers: dict[str, EventBuffer] = {}
+
+    def open(self, session_id: str) -> EventBuffer:
+        self._sweep()
+        buffer = EventBuffer(session_id)
+        self._buffers[buffer.stream_id] = buffer
+        return buffer
+
+    def find(self, last_event_id: str, session_id: str) -> tuple[EventBuffer, int] | None:
+        """The buffer and position a `Last-Event-ID` names, if it belongs to `session_id`."""
+        stream_id, _, number = last_event_id.partition(".")
+        buffer = self._buffers.get(stream_id)
+        if buffer is None or buffer.session_id != session_id or not number.isdigit():
+            return None
+        return buffer, min(int(number), len(buffer.messages))
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        for stream_id, buffer in list(self._buffers.items()):
+            if buffer.finished_at is not None and now - buffer.finished_at > KEEP_FINISHED_S:
+                del self._buffers[stream_id]
+
+
+buffers = BufferRegistry()
+
+
+async def resumable_events(
+    buffer: EventBuffer, after: int, *, priming: bool, until_detached: bool
+) -> AsyncIterator[bytes]:
+    """The SSE bytes of `buffer` after event `after`: a POST's response, or a GET that resumes one."""
+    if priming:
+        # An id and empty data: something to resume from even before the first message (SEP-1699).
+        yield b"id: %s\nretry: %d\ndata: \n\n" % (buffer.event_id(0).encode("ascii"), RETRY_MS)
+    async for number, message in buffer.follow(after, until_detached=until_detached):
+        yield format_event(dump_message(message), buffer.event_id(number))
