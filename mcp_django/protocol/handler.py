@@ -217,6 +217,23 @@ class MessageHandler:
                 self._inflight.pop(key, None)
             task.cancel()
 
+    def may_stream(self, message: Any, connection: Connection) -> bool:
+        """Whether serving `message` could emit anything before its response, and so needs `stream()`.
+
+        False when it provably cannot: a stateless request that asks for no progress and no log
+        messages and is not `subscriptions/listen`. Transports answer those with `handle()`, which
+        runs the request inline (no task, no queue).
+        """
+        if not isinstance(message, dict) or "id" not in message:
+            return False
+        params = message.get("params")
+        if self._era_of(params, connection)[0] is Era.HANDSHAKE:
+            return True
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if not isinstance(meta, dict):
+            return False
+        return "progressToken" in meta or META_LOG_LEVEL in meta or message.get("method") == "subscriptions/listen"
+
     def capabilities(self, era: Era) -> dict[str, Any]:
         """Return the `ServerCapabilities` advertised in `era`."""
         return {name: dict(value) for name, value in self._capabilities[era].items()}

@@ -517,7 +517,7 @@ class StreamableHTTP:
     ) -> HTTPResponse:
         """Hand the message to the protocol core; answer JSON, or SSE when the request streams."""
         handler = self.endpoint.handler
-        if not _is_request(message):
+        if not _is_request(message) or not handler.may_stream(message, connection):
             reply = await handler.handle(message, connection)
             await self._commit(record)
             return _reply(reply, era)

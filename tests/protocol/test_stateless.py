@@ -169,3 +169,18 @@ async def test_stateless_capabilities_do_not_claim_resource_subscriptions():
     handler = MessageHandler(EchoBackend(features=("resources",)), server_info=SERVER_INFO)
     reply: Any = await handler.handle(stateless("server/discover"), Connection())
     assert reply["result"]["capabilities"] == {"resources": {}, "logging": {}}
+
+
+@pytest.mark.parametrize(
+    ("message", "streams"),
+    [
+        (stateless("tools/call", {"name": "echo"}), False),
+        (stateless("tools/call", {"name": "echo"}, meta={"progressToken": 1}), True),
+        (stateless("tools/call", {"name": "echo"}, meta={"io.modelcontextprotocol/logLevel": "info"}), True),
+        (stateless("subscriptions/listen", {"notifications": {}}), True),
+        (request("tools/call", {"name": "echo"}), True),  # handshake: logs flow by default, tools may ask
+        ({"jsonrpc": "2.0", "method": "notifications/initialized"}, False),
+    ],
+)
+def test_only_requests_that_can_emit_need_the_streaming_form(handler, message, streams):
+    assert handler.may_stream(message, Connection(version_header=None)) is streams
