@@ -61,6 +61,9 @@ demo: $(VENV_STAMP)
 	@echo "  (both need a token above: Authorization: Bearer <token>; see docs/authentication.md)"
 	@echo "  Conformance fixture:       http://$(DEMO_HOST):$(DEMO_PORT)/conformance/mcp"
 	@echo "  Django admin:              http://$(DEMO_HOST):$(DEMO_PORT)/admin/  (admin / admin)"
+	@echo "  MCP dashboard:             http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/controlroom/"
+	@echo "  Switch a provider off/on:  http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/providerstate/"
+	@echo "  (select demo.books, action 'Disable selected providers'; the adapter's about_* tools vanish)"
 	@echo
 	$(VENV)/bin/daphne -b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application
 
@@ -94,8 +97,9 @@ lint: $(VENV_STAMP)
 typecheck: $(VENV_STAMP)
 	$(VENV)/bin/mypy
 
-# Debian packages the tests drive for real (command:package): redis-server for the two-worker tests.
-DEBIAN_PACKAGES := redis-server:redis-server
+# Debian packages the tests drive for real (command:package): redis-server for the two-worker tests,
+# chromium for the admin's browser test (Playwright drives it; `playwright install` is never run).
+DEBIAN_PACKAGES := redis-server:redis-server chromium:chromium
 
 debian-packages:
 	scripts/ensure-debian-packages $(DEBIAN_PACKAGES)

@@ -1,26 +1,42 @@
-"""The admin for mcp_django: open sessions (read-only) and the scopes groups grant."""
+"""The admin for mcp_django, the control room: providers and interceptors switched on and off, the scopes groups
+grant, open sessions (revocable), the audit trail of tool calls, and a dashboard (docs/admin.md)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
-from django.http import HttpRequest
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
+from django.utils.html import format_html
 
-from mcp_django.models import GroupScope, MCPSession, ToolCallRecord
+from mcp_django import control
+from mcp_django.models import ControlRoom, GroupScope, InterceptorState, MCPSession, ProviderState, ToolCallRecord
+from mcp_django.providers import provider_registry
+from mcp_django.scopes import Scope
 
 if TYPE_CHECKING:
     _SessionAdminBase = admin.ModelAdmin[MCPSession]
     _GroupScopeAdminBase = admin.ModelAdmin[GroupScope]
     _ToolCallAdminBase = admin.ModelAdmin[ToolCallRecord]
+    _ProviderStateAdminBase = admin.ModelAdmin[ProviderState]
+    _InterceptorStateAdminBase = admin.ModelAdmin[InterceptorState]
+    _ControlRoomAdminBase = admin.ModelAdmin[ControlRoom]
 else:  # ModelAdmin is generic only in django-stubs
     _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = admin.ModelAdmin
+    _ProviderStateAdminBase = _InterceptorStateAdminBase = _ControlRoomAdminBase = admin.ModelAdmin
 
 
 @admin.register(MCPSession)
 class MCPSessionAdmin(_SessionAdminBase):
-    """Sessions are opened by clients, so the admin only lists, inspects and ends (deletes) them."""
+    """Sessions are opened by clients, so the admin only lists, inspects and revokes (deletes) them.
+
+    A revoked session is answered 404 on its next request, on every worker within a second
+    (deleting the row moves the `"sessions"` stamp; `mcp_django.state`).
+    """
 
     list_display = [
         "short_id",
@@ -37,6 +53,12 @@ class MCPSessionAdmin(_SessionAdminBase):
     date_hierarchy = "created"
     readonly_fields = [field.name for field in MCPSession._meta.get_fields() if field.concrete]
     list_select_related = ["principal"]
+    actions = ["revoke_sessions"]
+
+    @admin.action(description="Revoke selected sessions (their next request gets 404)", permissions=["delete"])
+    def revoke_sessions(self, request: HttpRequest, queryset: QuerySet[MCPSession]) -> None:
+        revoked = queryset.delete()[1].get(MCPSession._meta.label, 0)
+        self.message_user(request, f"Revoked {revoked} session(s).", messages.SUCCESS)
 
     @admin.display(description="session")
     def short_id(self, obj: MCPSession) -> str:
@@ -68,12 +90,18 @@ class GroupScopeAdmin(_GroupScopeAdminBase):
 class ToolCallRecordAdmin(_ToolCallAdminBase):
     """The audit trail of tool calls: written by the audit interceptor, read-only here."""
 
-    list_display = ["created", "tool", "user", "endpoint", "outcome", "duration_ms", "origin"]
-    list_filter = ["outcome", "endpoint", "origin"]
+    list_display = ["created", "tool", "user", "endpoint", "colored_outcome", "duration_ms", "origin"]
+    list_filter = ["outcome", "endpoint", "tool", ("user", admin.RelatedOnlyFieldListFilter), "created", "origin"]
     search_fields = ["tool", "trace_id", f"user__{get_user_model().USERNAME_FIELD}"]
     date_hierarchy = "created"
     readonly_fields = [field.name for field in ToolCallRecord._meta.get_fields() if field.concrete]
     list_select_related = ["user"]
+
+    @admin.display(description="outcome", ordering="outcome")
+    def colored_outcome(self, obj: ToolCallRecord) -> str:
+        if obj.outcome == ToolCallRecord.Outcome.OK:
+            return obj.outcome
+        return format_html('<strong style="color: #ba2121">{}</strong>', obj.outcome)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -83,3 +111,197 @@ class ToolCallRecordAdmin(_ToolCallAdminBase):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class _StateAdminMixin:
+    """Rows come from code: `control.sync_rows()` runs when the change list opens, so nothing is ever added here."""
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        control.sync_rows()
+        response: HttpResponse = super().changelist_view(request, extra_context)  # type: ignore[misc]  # a mixin
+        return response
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def _set_enabled(self, request: HttpRequest, queryset: QuerySet[Any], enabled: bool) -> None:
+        changed = 0
+        for row in queryset:
+            if row.enabled != enabled:
+                row.enabled = enabled
+                row.save(update_fields=["enabled", "updated"])  # signals: the stamp moves, clients hear of it
+                changed += 1
+        verb = "Enabled" if enabled else "Disabled"
+        self.message_user(request, f"{verb} {changed} item(s).", messages.SUCCESS)  # type: ignore[attr-defined]
+
+
+@admin.register(ProviderState)
+class ProviderStateAdmin(_StateAdminMixin, _ProviderStateAdminBase):
+    """Every provider in code, on or off, with its minimum scope; a change applies everywhere within a second."""
+
+    list_display = [
+        "provider_id",
+        "provider_name",
+        "serves",
+        "enabled",
+        "effective_scope",
+        "endpoints",
+        "present_in_code",
+        "updated",
+    ]
+    list_filter = ["enabled", "present_in_code", "min_scope"]
+    search_fields = ["provider_id"]
+    fields = ["provider_id", "provider_name", "serves", "endpoints", "code_scope", "enabled", "min_scope"]
+    readonly_fields = ["provider_id", "provider_name", "serves", "endpoints", "code_scope"]
+    actions = ["enable_selected", "disable_selected"]
+
+    @admin.action(description="Enable selected providers", permissions=["change"])
+    def enable_selected(self, request: HttpRequest, queryset: QuerySet[ProviderState]) -> None:
+        self._set_enabled(request, queryset, True)
+
+    @admin.action(description="Disable selected providers", permissions=["change"])
+    def disable_selected(self, request: HttpRequest, queryset: QuerySet[ProviderState]) -> None:
+        self._set_enabled(request, queryset, False)
+
+    @staticmethod
+    def _provider(obj: ProviderState) -> Any:
+        try:
+            return provider_registry.get(obj.provider_id)
+        except LookupError:
+            return None
+
+    @admin.display(description="name")
+    def provider_name(self, obj: ProviderState) -> str:
+        provider = self._provider(obj)
+        return provider.name if provider is not None else "(not in code)"
+
+    @admin.display(description="serves")
+    def serves(self, obj: ProviderState) -> str:
+        provider = self._provider(obj)
+        if provider is None:
+            return "—"
+        return ", ".join(method.split("/")[1] for method in control.list_changed_methods(provider))
+
+    @admin.display(description="endpoints")
+    def endpoints(self, obj: ProviderState) -> str:
+        return ", ".join(endpoint.name for endpoint in control.endpoints_serving(obj.provider_id)) or "—"
+
+    @admin.display(description="code's scope")
+    def code_scope(self, obj: ProviderState) -> str:
+        provider = self._provider(obj)
+        return provider.scope.label if provider is not None else "—"
+
+    @admin.display(description="minimum scope", ordering="min_scope")
+    def effective_scope(self, obj: ProviderState) -> str:
+        if obj.min_scope is not None:
+            return f"{Scope(obj.min_scope).label} (set here)"
+        return f"{self.code_scope(obj)} (code)"
+
+
+@admin.register(InterceptorState)
+class InterceptorStateAdmin(_StateAdminMixin, _InterceptorStateAdminBase):
+    """Every configured interceptor, switched on or off, its mode, fail-open, priority and options overridden."""
+
+    list_display = [
+        "name",
+        "interceptor_class",
+        "kind",
+        "enabled",
+        "effective_mode",
+        "effective_fail_open",
+        "effective_priority",
+        "present_in_code",
+        "updated",
+    ]
+    list_filter = ["enabled", "present_in_code", "mode"]
+    search_fields = ["name"]
+    fields = ["name", "interceptor_class", "kind", "configured", "enabled", "mode", "fail_open", "priority", "options"]
+    readonly_fields = ["name", "interceptor_class", "kind", "configured"]
+    actions = ["enable_selected", "disable_selected"]
+
+    @admin.action(description="Enable selected interceptors", permissions=["change"])
+    def enable_selected(self, request: HttpRequest, queryset: QuerySet[InterceptorState]) -> None:
+        self._set_enabled(request, queryset, True)
+
+    @admin.action(description="Disable selected interceptors", permissions=["change"])
+    def disable_selected(self, request: HttpRequest, queryset: QuerySet[InterceptorState]) -> None:
+        self._set_enabled(request, queryset, False)
+
+    @staticmethod
+    def _entry(obj: InterceptorState) -> Any:
+        return control.code_interceptors().get(obj.name)
+
+    @admin.display(description="class")
+    def interceptor_class(self, obj: InterceptorState) -> str:
+        entry = self._entry(obj)
+        return type(entry.interceptor).__name__ if entry is not None else "(not in code)"
+
+    @admin.display(description="type")
+    def kind(self, obj: InterceptorState) -> str:
+        entry = self._entry(obj)
+        return entry.type if entry is not None else "—"
+
+    @admin.display(description="as configured")
+    def configured(self, obj: InterceptorState) -> str:
+        entry = self._entry(obj)
+        if entry is None:
+            return "—"
+        return (
+            f"mode {entry.mode}, fail open {entry.fail_open}, priority {entry.priority_hint}, "
+            f"options {entry.options.model_dump(mode='json')}"
+        )
+
+    @admin.display(description="mode")
+    def effective_mode(self, obj: InterceptorState) -> str:
+        entry = self._entry(obj)
+        return obj.mode or (f"{entry.mode} (configured)" if entry is not None else "—")
+
+    @admin.display(description="fail open")
+    def effective_fail_open(self, obj: InterceptorState) -> str:
+        entry = self._entry(obj)
+        if obj.fail_open is not None:
+            return "yes" if obj.fail_open else "no"
+        return ("yes" if entry.fail_open else "no") + " (configured)" if entry is not None else "—"
+
+    @admin.display(description="priority")
+    def effective_priority(self, obj: InterceptorState) -> str:
+        entry = self._entry(obj)
+        if obj.priority is not None:
+            return str(obj.priority)
+        return f"{entry.priority_hint} (configured)" if entry is not None else "—"
+
+
+@admin.register(ControlRoom)
+class ControlRoomAdmin(_ControlRoomAdminBase):
+    """The MCP dashboard, for staff with `mcp_django.view_dashboard`; the model has no table."""
+
+    def get_urls(self) -> list[URLPattern]:
+        return [path("", self.admin_site.admin_view(self.dashboard_view), name="mcp_django_controlroom_changelist")]
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        user = request.user
+        return bool(user.is_active and user.is_staff and user.has_perm("mcp_django.view_dashboard"))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def dashboard_view(self, request: HttpRequest) -> HttpResponse:
+        from django.core.exceptions import PermissionDenied
+
+        from mcp_django.dashboard import dashboard_context
+
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "MCP dashboard",
+            "opts": self.model._meta,
+            **dashboard_context(),
+        }
+        return TemplateResponse(request, "admin/mcp_django/dashboard.html", context)

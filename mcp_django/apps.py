@@ -36,3 +36,7 @@ class MCPDjangoConfig(AppConfig):
         if not provider_registry.frozen:
             provider_registry.load(apps.get_app_configs())
             provider_registry.freeze()
+
+        from mcp_django import control
+
+        control.connect()  # the admin's changes move the state stamps and announce list changes

@@ -358,3 +358,39 @@ def check_bus_providers(app_configs: Iterable[AppConfig] | None = None, **kwargs
                 )
             )
     return messages
+
+
+@register(Tags.database)
+def check_state_rows(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Warn about admin state rows naming a provider or interceptor no longer in code (they have no effect).
+
+    A database check: it runs with `manage.py check --database default` and before `migrate`.
+    """
+    if not kwargs.get("databases"):
+        return []
+    from mcp_django.control import code_interceptors, code_providers
+    from mcp_django.models import InterceptorState, ProviderState
+
+    try:
+        stale = [
+            ("provider", name)
+            for name in ProviderState.objects.exclude(provider_id__in=[p.id for p in code_providers()])
+            .order_by("provider_id")
+            .values_list("provider_id", flat=True)
+        ]
+        stale += [
+            ("interceptor", name)
+            for name in InterceptorState.objects.exclude(name__in=list(code_interceptors()))
+            .order_by("name")
+            .values_list("name", flat=True)
+        ]
+    except Exception:  # no tables yet: migrate has not run
+        return []
+    return [
+        Warning(
+            f"The MCP {kind} row {_short(name, 40)} names nothing in code.",
+            hint="Delete the row in the admin, or restore what it names.",
+            id="mcp_django.W010",
+        )
+        for kind, name in stale
+    ]

@@ -29,18 +29,21 @@ from mcp_django.interceptors import handler_options
 from mcp_django.protocol import MessageHandler
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.hooks import CallNext
 from mcp_django.protocol.inputs import RequestStateCodec
 from mcp_django.providers import Provider, ProviderBackend, ProviderSource, Source, provider_registry
 from mcp_django.relay import channel_layer_relay
 from mcp_django.scopes import (
     ANONYMOUS_SCOPE,
     Scope,
+    ScopeResolver,
     get_scope_policy,
     is_authenticated,
     remember_scope,
     remembered_scope,
 )
 from mcp_django.sessions import SessionStore, get_session_store
+from mcp_django.state import control_state
 
 if TYPE_CHECKING:
     from mcp_django.registry import Registry
@@ -120,6 +123,7 @@ class Endpoint:
         self.interceptors = interceptors
         self.interceptor_protocol = interceptor_protocol
         self._handler: MessageHandler | None = None
+        self._chain: dict[str, Any] | None = None
         _endpoints.add(self)
 
     def __repr__(self) -> str:
@@ -176,14 +180,20 @@ class Endpoint:
             remember_scope(ctx, scope)
         return scope
 
-    def build_backend(self) -> Backend:
-        """Compose the `Backend` of this endpoint's mode: the registry's, the providers', or both in one."""
+    def build_backend(self, scopes: ScopeResolver | None = None) -> Backend:
+        """Compose the `Backend` of this endpoint's mode: the registry's, the providers', or both in one.
+
+        Args:
+            scopes: how the backend works out a caller's scope; default `resolve_scope` (the
+                admin's dashboard passes a fixed scope to count what each scope sees).
+        """
+        scopes = scopes or self.resolve_scope
         registry = self.registry
-        static = [registry.backend(self.resolve_scope)] if registry is not None else []
+        static = [registry.backend(scopes)] if registry is not None else []
         if self.mode == "server":
             return static[0]
         sources: list[Source] = [*static, *(ProviderSource(provider) for provider in self.providers)]
-        return ProviderBackend(sources, self.resolve_scope)
+        return ProviderBackend(sources, scopes)
 
     @property
     def sessions(self) -> bool:
@@ -221,14 +231,48 @@ class Endpoint:
         )
 
     def interceptor_options(self) -> dict[str, Any]:
-        """The `MessageHandler` arguments running this endpoint's interceptors (docs/interceptors.md)."""
-        label = None if self.interceptors is None else f"Endpoint {self.name!r} interceptors"
-        return handler_options(self.interceptors, protocol=self.interceptor_protocol, label=label)
+        """The `MessageHandler` arguments running this endpoint's interceptors (docs/interceptors.md).
+
+        The hook is a `StateHook`: it brings the admin's state up to date (throttled) before every
+        operation and then runs the endpoint's current chain, so even a WebSocket holding an older
+        handler runs the interceptors as the admin set them (docs/admin.md).
+        """
+        return {**self.chain_options(), "hook": StateHook(self)}
+
+    def chain_options(self) -> dict[str, Any]:
+        """The interceptor chain's handler arguments, with the admin's overrides applied; built once per reset."""
+        if self._chain is None:
+            label = None if self.interceptors is None else f"Endpoint {self.name!r} interceptors"
+            config = mcp_settings.INTERCEPTORS if self.interceptors is None else self.interceptors
+            self._chain = handler_options(
+                control_state.overlay_interceptors(config), protocol=self.interceptor_protocol, label=label
+            )
+        return self._chain
 
     def reset(self) -> None:
-        """Drop the built handler and authenticators; the next request builds fresh ones."""
+        """Drop the built handler, interceptor chain and authenticators; the next request builds fresh ones."""
         self._handler = None
+        self._chain = None
         self._authenticators = None
+
+
+class StateHook:
+    """The `OperationHook` of every endpoint: refresh the admin's state (throttled), then run the current chain."""
+
+    __slots__ = ("endpoint",)
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+
+    async def __call__(
+        self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
+    ) -> dict[str, Any]:
+        await control_state.refresh()
+        hook = self.endpoint.chain_options().get("hook")
+        if hook is None:
+            return await call_next(params)
+        result: dict[str, Any] = await hook(method, params, ctx, call_next)
+        return result
 
 
 def notifications_available() -> bool:
@@ -244,6 +288,7 @@ def _reset_endpoints() -> None:
 
 
 mcp_settings.on_reload(_reset_endpoints)
+control_state.on_change("state", _reset_endpoints)
 
 
 def canonical_path(path: str) -> str:

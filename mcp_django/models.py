@@ -8,7 +8,15 @@ from django.utils import timezone
 
 from mcp_django.scopes import Scope
 
-__all__ = ["GroupScope", "MCPSession", "ToolCallRecord"]
+__all__ = [
+    "ControlRoom",
+    "GroupScope",
+    "InterceptorState",
+    "MCPSession",
+    "ProviderState",
+    "StateVersion",
+    "ToolCallRecord",
+]
 
 
 class MCPSession(models.Model):
@@ -111,3 +119,111 @@ class ToolCallRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool} ({self.outcome})"
+
+
+class ProviderState(models.Model):
+    """The admin's say over one provider: switched on or off, and its minimum scope raised or lowered.
+
+    The provider itself lives in code (`mcp_providers`); a blank field means "as the code says".
+    Rows are looked up by `provider_id`; a row whose provider is gone from the code is flagged
+    (`present_in_code`, the check `mcp_django.W010`) and has no effect.
+    """
+
+    provider_id = models.CharField("provider id", max_length=200, unique=True)
+    enabled = models.BooleanField(default=True, help_text="Off: the provider's tools, resources and prompts vanish.")
+    min_scope = models.PositiveSmallIntegerField(
+        "minimum scope",
+        null=True,
+        blank=True,
+        choices=[(scope.value, scope.label) for scope in Scope],
+        help_text="Callers below this scope see nothing of the provider. Blank: the code's scope.",
+    )
+    present_in_code = models.BooleanField(
+        default=True, editable=False, help_text="False: no installed app names this provider any more."
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "MCP provider"
+        verbose_name_plural = "MCP providers"
+        ordering = ["provider_id"]
+
+    def __str__(self) -> str:
+        return self.provider_id
+
+
+class InterceptorState(models.Model):
+    """The admin's say over one configured interceptor (by its name): on or off, mode, fail-open, priority, options.
+
+    The interceptor itself is configured in `MCP_DJANGO["INTERCEPTORS"]` (or an endpoint's list); a
+    blank field means "as configured". Options are validated against the interceptor class's own
+    `Options` model. Rows for names no list configures any more are flagged and have no effect.
+    """
+
+    class Mode(models.TextChoices):
+        ACTIVE = "active", "active"
+        AUDIT = "audit", "audit (results are recorded, never enforced)"
+
+    name = models.CharField(max_length=200, unique=True, help_text="The interceptor's NAME in the settings list.")
+    enabled = models.BooleanField(default=True, help_text="Off: the interceptor stops running.")
+    mode = models.CharField(max_length=16, blank=True, choices=Mode.choices, help_text="Blank: as configured.")
+    fail_open = models.BooleanField(null=True, blank=True, help_text="Blank: as configured.")
+    priority = models.IntegerField(null=True, blank=True, help_text="Both phases. Blank: as configured.")
+    options = models.JSONField(
+        null=True, blank=True, help_text="Replaces the configured OPTIONS; checked against the class's options."
+    )
+    present_in_code = models.BooleanField(
+        default=True, editable=False, help_text="False: no interceptor list configures this name any more."
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "MCP interceptor"
+        verbose_name_plural = "MCP interceptors"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        """Refuse options the interceptor's class rejects (when the name is configured in code)."""
+        from django.core.exceptions import ValidationError
+
+        from mcp_django.control import interceptor_options_error
+
+        if self.options is not None:
+            problem = interceptor_options_error(self.name, self.options)
+            if problem:
+                raise ValidationError({"options": problem})
+
+
+class StateVersion(models.Model):
+    """A stamp every worker polls (at most twice a second) to learn that the admin changed something.
+
+    `key` is `"state"` (providers, interceptors, group scopes) or `"sessions"` (a session was ended);
+    `version` is a fresh random number on every change, so even a rolled-back change is noticed.
+    """
+
+    key = models.CharField(max_length=32, unique=True)
+    version = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "MCP state version"
+        verbose_name_plural = "MCP state versions"
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.version}"
+
+
+class ControlRoom(models.Model):
+    """No table: carries the `view_dashboard` permission and puts the dashboard in the admin index."""
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        permissions = [("view_dashboard", "Can view the MCP dashboard")]
+        verbose_name = "MCP dashboard"
+        verbose_name_plural = "MCP dashboard"
+
+    def __str__(self) -> str:
+        return "MCP dashboard"

@@ -54,6 +54,7 @@ from mcp_django.declarations import (
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, MCPError, ResourceNotFound
 from mcp_django.scopes import Scope, ScopeResolver
+from mcp_django.state import control_state
 
 __all__ = [
     "PromptProvider",
@@ -394,7 +395,13 @@ class ProviderSource:
 
     @property
     def scope(self) -> Scope:
-        return self.provider.scope
+        """The provider's minimum scope: the admin's override (`ProviderState`), else the code's."""
+        return control_state.provider_scope(self.provider.id, self.provider.scope)
+
+    @property
+    def enabled(self) -> bool:
+        """False when the admin switched the provider off: it then serves nothing."""
+        return control_state.provider_enabled(self.provider.id)
 
     def capabilities(self) -> dict[str, Any]:
         served: dict[str, Any] = {}
@@ -552,7 +559,7 @@ class ProviderBackend:
         return [
             source
             for source, features in zip(self.sources, self._features, strict=True)
-            if feature in features and source.scope <= scope
+            if feature in features and source.scope <= scope and getattr(source, "enabled", True)
         ]
 
     async def _merged(self, ctx: RequestContext, feature: str, method: str, key: str) -> list[Mapping[str, Any]]:

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from mcp_django.conf import mcp_settings
 from mcp_django.protocol import SessionState
+from mcp_django.state import control_state
 
 __all__ = [
     "DatabaseSessionStore",
@@ -153,7 +154,9 @@ class SessionStore:
 class DatabaseSessionStore(SessionStore):
     """Sessions in the `MCPSession` table, read through an in-process cache.
 
-    A session ended or changed on another worker is seen here within `revalidate_after` seconds.
+    A session changed on another worker is seen here within `revalidate_after` seconds; one ended
+    (deleted, e.g. revoked in the admin) within `mcp_django.state.CHECK_INTERVAL`: deleting a row
+    moves the shared `"sessions"` stamp, and every process forgets its cache when it sees the stamp move.
     """
 
     revalidate_after: ClassVar[float] = 5.0
@@ -182,6 +185,7 @@ class DatabaseSessionStore(SessionStore):
         self._remember(record)
 
     async def get(self, session_id: str) -> StoredSession | None:
+        await control_state.refresh()
         cached = self._cache.get(session_id)
         if cached is not None and time.monotonic() - cached[1] < self.revalidate_after:
             return cached[0]
@@ -284,3 +288,12 @@ def _forget_store() -> None:
 
 
 mcp_settings.on_reload(_forget_store)
+
+
+def _forget_cached_sessions() -> None:
+    clear_cache = getattr(_store, "clear_cache", None)
+    if callable(clear_cache):
+        clear_cache()
+
+
+control_state.on_change("sessions", _forget_cached_sessions)

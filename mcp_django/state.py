@@ -1,0 +1,221 @@
+"""The admin's state, as every worker process sees it: which providers and interceptors are on, and how.
+
+Defaults live in code (`mcp_providers`, `MCP_DJANGO["INTERCEPTORS"]`); the admin stores its
+changes in `ProviderState` and `InterceptorState` rows. A process never reads those rows on the
+request path: it keeps a snapshot, and at most every `CHECK_INTERVAL` seconds (a monotonic
+clock, so a busy worker still does no query per request) it reads one `StateVersion` stamp. Every
+save or delete of a state row, a `GroupScope` or a session writes a fresh random stamp; when the
+stamp a process sees moves, it reloads the snapshot and tells its listeners (the endpoints rebuild
+their handlers, the session store forgets its cache). So a change reaches every worker within
+`CHECK_INTERVAL` plus one request. `docs/admin.md` tells the whole story.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Final
+
+from asgiref.sync import sync_to_async
+
+from mcp_django.scopes import Scope
+
+__all__ = [
+    "CHECK_INTERVAL",
+    "ControlState",
+    "InterceptorOverride",
+    "ProviderOverride",
+    "Snapshot",
+    "bump",
+    "control_state",
+    "entry_name",
+]
+
+logger = logging.getLogger("mcp_django.state")
+
+CHECK_INTERVAL: Final = 0.5
+"""Seconds between two reads of the version stamp by one process."""
+
+STATE: Final = "state"
+SESSIONS: Final = "sessions"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ProviderOverride:
+    """What the admin says about one provider: on or off, and a minimum scope (None: the code's)."""
+
+    enabled: bool = True
+    min_scope: Scope | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class InterceptorOverride:
+    """What the admin says about one interceptor; None (or `""` for the mode) keeps the configured value."""
+
+    enabled: bool = True
+    mode: str = ""
+    fail_open: bool | None = None
+    priority: int | None = None
+    options: Any = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Every state row of the database at one moment, keyed by provider id and interceptor name."""
+
+    providers: Mapping[str, ProviderOverride] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
+    interceptors: Mapping[str, InterceptorOverride] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
+
+
+Listener = Callable[[], None]
+
+
+class ControlState:
+    """This process's copy of the admin's state, re-read when the shared stamp moves (see the module docstring)."""
+
+    def __init__(self, interval: float = CHECK_INTERVAL) -> None:
+        self.interval = interval
+        self.snapshot = Snapshot()
+        self.stamps: dict[str, int] | None = None
+        self._checked = -math.inf
+        self._listeners: dict[str, list[Listener]] = {STATE: [], SESSIONS: []}
+
+    def on_change(self, key: str, listener: Listener) -> None:
+        """Call `listener()` whenever the `"state"` or `"sessions"` stamp moves."""
+        self._listeners[key].append(listener)
+
+    def due(self) -> bool:
+        return time.monotonic() - self._checked >= self.interval
+
+    def invalidate(self) -> None:
+        """Read the stamp on the next `refresh`, whatever the interval (this process just changed something)."""
+        self._checked = -math.inf
+
+    async def refresh(self) -> None:
+        """Re-read the stamp if the interval has passed; reload and notify listeners when it moved."""
+        if time.monotonic() - self._checked < self.interval:
+            return
+        self._checked = time.monotonic()  # before awaiting: concurrent requests do not read it again
+        try:
+            stamps, snapshot = await sync_to_async(self._read)(self.stamps)
+        except Exception as exc:  # no table yet, no database in this test: keep the code's defaults
+            logger.debug("Could not read the MCP state stamp: %s", exc)
+            return
+        self._apply(stamps, snapshot)
+
+    def refresh_sync(self) -> None:
+        """`refresh` for sync code (management commands, the admin)."""
+        if not self.due():
+            return
+        self._checked = time.monotonic()
+        try:
+            stamps, snapshot = self._read(self.stamps)
+        except Exception as exc:
+            logger.debug("Could not read the MCP state stamp: %s", exc)
+            return
+        self._apply(stamps, snapshot)
+
+    @staticmethod
+    def _read(known: dict[str, int] | None) -> tuple[dict[str, int], Snapshot | None]:
+        from mcp_django.models import InterceptorState, ProviderState, StateVersion
+
+        stamps = dict(StateVersion.objects.values_list("key", "version"))
+        if known is not None and stamps.get(STATE) == known.get(STATE):
+            return stamps, None
+        providers = {
+            row.provider_id: ProviderOverride(row.enabled, None if row.min_scope is None else Scope(row.min_scope))
+            for row in ProviderState.objects.all()
+        }
+        interceptors = {
+            row.name: InterceptorOverride(row.enabled, row.mode, row.fail_open, row.priority, row.options)
+            for row in InterceptorState.objects.all()
+        }
+        return stamps, Snapshot(MappingProxyType(providers), MappingProxyType(interceptors))
+
+    def _apply(self, stamps: dict[str, int], snapshot: Snapshot | None) -> None:
+        known, self.stamps = self.stamps, stamps
+        if snapshot is not None:
+            changed = snapshot != self.snapshot
+            self.snapshot = snapshot
+            if changed:
+                self._notify(STATE)
+        if known is not None and stamps.get(SESSIONS) != known.get(SESSIONS):
+            self._notify(SESSIONS)
+
+    def _notify(self, key: str) -> None:
+        for listener in self._listeners[key]:
+            listener()
+
+    # -- what the serving code asks -----------------------------------------------------------------
+
+    def provider_enabled(self, provider_id: str) -> bool:
+        override = self.snapshot.providers.get(provider_id)
+        return override is None or override.enabled
+
+    def provider_scope(self, provider_id: str, default: Scope) -> Scope:
+        override = self.snapshot.providers.get(provider_id)
+        return default if override is None or override.min_scope is None else override.min_scope
+
+    def overlay_interceptors(self, config: Any) -> Any:
+        """An interceptor list with the admin's overrides applied: disabled entries dropped, the rest amended."""
+        overrides = self.snapshot.interceptors
+        if not overrides or not isinstance(config, Sequence) or isinstance(config, str):
+            return config
+        result: list[Any] = []
+        for raw in config:
+            name = entry_name(raw)
+            override = overrides.get(name) if name is not None else None
+            if override is None:
+                result.append(raw)
+                continue
+            if not override.enabled:
+                continue
+            entry = dict(raw) if isinstance(raw, Mapping) else {"CLASS": raw}
+            entry["NAME"] = name
+            if override.mode:
+                entry["MODE"] = override.mode
+            if override.fail_open is not None:
+                entry["FAIL_OPEN"] = override.fail_open
+            if override.priority is not None:
+                entry["PRIORITY"] = override.priority
+            if override.options is not None:
+                entry["OPTIONS"] = override.options
+            result.append(entry)
+        return result
+
+
+def entry_name(raw: Any) -> str | None:
+    """The name an interceptor list entry runs under (its `NAME`, else its class's), or None if unresolvable."""
+    from django.utils.module_loading import import_string
+
+    entry = {"CLASS": raw} if isinstance(raw, str) else raw
+    if not isinstance(entry, Mapping):
+        return None
+    if isinstance(entry.get("NAME"), str) and entry["NAME"]:
+        return str(entry["NAME"])
+    cls = entry.get("CLASS")
+    if isinstance(cls, str):
+        try:
+            cls = import_string(cls)
+        except ImportError:
+            return None
+    if not isinstance(cls, type):
+        return None
+    return str(getattr(cls, "name", "") or cls.__name__)
+
+
+control_state = ControlState()
+"""The process's state; `await control_state.refresh()` is cheap enough for every request."""
+
+
+def bump(key: str = STATE) -> None:
+    """Write a fresh stamp, so every worker reloads within `CHECK_INTERVAL` (this one at its next request)."""
+    from mcp_django.models import StateVersion
+
+    StateVersion.objects.update_or_create(key=key, defaults={"version": secrets.randbits(62)})
+    control_state.invalidate()
