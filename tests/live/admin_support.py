@@ -6,14 +6,16 @@ import http.cookiejar
 import json
 import re
 import shutil
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 from tests.conftest import LiveServer
-from tests.http_support import ACCEPT, stateless, stateless_headers
+from tests.http_support import ACCEPT, initialize, request, stateless, stateless_headers
 
 PROVIDERS = "/admin/mcp_django/providerstate/"
+SESSIONS = "/admin/mcp_django/mcpsession/"
 
 
 def private_env(live_server_env: dict[str, str], directory: Path) -> dict[str, str]:
@@ -58,10 +60,42 @@ class AdminUser:
         with self.opener.open(request, timeout=10) as response:
             return str(response.read().decode())
 
+    def run_action(self, changelist: str, link_text: str, action: str) -> None:
+        """Tick the row whose link reads `link_text` in a change list and run `action` on it."""
+        page = self.get(changelist)
+        row = re.search(rf'href="{changelist}(\d+)/change/[^"]*">{re.escape(link_text)}<', page)
+        assert row is not None, f"{link_text!r} is not in {changelist}"
+        self.post(changelist, {"action": action, "_selected_action": [row.group(1)]})
+
     def switch_provider(self, provider_id: str, enabled: bool) -> None:
-        """Run the change list's enable or disable action on one provider."""
-        page = self.get(PROVIDERS)
-        row = re.search(rf'href="{PROVIDERS}(\d+)/change/[^"]*">{re.escape(provider_id)}<', page)
-        assert row is not None, f"{provider_id} is not in the provider change list"
-        action = "enable_selected" if enabled else "disable_selected"
-        self.post(PROVIDERS, {"action": action, "_selected_action": [row.group(1)]})
+        """Run the provider change list's enable or disable action on one provider."""
+        self.run_action(PROVIDERS, provider_id, "enable_selected" if enabled else "disable_selected")
+
+    def revoke_session(self, session_id: str) -> None:
+        """Run the session change list's revoke action on one session."""
+        self.run_action(SESSIONS, f"{session_id[:12]}…", "revoke_sessions")
+
+
+def open_session(server: LiveServer, user: str = "carol", path: str = "/mcp/adapter") -> dict[str, str]:
+    """Open a handshake session for `user`; the headers its later requests send."""
+    headers = {"Content-Type": "application/json", "Accept": ACCEPT, "Authorization": f"Bearer {server.tokens[user]}"}
+    body = json.dumps(initialize()).encode()
+    with urllib.request.urlopen(urllib.request.Request(server.url(path), body, headers), timeout=10) as response:
+        session = {
+            **headers,
+            "Mcp-Session-Id": response.headers["Mcp-Session-Id"],
+            "MCP-Protocol-Version": "2025-11-25",
+        }
+    initialized = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+    urllib.request.urlopen(urllib.request.Request(server.url(path), initialized, session), timeout=10).close()
+    return session
+
+
+def ping_status(server: LiveServer, session: dict[str, str], path: str = "/mcp/adapter") -> int:
+    """The HTTP status of a `ping` in the session."""
+    body = json.dumps(request("ping", id=2)).encode()
+    try:
+        with urllib.request.urlopen(urllib.request.Request(server.url(path), body, session), timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import LiveServer, serve_example
-from tests.live.admin_support import AdminUser, private_env, tool_names
+from tests.live.admin_support import AdminUser, open_session, ping_status, private_env, tool_names
 
 pytestmark = pytest.mark.live
 
@@ -54,3 +54,16 @@ def test_a_provider_switched_in_one_workers_admin_changes_the_other_worker_withi
         f"disable seen by the other worker after {off:.3f}s\nenable seen by the other worker after {on:.3f}s\n"
     )
     print(f"propagation to the other worker: off {off:.3f}s, on {on:.3f}s")
+
+
+def test_a_session_revoked_in_one_workers_admin_is_answered_404_by_the_other_within_a_second(
+    two_workers: tuple[LiveServer, LiveServer],
+) -> None:
+    first, second = two_workers
+    session = open_session(second)
+    assert ping_status(second, session) == 200  # the second worker now has the session in its cache
+
+    AdminUser(first).revoke_session(session["Mcp-Session-Id"])
+    started = time.monotonic()
+    while (status := ping_status(second, session)) != 404:
+        assert time.monotonic() - started < DEADLINE_S, f"still {status} after {time.monotonic() - started:.2f}s"
