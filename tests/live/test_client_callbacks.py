@@ -34,7 +34,7 @@ async def answer_sampling(context: Any, params: types.CreateMessageRequestParams
 
 
 async def answer_roots(context: Any) -> types.ListRootsResult:
-    return types.ListRootsResult(roots=[types.Root(uri="file:///work/one"), types.Root(uri="file:///work/two")])
+    return types.ListRootsResult.model_validate({"roots": [{"uri": "file:///work/one"}, {"uri": "file:///work/two"}]})
 
 
 CALLBACKS: dict[str, Any] = {
