@@ -40,6 +40,7 @@ from mcp_django.protocol.jsonrpc import (
     RequestId,
     ResourceNotFound,
     UnsupportedProtocolVersion,
+    request_id_of,
     result_response,
 )
 from mcp_django.protocol.pagination import paginate
@@ -83,7 +84,7 @@ class _Envelope:
         if not isinstance(message, dict):
             raise InvalidRequest("Invalid request: expected a JSON-RPC object")
         self.has_id = "id" in message
-        self.request_id = _id_of(message)
+        self.request_id = request_id_of(message)
         if self.has_id and self.request_id is None:
             raise InvalidRequest("Invalid request: id must be a string or an integer")
         if message.get("jsonrpc") != "2.0":
@@ -259,7 +260,7 @@ class MessageHandler:
         return answered or None
 
     async def _handle_one(self, message: Any, connection: Connection, emit: Emit | None) -> Message | None:
-        request_id = _id_of(message)
+        request_id = request_id_of(message)
         try:
             envelope = _Envelope(message)
             if envelope.method is None:
@@ -491,14 +492,6 @@ def _session_key(connection: Connection) -> str | None:
     if session is None:
         return None
     return session.session_id or str(id(session))
-
-
-def _id_of(message: Any) -> RequestId | None:
-    """The message's id when it is a valid one; bools are ints to Python and MCP forbids null ids."""
-    request_id = message.get("id") if isinstance(message, dict) else None
-    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
-        return None
-    return request_id
 
 
 def _method_of(message: Any) -> Any:

@@ -47,6 +47,7 @@ __all__ = [
     "is_request",
     "is_response",
     "notification",
+    "request_id_of",
     "result_response",
 ]
 
@@ -166,6 +167,14 @@ def notification(method: str, params: dict[str, Any] | None = None) -> Message:
     if params is not None:
         message["params"] = params
     return message
+
+
+def request_id_of(message: Any) -> RequestId | None:
+    """The message's id when it is a valid one: bools are ints to Python, and MCP forbids null ids."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None
+    return request_id
 
 
 def is_request(message: Message) -> bool:

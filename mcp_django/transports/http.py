@@ -60,6 +60,7 @@ from mcp_django.protocol.jsonrpc import (
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
     RequestId,
+    request_id_of,
 )
 from mcp_django.scopes import Scope
 from mcp_django.sessions import StoredSession, principal_id
@@ -145,14 +146,6 @@ def _reply(reply: Any, era: Era, headers: Mapping[str, str] | None = None) -> HT
     code = error.get("code") if isinstance(error, dict) else None
     status = http_status(era, code) if isinstance(code, int) else 200
     return _json_response(reply, status, headers)
-
-
-def _request_id(message: Any) -> RequestId | None:
-    """The id of a request, when it has a valid one (errors echo it)."""
-    request_id = message.get("id") if isinstance(message, dict) else None
-    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
-        return None
-    return request_id
 
 
 def _is_request(message: Any) -> bool:
@@ -484,7 +477,7 @@ class StreamableHTTP:
                 try:
                     await self.check_headers(message, headers, version_header, principal)
                 except HeaderMismatch as error:
-                    return _error(400, error, _request_id(message))
+                    return _error(400, error, request_id_of(message))
             return await self._dispatch(message, connection, era, None)
 
         store = self.endpoint.session_store
@@ -495,11 +488,11 @@ class StreamableHTTP:
         if session_id:
             record = await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal)
             if record is None:
-                return _error(404, InvalidRequest("Session not found"), _request_id(message))
+                return _error(404, InvalidRequest("Session not found"), request_id_of(message))
             connection.session = record.state
             return await self._dispatch(message, connection, era, record)
         if not _is_initialize(message):
-            return _error(400, InvalidRequest("Bad Request: Missing session ID"), _request_id(message))
+            return _error(400, InvalidRequest("Bad Request: Missing session ID"), request_id_of(message))
         # initialize never streams; only a successful one opens a session, so a failed one leaves nothing behind.
         reply = await self.endpoint.handler.handle(message, connection)
         opened: dict[str, str] = {}

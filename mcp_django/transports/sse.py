@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Final
 
 from mcp_django.protocol import InternalError
+from mcp_django.protocol.jsonrpc import request_id_of
 
 __all__ = ["SSE_HEADERS", "dump_message", "event_stream", "format_event"]
 
@@ -27,10 +28,8 @@ def dump_message(message: Any) -> bytes:
     try:
         return json.dumps(message, separators=(",", ":")).encode("ascii")
     except (TypeError, ValueError, RecursionError):
-        request_id = message.get("id") if isinstance(message, dict) else None
-        if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
-            request_id = None
-        return json.dumps(InternalError().to_response(request_id), separators=(",", ":")).encode("ascii")
+        error = InternalError().to_response(request_id_of(message))
+        return json.dumps(error, separators=(",", ":")).encode("ascii")
 
 
 def format_event(data: bytes, event_id: str, event: str = "message") -> bytes:
