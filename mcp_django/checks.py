@@ -66,6 +66,10 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "{phase: 'sending' or 'receiving'}",
     ),
     "INTERCEPTOR_CHAIN_TIMEOUT_MS": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
+    "STATE_CHECK_INTERVAL": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 60,
+        "a number of seconds from 0 to 60",
+    ),
 }
 
 

@@ -55,6 +55,8 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "INTERCEPTORS": [],
     "INTERCEPTOR_DIRECTIONS": {"request": "sending", "response": "receiving"},
     "INTERCEPTOR_CHAIN_TIMEOUT_MS": None,
+    # The admin's state (docs/admin.md).
+    "STATE_CHECK_INTERVAL": 0.5,
 }
 """Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
 

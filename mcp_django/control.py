@@ -2,7 +2,7 @@
 
 `MCPDjangoConfig.ready()` calls `connect()`. From then on, saving or deleting a `ProviderState`,
 `InterceptorState` or `GroupScope` row writes a fresh `"state"` stamp (every worker reloads within
-`mcp_django.state.CHECK_INTERVAL`), deleting an `MCPSession` a fresh `"sessions"` stamp, and once
+`MCP_DJANGO["STATE_CHECK_INTERVAL"]`), deleting an `MCPSession` a fresh `"sessions"` stamp, and once
 a provider change commits, every endpoint serving that provider tells its listening clients
 `notifications/tools/list_changed` (and the resource and prompt equivalents the provider serves).
 
@@ -163,3 +163,4 @@ def connect() -> None:
         signal.connect(_state_changed, sender=InterceptorState, dispatch_uid="mcp_django.interceptor_state")
         signal.connect(_state_changed, sender=GroupScope, dispatch_uid="mcp_django.group_scope")
     post_delete.connect(_session_ended, sender=MCPSession, dispatch_uid="mcp_django.session_ended")
+    mcp_settings.on_reload(control_state.forget_interval)

@@ -155,7 +155,7 @@ class DatabaseSessionStore(SessionStore):
     """Sessions in the `MCPSession` table, read through an in-process cache.
 
     A session changed on another worker is seen here within `revalidate_after` seconds; one ended
-    (deleted, e.g. revoked in the admin) within `mcp_django.state.CHECK_INTERVAL`: deleting a row
+    (deleted, e.g. revoked in the admin) within `MCP_DJANGO["STATE_CHECK_INTERVAL"]`: deleting a row
     moves the shared `"sessions"` stamp, and every process forgets its cache when it sees the stamp move.
     """
 

@@ -2,12 +2,12 @@
 
 Defaults live in code (`mcp_providers`, `MCP_DJANGO["INTERCEPTORS"]`); the admin stores its
 changes in `ProviderState` and `InterceptorState` rows. A process never reads those rows on the
-request path: it keeps a snapshot, and at most every `CHECK_INTERVAL` seconds (a monotonic
+request path: it keeps a snapshot, and at most every `STATE_CHECK_INTERVAL` seconds (a monotonic
 clock, so a busy worker still does no query per request) it reads one `StateVersion` stamp. Every
 save or delete of a state row, a `GroupScope` or a session writes a fresh random stamp; when the
 stamp a process sees moves, it reloads the snapshot and tells its listeners (the endpoints rebuild
 their handlers, the session store forgets its cache). So a change reaches every worker within
-`CHECK_INTERVAL` plus one request. `docs/admin.md` tells the whole story.
+`MCP_DJANGO["STATE_CHECK_INTERVAL"]` (0.5 s) plus one request. `docs/admin.md` tells the whole story.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from asgiref.sync import sync_to_async
 from mcp_django.scopes import Scope
 
 __all__ = [
-    "CHECK_INTERVAL",
     "ControlState",
     "InterceptorOverride",
     "ProviderOverride",
@@ -37,9 +36,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("mcp_django.state")
-
-CHECK_INTERVAL: Final = 0.5
-"""Seconds between two reads of the version stamp by one process."""
 
 STATE: Final = "state"
 SESSIONS: Final = "sessions"
@@ -78,12 +74,24 @@ Listener = Callable[[], None]
 class ControlState:
     """This process's copy of the admin's state, re-read when the shared stamp moves (see the module docstring)."""
 
-    def __init__(self, interval: float = CHECK_INTERVAL) -> None:
-        self.interval = interval
+    def __init__(self, interval: float | None = None) -> None:
+        self._interval = interval
         self.snapshot = Snapshot()
         self.stamps: dict[str, int] | None = None
         self._checked = -math.inf
         self._listeners: dict[str, list[Listener]] = {STATE: [], SESSIONS: []}
+
+    @property
+    def interval(self) -> float:
+        """Seconds between two reads of the stamp: `MCP_DJANGO["STATE_CHECK_INTERVAL"]` unless given."""
+        if self._interval is None:
+            from mcp_django.conf import mcp_settings  # the package imports this module before Django is set up
+
+            self._interval = float(mcp_settings.STATE_CHECK_INTERVAL)
+        return self._interval
+
+    def forget_interval(self) -> None:
+        self._interval = None
 
     def on_change(self, key: str, listener: Listener) -> None:
         """Call `listener()` whenever the `"state"` or `"sessions"` stamp moves."""
@@ -98,7 +106,7 @@ class ControlState:
 
     async def refresh(self) -> None:
         """Re-read the stamp if the interval has passed; reload and notify listeners when it moved."""
-        if time.monotonic() - self._checked < self.interval:
+        if time.monotonic() - self._checked < self.interval:  # the steady state: no query, no await
             return
         self._checked = time.monotonic()  # before awaiting: concurrent requests do not read it again
         try:
@@ -214,7 +222,7 @@ control_state = ControlState()
 
 
 def bump(key: str = STATE) -> None:
-    """Write a fresh stamp, so every worker reloads within `CHECK_INTERVAL` (this one at its next request)."""
+    """Write a fresh stamp, so every worker reloads within `STATE_CHECK_INTERVAL` (this one at its next request)."""
     from mcp_django.models import StateVersion
 
     StateVersion.objects.update_or_create(key=key, defaults={"version": secrets.randbits(62)})

@@ -152,6 +152,14 @@ def test_a_client_reads_no_state_while_the_stamp_interval_has_not_passed(
     assert reply["result"]["content"][0]["text"] == "hi"
 
 
+def test_an_interval_of_zero_reads_the_stamp_before_every_operation(django_assert_num_queries: Any) -> None:
+    client = Client()
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "STATE_CHECK_INTERVAL": 0}):
+        mcp(client, "tools/call", {"name": "echo", "arguments": {"text": "warm"}}, name="echo")
+        with django_assert_num_queries(1):
+            mcp(client, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, name="echo")
+
+
 def test_a_change_is_read_once_the_interval_has_passed_without_a_local_hint(admin_client: Client, book: Book) -> None:
     client = Client()
     books = provider_row("demo.books", admin_client)
