@@ -28,6 +28,7 @@ from mcp_django.state import SESSIONS, STATE, bump, control_state
 
 __all__ = [
     "announce_provider",
+    "announce_scopes",
     "code_interceptors",
     "code_providers",
     "connect",
@@ -105,6 +106,19 @@ def announce_provider(provider_id: str) -> None:
                 logger.warning("Could not send %s to %r", method, endpoint, exc_info=True)
 
 
+def announce_scopes() -> None:
+    """Tell the clients of every endpoint that lists may have changed (a group's scope grant changed)."""
+    from mcp_django.notifications import send_notification_sync
+
+    control_state.invalidate()
+    for endpoint in _endpoints():
+        for feature in sorted(endpoint.handler.features & {"tools", "resources", "prompts"}):
+            try:
+                send_notification_sync(endpoint, f"notifications/{feature}/list_changed")
+            except Exception:
+                logger.warning("Could not send %s list_changed to %r", feature, endpoint, exc_info=True)
+
+
 def interceptor_options_error(name: str, options: Any) -> str | None:
     """Why the interceptor configured as `name` rejects `options`, or None (also for a name no list configures)."""
     entry = code_interceptors().get(name)
@@ -150,6 +164,11 @@ def _provider_changed(sender: Any, instance: Any, **kwargs: Any) -> None:
     transaction.on_commit(lambda: announce_provider(provider_id))
 
 
+def _scope_changed(sender: Any, **kwargs: Any) -> None:
+    bump(STATE)
+    transaction.on_commit(announce_scopes)
+
+
 def _session_ended(sender: Any, **kwargs: Any) -> None:
     bump(SESSIONS)
 
@@ -161,6 +180,6 @@ def connect() -> None:
     for signal in (post_save, post_delete):
         signal.connect(_provider_changed, sender=ProviderState, dispatch_uid="mcp_django.provider_state")
         signal.connect(_state_changed, sender=InterceptorState, dispatch_uid="mcp_django.interceptor_state")
-        signal.connect(_state_changed, sender=GroupScope, dispatch_uid="mcp_django.group_scope")
+        signal.connect(_scope_changed, sender=GroupScope, dispatch_uid="mcp_django.group_scope")
     post_delete.connect(_session_ended, sender=MCPSession, dispatch_uid="mcp_django.session_ended")
     mcp_settings.on_reload(control_state.forget_interval)

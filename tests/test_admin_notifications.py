@@ -1,4 +1,4 @@
-"""Clients are told: switching a provider off or on in the admin sends them `notifications/tools/list_changed`."""
+"""Clients are told: switching a provider, or granting a group a scope, sends `notifications/tools/list_changed`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.contrib.auth.models import Group
 from django.test import AsyncClient, Client
 
-from mcp_django.models import ProviderState
+from mcp_django.models import GroupScope, ProviderState
+from mcp_django.scopes import Scope
 from mcp_django.state import control_state
 from tests.http_support import ACCEPT, stateless, stateless_headers
 
@@ -59,3 +61,17 @@ async def test_a_listening_client_hears_that_the_tools_changed_when_a_provider_i
     assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
     assert changed["method"] == "notifications/tools/list_changed"
     assert changed["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 7}
+
+
+async def test_a_listening_client_hears_that_the_tools_changed_when_a_group_gets_a_scope() -> None:
+    control_state.invalidate()
+    stream = listen(AsyncClient(), id=8)
+    await asyncio.wait_for(anext(stream), 10)
+
+    reading = asyncio.ensure_future(anext(stream))
+    group = await Group.objects.acreate(name="operators")
+    await GroupScope.objects.acreate(group=group, scope=Scope.TEAM)
+    changed = await asyncio.wait_for(reading, 10)
+    await stream.aclose()  # type: ignore[attr-defined]
+
+    assert changed["method"] == "notifications/tools/list_changed"
