@@ -26,7 +26,7 @@ from django.utils.module_loading import import_string
 from mcp_django.auth import authenticator_instances
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors import handler_options
-from mcp_django.protocol import MessageHandler
+from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext
@@ -42,7 +42,7 @@ from mcp_django.scopes import (
     remember_scope,
     remembered_scope,
 )
-from mcp_django.sessions import SessionStore, get_session_store
+from mcp_django.sessions import SessionStore, get_session_store, principal_id
 from mcp_django.state import control_state
 
 if TYPE_CHECKING:
@@ -211,6 +211,37 @@ class Endpoint:
         if self._handler is None:
             self._handler = self.build_handler()
         return self._handler
+
+    def connection(
+        self,
+        principal: Any,
+        *,
+        transport: str,
+        sessions: bool = True,
+        version_header: str | None = None,
+        streaming: bool = True,
+    ) -> Connection:
+        """The protocol core's `Connection` for a caller of this endpoint, as every transport builds it.
+
+        Args:
+            principal: the authenticated caller (a Django user), or None.
+            transport: `"http"`, `"websocket"`, `"stdio"`.
+            sessions: whether `initialize` may open a handshake session on it.
+            version_header: the `MCP-Protocol-Version` header, for transports that have one.
+            streaming: whether what a request emits reaches the client before its response.
+        """
+        from mcp_django import notifications  # it names endpoints, so it imports this module
+
+        return Connection(
+            principal=principal,
+            endpoint=self,
+            version_header=version_header,
+            transport=transport,
+            sessions=sessions,
+            principal_id=principal_id(principal),
+            streaming=streaming,
+            notifications=notifications.source(self) if streaming else None,
+        )
 
     def build_handler(self) -> MessageHandler:
         """Build the `MessageHandler` for this endpoint from its backend and `MCP_DJANGO`."""

@@ -63,7 +63,7 @@ from mcp_django.protocol.jsonrpc import (
     request_id_of,
 )
 from mcp_django.scopes import Scope
-from mcp_django.sessions import StoredSession, principal_id
+from mcp_django.sessions import StoredSession
 from mcp_django.transports import resumable
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
 
@@ -461,15 +461,8 @@ class StreamableHTTP:
             message = parse_body(body)
         except ParseError as error:
             return _error(400, error)
-        connection = Connection(
-            principal=principal,
-            endpoint=self.endpoint,
-            version_header=version_header,
-            transport="http",
-            sessions=False,
-            principal_id=principal_id(principal),
-            streaming=streaming,
-            notifications=notifications.source(self.endpoint) if streaming else None,
+        connection = self.endpoint.connection(
+            principal, transport="http", sessions=False, version_header=version_header, streaming=streaming
         )
         if era is Era.STATELESS:
             if isinstance(message, dict) and isinstance(message.get("method"), str):

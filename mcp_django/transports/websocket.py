@@ -28,9 +28,8 @@ from mcp_django import notifications
 from mcp_django.auth import AuthRequest, aauthenticate
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint, get_endpoint
-from mcp_django.protocol import Connection, InvalidRequest
+from mcp_django.protocol import InvalidRequest
 from mcp_django.scopes import is_authenticated
-from mcp_django.sessions import principal_id
 from mcp_django.transports.duplex import DuplexTransport, too_large
 from mcp_django.transports.http import allowed_origins, origin_allowed
 
@@ -83,14 +82,7 @@ class MCPWebSocketConsumer(AsyncWebsocketConsumer):
             logger.info("Refused an anonymous WebSocket on %r", endpoint)
             await self.close()
             return
-        connection = Connection(
-            principal=principal,
-            endpoint=endpoint,
-            transport="websocket",
-            sessions=True,
-            principal_id=principal_id(principal),
-            notifications=notifications.source(endpoint),
-        )
+        connection = endpoint.connection(principal, transport="websocket")
         self.transport = DuplexTransport(endpoint.handler, connection, self._send_frame)
         if self.channel_layer is not None:
             self.group = notifications.group_name(endpoint)

@@ -17,11 +17,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from mcp_django import notifications
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint, get_endpoint
-from mcp_django.protocol import Connection
-from mcp_django.sessions import principal_id
 from mcp_django.transports.stdio import protect_stdout, serve_stdio, threaded_reader, writer
 
 
@@ -48,14 +45,7 @@ class Command(BaseCommand):
         except LookupError as error:
             raise CommandError(str(error)) from None
         principal = self.principal(options["user"], endpoint)
-        connection = Connection(
-            principal=principal,
-            endpoint=endpoint,
-            transport="stdio",
-            sessions=True,
-            principal_id=principal_id(principal),
-            notifications=notifications.source(endpoint),
-        )
+        connection = endpoint.connection(principal, transport="stdio")
         handler = endpoint.handler
         read = threaded_reader(sys.stdin.buffer)
         write = writer(protect_stdout())
