@@ -14,7 +14,15 @@ from django.urls import URLPattern, path
 from django.utils.html import format_html
 
 from mcp_django import control
-from mcp_django.models import ControlRoom, GroupScope, InterceptorState, MCPSession, ProviderState, ToolCallRecord
+from mcp_django.models import (
+    ControlRoom,
+    GroupScope,
+    InterceptorState,
+    MCPSession,
+    ProviderState,
+    ToolCallRecord,
+    ToolState,
+)
 from mcp_django.providers import provider_registry
 from mcp_django.scopes import Scope
 
@@ -25,9 +33,12 @@ if TYPE_CHECKING:
     _ProviderStateAdminBase = admin.ModelAdmin[ProviderState]
     _InterceptorStateAdminBase = admin.ModelAdmin[InterceptorState]
     _ControlRoomAdminBase = admin.ModelAdmin[ControlRoom]
+    _ToolStateAdminBase = admin.ModelAdmin[ToolState]
 else:  # ModelAdmin is generic only in django-stubs
     _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = admin.ModelAdmin
-    _ProviderStateAdminBase = _InterceptorStateAdminBase = _ControlRoomAdminBase = admin.ModelAdmin
+    _ProviderStateAdminBase = _InterceptorStateAdminBase = _ControlRoomAdminBase = _ToolStateAdminBase = (
+        admin.ModelAdmin
+    )
 
 
 @admin.register(MCPSession)
@@ -117,7 +128,7 @@ class _StateAdminMixin:
     """Rows come from code: `control.sync_rows()` runs when the change list opens, so nothing is ever added here."""
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        control.sync_rows()
+        control.sync_rows(self.model)  # type: ignore[attr-defined]  # a ModelAdmin mixin
         response: HttpResponse = super().changelist_view(request, extra_context)  # type: ignore[misc]  # a mixin
         return response
 
@@ -269,6 +280,26 @@ class InterceptorStateAdmin(_StateAdminMixin, _InterceptorStateAdminBase):
         if obj.priority is not None:
             return str(obj.priority)
         return f"{entry.priority_hint} (configured)" if entry is not None else "—"
+
+
+@admin.register(ToolState)
+class ToolStateAdmin(_StateAdminMixin, _ToolStateAdminBase):
+    """Every tool some endpoint lists (static or a provider's), switched on or off by name on every endpoint."""
+
+    list_display = ["name", "enabled", "present_in_code", "updated"]
+    list_filter = ["enabled", "present_in_code"]
+    search_fields = ["name"]
+    fields = ["name", "enabled"]
+    readonly_fields = ["name"]
+    actions = ["enable_selected", "disable_selected"]
+
+    @admin.action(description="Enable selected tools", permissions=["change"])
+    def enable_selected(self, request: HttpRequest, queryset: QuerySet[ToolState]) -> None:
+        self._set_enabled(request, queryset, True)
+
+    @admin.action(description="Disable selected tools", permissions=["change"])
+    def disable_selected(self, request: HttpRequest, queryset: QuerySet[ToolState]) -> None:
+        self._set_enabled(request, queryset, False)
 
 
 @admin.register(ControlRoom)

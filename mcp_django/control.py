@@ -14,16 +14,21 @@ flags rows whose provider or interceptor is gone (docs/adr/0002-admin-state-rows
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import pydantic
+from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint, mounted_endpoints
 from mcp_django.interceptors.chain import PlanEntry, build_plan
+from mcp_django.protocol.context import Connection, RequestContext
+from mcp_django.protocol.versions import Era
 from mcp_django.providers import PromptProvider, Provider, ResourceProvider, ToolProvider, provider_registry
+from mcp_django.scopes import Scope
 from mcp_django.state import SESSIONS, STATE, bump, control_state
 
 __all__ = [
@@ -31,10 +36,12 @@ __all__ = [
     "announce_scopes",
     "code_interceptors",
     "code_providers",
+    "code_tools",
     "connect",
     "endpoints_serving",
     "interceptor_options_error",
     "list_changed_methods",
+    "listed_tools",
     "sync_rows",
 ]
 
@@ -106,13 +113,55 @@ def announce_provider(provider_id: str) -> None:
                 logger.warning("Could not send %s to %r", method, endpoint, exc_info=True)
 
 
-def announce_scopes() -> None:
-    """Tell the clients of every endpoint that lists may have changed (a group's scope grant changed)."""
+def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM) -> list[str]:
+    """The names of the tools a caller of `scope` gets from `endpoint`'s backend (before the admin's tool switches).
+
+    Raises whatever a provider's `list_tools` raises.
+    """
+
+    async def names() -> list[str]:
+        async def fixed(ctx: RequestContext) -> Scope:
+            return scope
+
+        ctx = RequestContext(
+            method="tools/list",
+            request_id=None,
+            era=Era.STATELESS,
+            protocol_version="admin",
+            connection=Connection(endpoint=endpoint, transport="admin"),
+        )
+        return [str(tool.get("name")) for tool in await endpoint.build_backend(fixed).list_tools(ctx)]
+
+    if "tools" not in endpoint.build_backend().capabilities():
+        return []
+    return list(async_to_sync(names)())
+
+
+def code_tools() -> dict[str, list[str]]:
+    """Every tool a caller of the highest scope sees on some endpoint now, with the names of those endpoints.
+
+    Tools of a provider switched off are not listed, so their rows read "not present" until it is back.
+    """
+    control_state.refresh_sync()
+    tools: dict[str, list[str]] = {}
+    for endpoint in _endpoints():
+        try:
+            names = listed_tools(endpoint)
+        except Exception:  # a failing provider: the dashboard shows it, the tool list does without
+            logger.warning("Listing the tools of %r failed", endpoint, exc_info=True)
+            continue
+        for name in names:
+            tools.setdefault(name, []).append(endpoint.name)
+    return tools
+
+
+def announce_scopes(features: tuple[str, ...] = ("tools", "resources", "prompts")) -> None:
+    """Tell the clients of every endpoint that its lists of `features` may have changed."""
     from mcp_django.notifications import send_notification_sync
 
     control_state.invalidate()
     for endpoint in _endpoints():
-        for feature in sorted(endpoint.handler.features & {"tools", "resources", "prompts"}):
+        for feature in sorted(endpoint.handler.features & set(features)):
             try:
                 send_notification_sync(endpoint, f"notifications/{feature}/list_changed")
             except Exception:
@@ -133,22 +182,25 @@ def interceptor_options_error(name: str, options: Any) -> str | None:
     return None
 
 
-def sync_rows() -> None:
-    """Give every provider and interceptor in code a row (blank: the code's defaults) and flag rows of vanished ones.
+def sync_rows(model: Any) -> None:
+    """Give everything in code a row of `model` (blank: the code's defaults) and flag rows of vanished things.
 
-    Uses `bulk_create` and `update`, which send no signals: nothing changes for a client, so no stamp moves.
+    `model` is `ProviderState`, `InterceptorState` or `ToolState`. Uses `bulk_create` and `update`, which
+    send no signals: nothing changes for a client, so no stamp moves.
     """
-    from mcp_django.models import InterceptorState, ProviderState
+    from mcp_django.models import InterceptorState, ProviderState, ToolState
 
-    targets: list[tuple[Any, str, set[str]]] = [
-        (ProviderState, "provider_id", {provider.id for provider in code_providers()}),
-        (InterceptorState, "name", set(code_interceptors())),
-    ]
-    for model, field, names in targets:
-        existing = set(model.objects.values_list(field, flat=True))
-        model.objects.bulk_create([model(**{field: name}) for name in sorted(names - existing)], ignore_conflicts=True)
-        model.objects.exclude(**{f"{field}__in": names}).filter(present_in_code=True).update(present_in_code=False)
-        model.objects.filter(**{f"{field}__in": names}, present_in_code=False).update(present_in_code=True)
+    inventory: dict[Any, tuple[str, Callable[[], set[str]]]] = {
+        ProviderState: ("provider_id", lambda: {provider.id for provider in code_providers()}),
+        InterceptorState: ("name", lambda: set(code_interceptors())),
+        ToolState: ("name", lambda: set(code_tools())),
+    }
+    field, in_code = inventory[model]
+    names = in_code()
+    existing = set(model.objects.values_list(field, flat=True))
+    model.objects.bulk_create([model(**{field: name}) for name in sorted(names - existing)], ignore_conflicts=True)
+    model.objects.exclude(**{f"{field}__in": names}).filter(present_in_code=True).update(present_in_code=False)
+    model.objects.filter(**{f"{field}__in": names}, present_in_code=False).update(present_in_code=True)
 
 
 # -- signals ----------------------------------------------------------------------------------------
@@ -169,17 +221,23 @@ def _scope_changed(sender: Any, **kwargs: Any) -> None:
     transaction.on_commit(announce_scopes)
 
 
+def _tool_changed(sender: Any, **kwargs: Any) -> None:
+    bump(STATE)
+    transaction.on_commit(lambda: announce_scopes(("tools",)))
+
+
 def _session_ended(sender: Any, **kwargs: Any) -> None:
     bump(SESSIONS)
 
 
 def connect() -> None:
     """Connect the signal receivers that move the stamps and announce provider changes (from `ready()`)."""
-    from mcp_django.models import GroupScope, InterceptorState, MCPSession, ProviderState
+    from mcp_django.models import GroupScope, InterceptorState, MCPSession, ProviderState, ToolState
 
     for signal in (post_save, post_delete):
         signal.connect(_provider_changed, sender=ProviderState, dispatch_uid="mcp_django.provider_state")
         signal.connect(_state_changed, sender=InterceptorState, dispatch_uid="mcp_django.interceptor_state")
         signal.connect(_scope_changed, sender=GroupScope, dispatch_uid="mcp_django.group_scope")
+        signal.connect(_tool_changed, sender=ToolState, dispatch_uid="mcp_django.tool_state")
     post_delete.connect(_session_ended, sender=MCPSession, dispatch_uid="mcp_django.session_ended")
     mcp_settings.on_reload(control_state.forget_interval)

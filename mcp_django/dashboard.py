@@ -7,16 +7,19 @@ import dataclasses
 from datetime import timedelta
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.db.models import Count
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from mcp_django.control import code_interceptors, code_providers, endpoints_serving, list_changed_methods
+from mcp_django.control import (
+    code_interceptors,
+    code_providers,
+    endpoints_serving,
+    list_changed_methods,
+    listed_tools,
+)
 from mcp_django.endpoints import Endpoint, mounted_endpoints
-from mcp_django.protocol.context import Connection, RequestContext
-from mcp_django.protocol.versions import Era
 from mcp_django.scopes import Scope
 from mcp_django.state import control_state
 
@@ -27,25 +30,11 @@ CHART_HOURS = 24
 
 def tool_counts(endpoint: Endpoint) -> dict[Scope, int | None]:
     """How many tools a caller of each scope sees on `endpoint` now (None: a provider failed to list)."""
-
-    async def count(scope: Scope) -> int:
-        async def fixed(ctx: RequestContext) -> Scope:
-            return scope
-
-        backend = endpoint.build_backend(fixed)
-        ctx = RequestContext(
-            method="tools/list",
-            request_id=None,
-            era=Era.STATELESS,
-            protocol_version="dashboard",
-            connection=Connection(endpoint=endpoint, transport="dashboard"),
-        )
-        return len(await backend.list_tools(ctx))
-
+    disabled = control_state.snapshot.disabled_tools
     counts: dict[Scope, int | None] = {}
     for scope in Scope:
         try:
-            counts[scope] = async_to_sync(count)(scope)
+            counts[scope] = len([name for name in listed_tools(endpoint, scope) if name not in disabled])
         except Exception:
             counts[scope] = None
     return counts
@@ -184,6 +173,7 @@ def dashboard_context() -> dict[str, Any]:
         "chart": tool_call_chart(),
         "errors": errors,
         "by_outcome": by_outcome,
+        "disabled_tools": sorted(control_state.snapshot.disabled_tools),
         "stale_providers": [row.provider_id for row in provider_rows.values() if not row.present_in_code],
         "stale_interceptors": [row.name for row in interceptor_rows.values() if not row.present_in_code],
     }

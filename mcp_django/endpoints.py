@@ -31,6 +31,7 @@ from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext
 from mcp_django.protocol.inputs import RequestStateCodec
+from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.providers import Provider, ProviderBackend, ProviderSource, Source, provider_registry
 from mcp_django.relay import channel_layer_relay
 from mcp_django.scopes import (
@@ -299,10 +300,13 @@ class StateHook:
         self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
     ) -> dict[str, Any]:
         await control_state.refresh()
+        disabled = control_state.snapshot.disabled_tools
+        if disabled and method == "tools/call" and params.get("name") in disabled:
+            raise InvalidParams(f"Unknown tool: {params.get('name')}")  # exactly as for a name nobody serves
         hook = self.endpoint.chain_options().get("hook")
-        if hook is None:
-            return await call_next(params)
-        result: dict[str, Any] = await hook(method, params, ctx, call_next)
+        result: dict[str, Any] = await (call_next(params) if hook is None else hook(method, params, ctx, call_next))
+        if disabled and method == "tools/list" and isinstance(result.get("tools"), list):
+            result = {**result, "tools": [tool for tool in result["tools"] if tool.get("name") not in disabled]}
         return result
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "ProviderState",
     "StateVersion",
     "ToolCallRecord",
+    "ToolState",
 ]
 
 
@@ -195,6 +196,31 @@ class InterceptorState(models.Model):
             problem = interceptor_options_error(self.name, self.options)
             if problem:
                 raise ValidationError({"options": problem})
+
+
+class ToolState(models.Model):
+    """The admin's say over one tool, by name, on every endpoint: switched off, it is unknown everywhere.
+
+    Tools live in code (static declarations) or come from providers; rows are created for every tool
+    a caller of the highest scope sees on some endpoint, and flagged when no endpoint lists it any more.
+    """
+
+    name = models.CharField(max_length=128, unique=True)
+    enabled = models.BooleanField(default=True, help_text="Off: the tool vanishes from lists and is unknown to calls.")
+    present_in_code = models.BooleanField(
+        default=True,
+        editable=False,
+        help_text="False: no endpoint lists this tool now (gone from the code, or its provider is off).",
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "MCP tool"
+        verbose_name_plural = "MCP tools"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class StateVersion(models.Model):

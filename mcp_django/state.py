@@ -62,10 +62,11 @@ class InterceptorOverride:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Snapshot:
-    """Every state row of the database at one moment, keyed by provider id and interceptor name."""
+    """Every state row of the database at one moment: by provider id, by interceptor name, the tools switched off."""
 
     providers: Mapping[str, ProviderOverride] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
     interceptors: Mapping[str, InterceptorOverride] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
+    disabled_tools: frozenset[str] = frozenset()
 
 
 Listener = Callable[[], None]
@@ -130,7 +131,7 @@ class ControlState:
 
     @staticmethod
     def _read(known: dict[str, int] | None) -> tuple[dict[str, int], Snapshot | None]:
-        from mcp_django.models import InterceptorState, ProviderState, StateVersion
+        from mcp_django.models import InterceptorState, ProviderState, StateVersion, ToolState
 
         stamps = dict(StateVersion.objects.values_list("key", "version"))
         if known is not None and stamps.get(STATE) == known.get(STATE):
@@ -143,7 +144,8 @@ class ControlState:
             row.name: InterceptorOverride(row.enabled, row.mode, row.fail_open, row.priority, row.options)
             for row in InterceptorState.objects.all()
         }
-        return stamps, Snapshot(MappingProxyType(providers), MappingProxyType(interceptors))
+        disabled_tools = frozenset(ToolState.objects.filter(enabled=False).values_list("name", flat=True))
+        return stamps, Snapshot(MappingProxyType(providers), MappingProxyType(interceptors), disabled_tools)
 
     def _apply(self, stamps: dict[str, int], snapshot: Snapshot | None) -> None:
         known, self.stamps = self.stamps, stamps

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from example_project.demo.models import Book
 from mcp_django.checks import check_state_rows
-from mcp_django.models import InterceptorState, MCPSession, ProviderState, StateVersion, ToolCallRecord
+from mcp_django.models import InterceptorState, MCPSession, ProviderState, StateVersion, ToolCallRecord, ToolState
 from mcp_django.state import control_state
 from tests.http_support import ACCEPT, initialize, request, stateless, stateless_headers
 
@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.urls("tests.admin_urls"), pytest.mark.django_db]
 PROVIDERS = "/admin/mcp_django/providerstate/"
 INTERCEPTORS = "/admin/mcp_django/interceptorstate/"
 DASHBOARD = "/admin/mcp_django/controlroom/"
+TOOLS = "/admin/mcp_django/toolstate/"
 REDACTION = "mcp_django.interceptors.redaction.RedactionInterceptor"
 
 
@@ -171,6 +172,25 @@ def test_a_change_is_read_once_the_interval_has_passed_without_a_local_hint(admi
     deadline = time.monotonic() + 2
     while "about_dune" in tool_names(client):
         assert time.monotonic() < deadline, "the change was not seen within two seconds"
+
+
+def test_disabling_a_tool_in_the_admin_makes_it_unknown_and_enabling_brings_it_back(
+    admin_client: Client, book: Book
+) -> None:
+    client = Client()
+    page = admin_client.get(TOOLS).content.decode()
+    echo = ToolState.objects.get(name="echo")
+
+    act(admin_client, TOOLS, "disable_selected", echo)
+    while_off = tool_names(client)
+    call = mcp(client, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, name="echo")
+    act(admin_client, TOOLS, "enable_selected", echo)
+
+    assert "about_dune" in page  # a provider's tool has its row too
+    assert "echo" not in while_off
+    assert "about_dune" in while_off
+    assert call["error"]["message"] == "Unknown tool: echo"
+    assert "echo" in tool_names(client)
 
 
 # -- interceptors -----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Clients are told: switching a provider, or granting a group a scope, sends `notifications/tools/list_changed`."""
+"""Clients are told: switching a provider or a tool, or granting a group a scope, sends `tools/list_changed`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import Group
 from django.test import AsyncClient, Client
 
-from mcp_django.models import GroupScope, ProviderState
+from mcp_django.models import GroupScope, ProviderState, ToolState
 from mcp_django.scopes import Scope
 from mcp_django.state import control_state
 from tests.http_support import ACCEPT, stateless, stateless_headers
@@ -71,6 +71,26 @@ async def test_a_listening_client_hears_that_the_tools_changed_when_a_group_gets
     reading = asyncio.ensure_future(anext(stream))
     group = await Group.objects.acreate(name="operators")
     await GroupScope.objects.acreate(group=group, scope=Scope.TEAM)
+    changed = await asyncio.wait_for(reading, 10)
+    await stream.aclose()  # type: ignore[attr-defined]
+
+    assert changed["method"] == "notifications/tools/list_changed"
+
+
+async def test_a_listening_client_hears_that_the_tools_changed_when_a_tool_is_switched_off(admin_user: Any) -> None:
+    control_state.invalidate()
+    admin = Client()
+    await sync_to_async(admin.force_login)(admin_user)
+    stream = listen(AsyncClient(), id=9)
+    await asyncio.wait_for(anext(stream), 10)
+
+    def switch_off() -> None:
+        admin.get("/admin/mcp_django/toolstate/")
+        echo = ToolState.objects.get(name="echo")
+        admin.post("/admin/mcp_django/toolstate/", {"action": "disable_selected", "_selected_action": [echo.pk]})
+
+    reading = asyncio.ensure_future(anext(stream))
+    await sync_to_async(switch_off)()
     changed = await asyncio.wait_for(reading, 10)
     await stream.aclose()  # type: ignore[attr-defined]
 
