@@ -576,9 +576,15 @@ class ProviderBackend:
         self, ctx: RequestContext, feature: str, method: str, key: str, value: str
     ) -> tuple[Source, Mapping[str, Any]] | None:
         """The first visible source whose `method` list has an item with `key` == `value`, and that item."""
+        return await self._first(ctx, feature, method, lambda item: item.get(key) == value)
+
+    async def _first(
+        self, ctx: RequestContext, feature: str, method: str, matches: Callable[[Mapping[str, Any]], bool]
+    ) -> tuple[Source, Mapping[str, Any]] | None:
+        """The first visible source whose `method` list has an item that `matches`, and that item."""
         for source in await self._visible(ctx, feature):
             for item in await getattr(source, method)(ctx):
-                if item.get(key) == value:
+                if matches(item):
                     return source, item
         return None
 
@@ -610,12 +616,11 @@ class ProviderBackend:
         return await source.read_resource(uri, ctx)
 
     async def _template_owner(self, ctx: RequestContext, uri: str) -> tuple[Source, Mapping[str, Any]] | None:
-        for source in await self._visible(ctx, "resources"):
-            for item in await source.list_resource_templates(ctx):
-                template = _template(str(item.get("uriTemplate", "")))
-                if template is not None and template.match(uri) is not None:
-                    return source, item
-        return None
+        def matches(item: Mapping[str, Any]) -> bool:
+            template = _template(str(item.get("uriTemplate", "")))
+            return template is not None and template.match(uri) is not None
+
+        return await self._first(ctx, "resources", "list_resource_templates", matches)
 
     async def list_prompts(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
         return await self._merged(ctx, "prompts", "list_prompts", "name")
