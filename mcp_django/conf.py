@@ -22,7 +22,15 @@ from django.core.signals import setting_changed
 from django.utils.crypto import salted_hmac
 from django.utils.module_loading import import_string
 
-__all__ = ["DEFAULTS", "IMPORT_STRINGS", "SETTING_NAME", "MCPSettings", "mcp_settings", "normalize_origin"]
+__all__ = [
+    "DEFAULTS",
+    "IMPORT_STRINGS",
+    "SETTING_NAME",
+    "MCPSettings",
+    "django_allowed_hosts",
+    "mcp_settings",
+    "normalize_origin",
+]
 
 SETTING_NAME: Final = "MCP_DJANGO"
 
@@ -137,9 +145,26 @@ def normalize_origin(origin: str) -> str | None:
     return f"{scheme}://{host}:{port}"
 
 
+_allowed_hosts: list[str] | None = None
+
+
+def django_allowed_hosts() -> list[str]:
+    """Django's `ALLOWED_HOSTS` as `HttpRequest.get_host` applies it (with `DEBUG`'s localhost allowance)."""
+    global _allowed_hosts
+    if _allowed_hosts is None:
+        hosts = list(settings.ALLOWED_HOSTS)
+        if settings.DEBUG and not hosts:
+            hosts = [".localhost", "127.0.0.1", "[::1]"]
+        _allowed_hosts = hosts
+    return _allowed_hosts
+
+
 def _reload_mcp_settings(*, setting: str, **kwargs: Any) -> None:
+    global _allowed_hosts
     if setting == SETTING_NAME:
         mcp_settings.reload()
+    elif setting in ("ALLOWED_HOSTS", "DEBUG"):
+        _allowed_hosts = None
 
 
 setting_changed.connect(_reload_mcp_settings)

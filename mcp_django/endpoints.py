@@ -22,14 +22,16 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
+from rest_framework.exceptions import APIException
 
-from mcp_django.auth import authenticator_instances
+from mcp_django.admission import Admission, Credentials, Refused, check_host, check_origin, principal_of
+from mcp_django.auth import AuthenticationFailed, AuthRequest, aauthenticate, authenticator_instances
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors import handler_options
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.hooks import CallNext
+from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.inputs import RequestStateCodec
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.providers import Provider, ProviderBackend, ProviderSource, Source, provider_registry
@@ -64,6 +66,7 @@ MODES: Final[tuple[Mode, ...]] = ("server", "adapter", "combined")
 """`server`: the static registry; `adapter`: the providers; `combined`: both, static declarations first."""
 
 _endpoints: weakref.WeakSet[Endpoint] = weakref.WeakSet()
+_ADMITTED_SCOPE: Final = "mcp_django.admitted_scope"
 
 
 class Endpoint:
@@ -167,6 +170,65 @@ class Endpoint:
             self._authenticators = authenticator_instances(classes)
         return self._authenticators
 
+    async def admit(
+        self,
+        *,
+        host: str | None,
+        origin: str | None,
+        credentials: Credentials,
+        resource_metadata: str | None = None,
+    ) -> Admission:
+        """Let a caller in, or refuse it: the one admission step of every transport (`mcp_django.admission`).
+
+        Checks, in order: the Host against `ALLOWED_HOSTS`, a browser Origin against
+        `MCP_DJANGO["ALLOWED_ORIGINS"]`, then the credentials with the endpoint's authentication
+        classes, and works out the caller's scope. It also brings the admin's state up to date
+        (throttled: no query in the steady state).
+
+        Args:
+            host: the `Host` header (None where there is none: stdio).
+            origin: the `Origin` header, if any.
+            credentials: what the caller presented.
+            resource_metadata: the absolute URL of the endpoint's RFC 9728 metadata, named in the
+                `WWW-Authenticate` header of a 401.
+
+        Raises:
+            Refused: 400 for a bad Host, 403 for a bad Origin or a failed CSRF check, 401 for
+                refused or missing credentials.
+        """
+        check_host(host)
+        check_origin(origin)
+        await control_state.refresh()
+        try:
+            principal = await self.authenticate(credentials)
+        except AuthenticationFailed as error:
+            raise Refused(401, f"Unauthorized: {error.detail}", bearer_challenge(resource_metadata, True)) from None
+        except APIException as error:  # PermissionDenied: session authentication's CSRF check
+            raise Refused(403, f"Forbidden: {error.detail}") from None
+        scope = await self.scope_of(principal)
+        if scope is None:
+            message = "Unauthorized: Authentication credentials were not provided."
+            raise Refused(401, message, bearer_challenge(resource_metadata, False))
+        return Admission(principal, scope)
+
+    async def authenticate(self, credentials: Credentials) -> Any:
+        """The authenticated user the credentials name, or None for an anonymous caller.
+
+        The endpoint's authentication classes run first, as in a DRF view; when none recognises
+        the credentials, the user the transport already knows (`credentials.user`) is the caller.
+
+        Raises:
+            AuthenticationFailed: credentials were offered and refused.
+            rest_framework.exceptions.APIException: another refusal (session authentication's CSRF check).
+        """
+        request = (
+            AuthRequest(credentials.request)
+            if credentials.request is not None
+            else AuthRequest.from_headers(credentials.headers)
+        )
+        principal = await aauthenticate(self.authenticators, request)
+        return principal if principal is not None else principal_of(credentials.user)
+
     async def scope_of(self, principal: Any) -> Scope | None:
         """The scope a principal has here: its groups' for a user, USER for anonymous callers if allowed, else None."""
         if is_authenticated(principal):
@@ -177,7 +239,8 @@ class Endpoint:
         """The caller's scope for this request, worked out once per request (the backends' `ScopeResolver`)."""
         known, scope = remembered_scope(ctx)
         if not known:
-            scope = await self.scope_of(ctx.principal)
+            admitted: Scope | None = ctx.connection.extra.get(_ADMITTED_SCOPE)
+            scope = admitted if admitted is not None else await self.scope_of(ctx.principal)
             remember_scope(ctx, scope)
         return scope
 
@@ -221,6 +284,7 @@ class Endpoint:
         sessions: bool = True,
         version_header: str | None = None,
         streaming: bool = True,
+        admitted_scope: Scope | None = None,
     ) -> Connection:
         """The protocol core's `Connection` for a caller of this endpoint, as every transport builds it.
 
@@ -230,10 +294,12 @@ class Endpoint:
             sessions: whether `initialize` may open a handshake session on it.
             version_header: the `MCP-Protocol-Version` header, for transports that have one.
             streaming: whether what a request emits reaches the client before its response.
+            admitted_scope: the scope admission worked out, for a connection that carries one
+                request (HTTP); long-lived connections leave it out, so each request works it out again.
         """
         from mcp_django import notifications  # it names endpoints, so it imports this module
 
-        return Connection(
+        connection = Connection(
             principal=principal,
             endpoint=self,
             version_header=version_header,
@@ -243,6 +309,9 @@ class Endpoint:
             streaming=streaming,
             notifications=notifications.source(self) if streaming else None,
         )
+        if admitted_scope is not None:
+            connection.extra[_ADMITTED_SCOPE] = admitted_scope
+        return connection
 
     def build_handler(self) -> MessageHandler:
         """Build the `MessageHandler` for this endpoint from its backend and `MCP_DJANGO`."""
@@ -259,17 +328,17 @@ class Endpoint:
             client_request_timeout=mcp_settings.CLIENT_REQUEST_TIMEOUT,
             notifications=notifications_available(),
             relay=channel_layer_relay(),
-            **self.interceptor_options(),
+            hooks=self.hooks(),
+            **{key: value for key, value in self.chain_options().items() if key != "hook"},
         )
 
-    def interceptor_options(self) -> dict[str, Any]:
-        """The `MessageHandler` arguments running this endpoint's interceptors (docs/interceptors.md).
+    def hooks(self) -> list[OperationHook]:
+        """This endpoint's operation hooks, outermost first: the admin's tool switch, then the interceptor chain.
 
-        The hook is a `StateHook`: it brings the admin's state up to date (throttled) before every
-        operation and then runs the endpoint's current chain, so even a WebSocket holding an older
-        handler runs the interceptors as the admin set them (docs/admin.md).
+        Both look up the current state on each operation, so even a WebSocket holding an older
+        handler runs the tools and interceptors as the admin set them (docs/admin.md).
         """
-        return {**self.chain_options(), "hook": StateHook(self)}
+        return [ToolSwitchHook(), ChainHook(self)]
 
     def chain_options(self) -> dict[str, Any]:
         """The interceptor chain's handler arguments, with the admin's overrides applied; built once per reset."""
@@ -288,8 +357,27 @@ class Endpoint:
         self._authenticators = None
 
 
-class StateHook:
-    """The `OperationHook` of every endpoint: refresh the admin's state (throttled), then run the current chain."""
+class ToolSwitchHook:
+    """The outermost hook of every endpoint: refresh the admin's state (throttled); tools switched off are unknown."""
+
+    __slots__ = ()
+
+    async def __call__(
+        self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
+    ) -> dict[str, Any]:
+        if _ADMITTED_SCOPE not in ctx.connection.extra:  # one-request connections were refreshed at admission
+            await control_state.refresh()
+        disabled = control_state.snapshot.disabled_tools
+        if disabled and method == "tools/call" and params.get("name") in disabled:
+            raise InvalidParams(f"Unknown tool: {params.get('name')}")  # exactly as for a name nobody serves
+        result = await call_next(params)
+        if disabled and method == "tools/list" and isinstance(result.get("tools"), list):
+            result = {**result, "tools": [tool for tool in result["tools"] if tool.get("name") not in disabled]}
+        return result
+
+
+class ChainHook:
+    """Runs the endpoint's current interceptor chain (rebuilt when the admin changes it), or nothing."""
 
     __slots__ = ("endpoint",)
 
@@ -299,15 +387,19 @@ class StateHook:
     async def __call__(
         self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
     ) -> dict[str, Any]:
-        await control_state.refresh()
-        disabled = control_state.snapshot.disabled_tools
-        if disabled and method == "tools/call" and params.get("name") in disabled:
-            raise InvalidParams(f"Unknown tool: {params.get('name')}")  # exactly as for a name nobody serves
-        hook = self.endpoint.chain_options().get("hook")
-        result: dict[str, Any] = await (call_next(params) if hook is None else hook(method, params, ctx, call_next))
-        if disabled and method == "tools/list" and isinstance(result.get("tools"), list):
-            result = {**result, "tools": [tool for tool in result["tools"] if tool.get("name") not in disabled]}
-        return result
+        hook: OperationHook | None = self.endpoint.chain_options().get("hook")
+        return await (call_next(params) if hook is None else hook(method, params, ctx, call_next))
+
+
+def bearer_challenge(resource_metadata: str | None, invalid_token: bool) -> dict[str, str]:
+    """The `WWW-Authenticate` header of a 401: `Bearer`, with `error="invalid_token"` (RFC 6750) when
+    credentials were offered and refused, and the RFC 9728 `resource_metadata` URL when known."""
+    parameters = []
+    if invalid_token:
+        parameters.append('error="invalid_token"')
+    if resource_metadata:
+        parameters.append(f'resource_metadata="{resource_metadata}"')
+    return {"WWW-Authenticate": "Bearer " + ", ".join(parameters) if parameters else "Bearer"}
 
 
 def notifications_available() -> bool:

@@ -18,7 +18,7 @@ from mcp_types.methods import (
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import CLOSE_STREAM, LOG_LEVELS, Connection, Emit, RequestContext
 from mcp_django.protocol.features import METHODS, MethodSpec
-from mcp_django.protocol.hooks import OperationHook
+from mcp_django.protocol.hooks import OperationHook, compose
 from mcp_django.protocol.inputs import (
     INPUT_METHODS,
     ClientRequestError,
@@ -111,7 +111,8 @@ class MessageHandler:
         page_size: items per page of list results.
         cache_ttl_ms: `ttlMs` on cacheable stateless results.
         cache_scope: `cacheScope` on cacheable stateless results (`"public"` or `"private"`).
-        hook: wraps every operation on the backend (the interceptor chain).
+        hooks: wrap every operation on the backend, outermost first (the admin's overlay, the
+            interceptor chain); composed once, here.
         extra_methods: more request methods to serve, for protocol extensions. mcp-types does not
             know them, so each `impl` checks its own params; a core method's name is a `ValueError`.
         extensions: protocol extensions to advertise, by identifier: under `capabilities.extensions`
@@ -135,7 +136,7 @@ class MessageHandler:
         page_size: int = 100,
         cache_ttl_ms: int = 0,
         cache_scope: str = "private",
-        hook: OperationHook | None = None,
+        hooks: Sequence[OperationHook] = (),
         extra_methods: Sequence[MethodSpec] = (),
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         state_codec: RequestStateCodec | None = None,
@@ -149,7 +150,8 @@ class MessageHandler:
         self.page_size = page_size
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
-        self.hook = hook
+        self.hooks = tuple(hooks)
+        self.hook = compose(self.hooks)
         clashes = sorted(spec.name for spec in extra_methods if spec.name in METHODS)
         if clashes:
             raise ValueError(f"extra_methods may not replace core methods: {', '.join(clashes)}")

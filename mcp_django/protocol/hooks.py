@@ -1,19 +1,21 @@
-"""The one place operations can be wrapped: an `OperationHook` around every feature method.
+"""The one place operations can be wrapped: `OperationHook`s around every feature method.
 
-The interceptor chain (`mcp_django.interceptors`) is such a hook. The core calls it for
-every operation it performs on a backend — lists, calls, reads, gets, completions — in
-both eras and on every transport, and never for lifecycle methods (`initialize`,
-`ping`, `server/discover`, …).
+The core calls the hooks for every operation it performs on a backend — lists, calls, reads,
+gets, completions — in both eras and on every transport, and never for lifecycle methods
+(`initialize`, `ping`, `server/discover`, …). A handler takes an ordered list of hooks,
+outermost first (like `MIDDLEWARE`), and `compose` turns it into one hook once, when the
+handler is built. An endpoint's list is: the admin's overlay (tools switched off), then the
+interceptor chain (`mcp_django.interceptors`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 from mcp_django.protocol.context import RequestContext
 
-__all__ = ["CallNext", "OperationHook"]
+__all__ = ["CallNext", "OperationHook", "compose"]
 
 CallNext = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 """Runs the operation with the (possibly rewritten) params and returns its raw result."""
@@ -30,3 +32,31 @@ class OperationHook(Protocol):
     async def __call__(
         self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
     ) -> dict[str, Any]: ...
+
+
+class _Composed:
+    """Two hooks as one: `outer` sees the operation first and calls `inner` as its `call_next`."""
+
+    __slots__ = ("inner", "outer")
+
+    def __init__(self, outer: OperationHook, inner: OperationHook) -> None:
+        self.outer = outer
+        self.inner = inner
+
+    async def __call__(
+        self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
+    ) -> dict[str, Any]:
+        inner = self.inner
+
+        async def next_hook(rewritten: dict[str, Any]) -> dict[str, Any]:
+            return await inner(method, rewritten, ctx, call_next)
+
+        return await self.outer(method, params, ctx, next_hook)
+
+
+def compose(hooks: Sequence[OperationHook]) -> OperationHook | None:
+    """One hook running `hooks` outermost first; None for an empty list (the core then calls no hook)."""
+    composed: OperationHook | None = None
+    for hook in reversed(hooks):
+        composed = hook if composed is None else _Composed(hook, composed)
+    return composed

@@ -26,7 +26,6 @@ import logging
 import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
@@ -34,11 +33,10 @@ from django.http.request import RawPostDataException
 from django.http.response import HttpResponseBase
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework.exceptions import APIException
 
 from mcp_django import notifications
-from mcp_django.auth import AuthenticationFailed, AuthRequest, aauthenticate
-from mcp_django.conf import mcp_settings, normalize_origin
+from mcp_django.admission import Admission, Credentials, Refused
+from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint
 from mcp_django.protocol import (
     Connection,
@@ -75,14 +73,12 @@ __all__ = [
     "check_param_headers",
     "http_status",
     "resource_metadata_url",
-    "unauthorized",
 ]
 
 logger = logging.getLogger("mcp_django.transports.http")
 
 SESSION_HEADER: Final = "Mcp-Session-Id"
 META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 NAME_FIELDS: Final[Mapping[str, str]] = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 """The methods whose `Mcp-Name` header mirrors a params field, and that field."""
 
@@ -194,39 +190,6 @@ def parse_body(body: bytes) -> Any:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def origin_allowed(origin: str, allowed: frozenset[str]) -> bool:
-    """True for a localhost origin (any port), or one listed in `allowed` (`"*"` admits all)."""
-    if "*" in allowed:
-        return True
-    key = normalize_origin(origin)
-    if key is None:
-        return False
-    host = urlsplit(key).hostname
-    return host in LOCAL_HOSTS or key in allowed
-
-
-_allowed_origins: frozenset[str] | None = None
-
-
-def allowed_origins() -> frozenset[str]:
-    """The normalized `MCP_DJANGO["ALLOWED_ORIGINS"]`, computed once per settings change."""
-    global _allowed_origins
-    if _allowed_origins is None:
-        entries = mcp_settings.ALLOWED_ORIGINS or ()
-        _allowed_origins = frozenset(
-            "*" if entry == "*" else (normalize_origin(entry) or "") for entry in entries if isinstance(entry, str)
-        )
-    return _allowed_origins
-
-
-def _forget_allowed_origins() -> None:
-    global _allowed_origins
-    _allowed_origins = None
-
-
-mcp_settings.on_reload(_forget_allowed_origins)
 
 
 def _header_value(headers: Mapping[str, str], name: str) -> str | None:
@@ -342,7 +305,8 @@ class StreamableHTTP:
         headers: Mapping[str, str],
         body: bytes,
         *,
-        credentials: Any,
+        credentials: Credentials,
+        host: str | None,
         resource_metadata: str | None = None,
         streaming: bool = True,
     ) -> HTTPResponse:
@@ -352,15 +316,15 @@ class StreamableHTTP:
             method: the HTTP method, upper case.
             headers: the request headers, looked up by lower-case name.
             body: the request body (transports may stop reading one byte past `MAX_REQUEST_BYTES`).
-            credentials: what the endpoint's authentication classes read (an `mcp_django.auth.AuthRequest`);
-                they run on every request.
+            credentials: what the caller presented; the endpoint admits it on every request (`Endpoint.admit`).
+            host: the `Host` header, checked against `ALLOWED_HOSTS`.
             resource_metadata: the absolute URL of the endpoint's RFC 9728 metadata, named in the
                 `WWW-Authenticate` header of a 401.
             streaming: whether the server can stream the answer as it is produced (ASGI); without it
                 (WSGI) nothing can be asked of the client mid-request.
         """
         try:
-            return await self._respond(method, headers, body, credentials, resource_metadata, streaming)
+            return await self._respond(method, headers, body, credentials, host, resource_metadata, streaming)
         except Exception:
             logger.exception("Unhandled error while serving %s /%s", method, self.endpoint.path)
             version = _header_value(headers, "mcp-protocol-version")
@@ -371,26 +335,23 @@ class StreamableHTTP:
         method: str,
         headers: Mapping[str, str],
         body: bytes,
-        credentials: Any,
+        credentials: Credentials,
+        host: str | None,
         resource_metadata: str | None,
         streaming: bool,
     ) -> HTTPResponse:
-        origin = headers.get("origin")
-        if origin is not None and not origin_allowed(origin, allowed_origins()):
-            return _error(403, InvalidRequest("Forbidden: invalid Origin header"))
         try:
-            principal = await aauthenticate(self.endpoint.authenticators, credentials)
-        except AuthenticationFailed as error:
-            return unauthorized(str(error.detail), resource_metadata, invalid_token=True)
-        except APIException as error:  # PermissionDenied: session authentication's CSRF check
-            return _error(403, InvalidRequest(f"Forbidden: {error.detail}"))
-        if principal is None and not self.endpoint.allow_anonymous:
-            return unauthorized("Authentication credentials were not provided.", resource_metadata)
+            admission = await self.endpoint.admit(
+                host=host, origin=headers.get("origin"), credentials=credentials, resource_metadata=resource_metadata
+            )
+        except Refused as refusal:
+            return _error(refusal.status, InvalidRequest(refusal.message), **refusal.headers)
+        principal = admission.principal
         version_header = _header_value(headers, "mcp-protocol-version")
         era = era_of_header(version_header)
         sessions = era is Era.HANDSHAKE and self.endpoint.sessions
         if method == "POST":
-            return await self._post(headers, body, version_header, era, principal, streaming)
+            return await self._post(headers, body, version_header, era, admission, streaming)
         if method == "DELETE" and sessions:
             return await self._delete(headers, principal)
         listening = sessions and streaming and notifications.available()
@@ -399,8 +360,8 @@ class StreamableHTTP:
         allow = ("GET, POST, DELETE" if listening else "POST, DELETE") if sessions else "POST"
         return _error(405, InvalidRequest("Method Not Allowed"), Allow=allow)
 
-    async def check_headers(
-        self, message: dict[str, Any], headers: Mapping[str, str], version_header: str, principal: Any = None
+    def check_headers(
+        self, message: dict[str, Any], headers: Mapping[str, str], version_header: str, scope: Scope
     ) -> None:
         """Run the stateless era's header checks: the standard mirror headers, then a tool's `Mcp-Param-*`.
 
@@ -415,10 +376,8 @@ class StreamableHTTP:
             annotated, needed = self.param_headers(params["name"])
             if not annotated:
                 return
-            if needed > Scope.USER:  # rare: only then is the caller's scope worth a query here
-                reach = await self.endpoint.scope_of(principal)
-                if reach is None or reach < needed:
-                    return
+            if scope < needed:
+                return
             check_param_headers(params.get("arguments"), headers, annotated)
 
     def param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope]:
@@ -444,9 +403,10 @@ class StreamableHTTP:
         body: bytes,
         version_header: str | None,
         era: Era,
-        principal: Any,
+        admission: Admission,
         streaming: bool,
     ) -> HTTPResponse:
+        principal = admission.principal
         if not _accepts_both(headers.get("accept")):
             return _error(
                 406, InvalidRequest("Not Acceptable: Client must accept both application/json and text/event-stream")
@@ -462,13 +422,18 @@ class StreamableHTTP:
         except ParseError as error:
             return _error(400, error)
         connection = self.endpoint.connection(
-            principal, transport="http", sessions=False, version_header=version_header, streaming=streaming
+            principal,
+            transport="http",
+            sessions=False,
+            version_header=version_header,
+            streaming=streaming,
+            admitted_scope=admission.scope,
         )
         if era is Era.STATELESS:
             if isinstance(message, dict) and isinstance(message.get("method"), str):
                 assert version_header is not None  # a stateless era is only chosen by the header
                 try:
-                    await self.check_headers(message, headers, version_header, principal)
+                    self.check_headers(message, headers, version_header, admission.scope)
                 except HeaderMismatch as error:
                     return _error(400, error, request_id_of(message))
             return await self._dispatch(message, connection, era, None)
@@ -656,7 +621,8 @@ class MCPView(View):
                 request.method or "GET",
                 request.headers,
                 body,
-                credentials=AuthRequest(request),
+                credentials=Credentials(request.headers, request=request),
+                host=request.headers.get("host"),
                 resource_metadata=metadata,
                 streaming=streaming,
             )
@@ -697,23 +663,6 @@ def resource_metadata_url(site: str, path: str) -> str:
     """The RFC 9728 metadata URL of the resource at `path` on `site` (`https://host/`): the well-known
     prefix inserted between host and path, the path without its trailing slash."""
     return site.rstrip("/") + WELL_KNOWN_RESOURCE + (path.rstrip("/") if path.strip("/") else "")
-
-
-def unauthorized(message: str, resource_metadata: str | None, *, invalid_token: bool = False) -> HTTPResponse:
-    """A 401 with `WWW-Authenticate: Bearer resource_metadata="..."` and a JSON-RPC error body.
-
-    Args:
-        message: why, for the error body.
-        resource_metadata: the absolute URL of the endpoint's RFC 9728 metadata.
-        invalid_token: credentials were offered and refused (adds `error="invalid_token"`, RFC 6750).
-    """
-    parameters = []
-    if invalid_token:
-        parameters.append('error="invalid_token"')
-    if resource_metadata:
-        parameters.append(f'resource_metadata="{resource_metadata}"')
-    challenge = "Bearer " + ", ".join(parameters) if parameters else "Bearer"
-    return _error(401, InvalidRequest(f"Unauthorized: {message}"), **{"WWW-Authenticate": challenge})
 
 
 async def _to_django(response: HTTPResponse, *, streaming: bool) -> HttpResponseBase:

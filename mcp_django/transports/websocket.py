@@ -22,16 +22,13 @@ import logging
 from typing import Any, Final
 
 from channels.generic.websocket import AsyncWebsocketConsumer
-from rest_framework.exceptions import APIException
 
 from mcp_django import notifications
-from mcp_django.auth import AuthRequest, aauthenticate
+from mcp_django.admission import Credentials, Refused
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.protocol import InvalidRequest
-from mcp_django.scopes import is_authenticated
 from mcp_django.transports.duplex import DuplexTransport, too_large
-from mcp_django.transports.http import allowed_origins, origin_allowed
 
 __all__ = ["SUBPROTOCOL", "MCPWebSocketConsumer"]
 
@@ -61,58 +58,30 @@ class MCPWebSocketConsumer(AsyncWebsocketConsumer):
             logger.info("Refused a WebSocket that did not offer the %r subprotocol", SUBPROTOCOL)
             await self.close()
             return
-        origin = self.header("origin")
-        if origin is not None and not origin_allowed(origin, allowed_origins()):
-            logger.info("Refused a WebSocket from the origin %r", origin)
-            await self.close()
-            return
         try:
             endpoint = self.endpoint_ref if isinstance(self.endpoint_ref, Endpoint) else get_endpoint(self.endpoint_ref)
         except LookupError:
             logger.exception("Refused a WebSocket: its endpoint is not mounted")
             await self.close()
             return
+        raw_headers = self.scope.get("headers", ())
+        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in raw_headers}
         try:
-            principal = await self.authenticate(endpoint)
-        except APIException as error:  # AuthenticationFailed: credentials were offered and refused
-            logger.info("Refused a WebSocket on %r: %s", endpoint, error.detail)
+            admission = await endpoint.admit(
+                host=headers.get("host"),
+                origin=headers.get("origin"),
+                credentials=Credentials(headers, user=self.scope.get("user")),
+            )
+        except Refused as refusal:
+            logger.info("Refused a WebSocket on %r: %s", endpoint, refusal.message)
             await self.close()
             return
-        if not is_authenticated(principal) and not endpoint.allow_anonymous:
-            logger.info("Refused an anonymous WebSocket on %r", endpoint)
-            await self.close()
-            return
-        connection = endpoint.connection(principal, transport="websocket")
+        connection = endpoint.connection(admission.principal, transport="websocket")
         self.transport = DuplexTransport(endpoint.handler, connection, self._send_frame)
         if self.channel_layer is not None:
             self.group = notifications.group_name(endpoint)
             await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept(subprotocol=SUBPROTOCOL)
-
-    async def authenticate(self, endpoint: Endpoint) -> Any:
-        """Return the caller, or None for an anonymous one.
-
-        The endpoint's authentication classes (`DEFAULT_AUTHENTICATION_CLASSES`) read the handshake's
-        headers first, so `Authorization: Bearer <token>` works as over HTTP; otherwise the caller is
-        the user Channels' `AuthMiddlewareStack` found in the session cookie.
-
-        Raises:
-            AuthenticationFailed: the headers carry credentials the classes refuse.
-        """
-        headers = {key.decode("latin-1"): value.decode("latin-1") for key, value in self.scope.get("headers", ())}
-        principal = await aauthenticate(endpoint.authenticators, AuthRequest.from_headers(headers))
-        if principal is not None:
-            return principal
-        user = self.scope.get("user")
-        return user if is_authenticated(user) else None
-
-    def header(self, name: str) -> str | None:
-        """A header of the WebSocket handshake (`name` in lower case), or None when absent."""
-        wanted = name.encode("latin-1")
-        for key, value in self.scope.get("headers", ()):
-            if key.lower() == wanted:
-                return value.decode("latin-1")  # type: ignore[no-any-return]  # ASGI headers are bytes
-        return None
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Serve one frame; requests are answered from tasks of their own."""

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
-from mcp_django.endpoints import Endpoint, StateHook
+from mcp_django.endpoints import ChainHook, Endpoint, ToolSwitchHook
 from mcp_django.interceptors.audit import flush_audit_log
 from mcp_django.interceptors.hook import REFUSED_TOOL_CALL
 from mcp_django.models import ToolCallRecord
@@ -139,9 +139,10 @@ async def test_sinks_observe_refused_calls_as_blocked() -> None:
     assert LOG == [("validation", "", "request"), ("sink", "o", "response", "blocked")]
 
 
-async def test_no_interceptors_means_no_chain_behind_the_state_hook() -> None:
+async def test_no_interceptors_means_no_chain_behind_the_tool_switch() -> None:
     endpoint = Endpoint("plain", registry=registry, name="plain", allow_anonymous=True, interceptors=[])
-    assert isinstance(endpoint.handler.hook, StateHook)  # it keeps the admin's state current (docs/admin.md)
+    # the tool switch keeps the admin's state current (docs/admin.md); the chain hook then finds no chain
+    assert [type(hook) for hook in endpoint.handler.hooks] == [ToolSwitchHook, ChainHook]
     assert endpoint.chain_options().get("hook") is None
 
 

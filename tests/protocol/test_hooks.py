@@ -36,7 +36,7 @@ def hook() -> RecordingHook:
 
 @pytest.fixture
 def hooked(hook: RecordingHook) -> MessageHandler:
-    return MessageHandler(EchoBackend(), server_info=SERVER_INFO, hook=hook)
+    return MessageHandler(EchoBackend(), server_info=SERVER_INFO, hooks=[hook])
 
 
 async def test_the_hook_can_rewrite_params_and_results(hooked: MessageHandler) -> None:

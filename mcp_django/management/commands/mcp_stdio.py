@@ -17,6 +17,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from mcp_django.admission import Credentials, Refused
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.transports.stdio import protect_stdout, serve_stdio, threaded_reader, writer
@@ -44,14 +45,21 @@ class Command(BaseCommand):
             endpoint = get_endpoint(options["endpoint"])
         except LookupError as error:
             raise CommandError(str(error)) from None
-        principal = self.principal(options["user"], endpoint)
-        connection = endpoint.connection(principal, transport="stdio")
-        handler = endpoint.handler
+        user = self.principal(options["user"], endpoint)
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C in a terminal: stop without a traceback
+            asyncio.run(self.serve(endpoint, user))
+
+    @staticmethod
+    async def serve(endpoint: Endpoint, user: Any) -> None:
+        """Admit the caller as every transport does (no Host, no Origin), then serve stdin until it closes."""
+        try:
+            admission = await endpoint.admit(host=None, origin=None, credentials=Credentials(user=user))
+        except Refused as refusal:
+            raise CommandError(f"The endpoint {endpoint.name!r} refused the caller: {refusal.message}") from None
+        connection = endpoint.connection(admission.principal, transport="stdio")
         read = threaded_reader(sys.stdin.buffer)
         write = writer(protect_stdout())
-        serving = serve_stdio(handler, connection, read, write, limit=int(mcp_settings.MAX_REQUEST_BYTES))
-        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C in a terminal: stop without a traceback
-            asyncio.run(serving)
+        await serve_stdio(endpoint.handler, connection, read, write, limit=int(mcp_settings.MAX_REQUEST_BYTES))
 
     @staticmethod
     def principal(username: str | None, endpoint: Endpoint) -> Any:
