@@ -19,8 +19,7 @@ from mcp_django.declarations import DeclarationError, ToolAnnotations, ToolError
 from mcp_django.providers import PromptProvider, ResourceProvider, ToolProvider
 from mcp_django.registry import Registry, RegistryFrozen, default_registry
 from mcp_django.scopes import Scope
-
-__version__ = "0.1.0"
+from mcp_django.version import __version__
 
 __all__ = [
     "Context",

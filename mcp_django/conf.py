@@ -22,6 +22,8 @@ from django.core.signals import setting_changed
 from django.utils.crypto import salted_hmac
 from django.utils.module_loading import import_string
 
+from mcp_django.version import __version__
+
 __all__ = [
     "DEFAULTS",
     "IMPORT_STRINGS",
@@ -73,9 +75,7 @@ IMPORT_STRINGS: Final[frozenset[str]] = frozenset({"SESSION_STORE"})
 
 
 def _default_server_info() -> dict[str, Any]:
-    import mcp_django  # the package imports this module's users, so import it late
-
-    return {"name": "mcp-django", "version": getattr(mcp_django, "__version__", "0")}
+    return {"name": "mcp-django", "version": __version__}
 
 
 class MCPSettings:
