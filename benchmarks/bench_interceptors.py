@@ -66,8 +66,10 @@ TEN = [
 
 
 def handler(interceptors: list[Any]) -> MessageHandler:
+    options = handler_options(interceptors)
+    hook = options.pop("hook", None)
     return MessageHandler(
-        registry.backend(), server_info={"name": "bench", "version": "0"}, **handler_options(interceptors)
+        registry.backend(), server_info={"name": "bench", "version": "0"}, hooks=[hook] if hook else [], **options
     )
 
 
