@@ -9,7 +9,7 @@ interceptor does not advertise or bad params, `-32603` for a failed invocation, 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import pydantic
 
@@ -17,10 +17,7 @@ from mcp_django.interceptors.base import PHASES, InterceptorContext, Invocation
 from mcp_django.interceptors.chain import InterceptorPlan
 from mcp_django.interceptors.hook import context_for
 from mcp_django.protocol import InternalError, InvalidParams, RequestContext
-from mcp_django.protocol.features import MethodSpec
-
-if TYPE_CHECKING:
-    from mcp_django.protocol import MessageHandler
+from mcp_django.protocol.features import MethodSpec, Server
 
 __all__ = ["EXTENSION", "interceptor_capability", "interceptor_methods"]
 
@@ -35,9 +32,7 @@ def interceptor_capability(plan: InterceptorPlan) -> dict[str, Any]:
 def interceptor_methods(plan: InterceptorPlan) -> tuple[MethodSpec, MethodSpec]:
     """The two wire methods, serving the interceptors of `plan`."""
 
-    async def list_interceptors(
-        handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext
-    ) -> dict[str, Any]:
+    async def list_interceptors(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
         event = params.get("event")
         if event is not None and (not isinstance(event, str) or not event or "*" in event):
             raise InvalidParams("Invalid params: event must be one event name, not a pattern")
@@ -46,9 +41,7 @@ def interceptor_methods(plan: InterceptorPlan) -> tuple[MethodSpec, MethodSpec]:
         entries = [entry for entry in plan.entries if event is None or entry.hooks_event(event)]
         return {"interceptors": [entry.descriptor() for entry in entries]}
 
-    async def invoke_interceptor(
-        handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext
-    ) -> dict[str, Any]:
+    async def invoke_interceptor(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
         name, event, phase, payload = (params.get(key) for key in ("name", "event", "phase", "payload"))
         if not isinstance(name, str):
             raise InvalidParams("Invalid params: name is required")

@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 
 from mcp_django.protocol import Connection, InvalidParams, MessageHandler, RequestContext
-from mcp_django.protocol.features import MethodSpec
+from mcp_django.protocol.features import MethodSpec, Server
 from tests.protocol.backends import EchoBackend
 from tests.protocol.conftest import SERVER_INFO, request, stateless
 
 EXTENSION = "io.example/shout"
 
 
-async def shout(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def shout(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     if not isinstance(params.get("text"), str):
         raise InvalidParams("Invalid params: text must be a string")
     return {"text": params["text"].upper(), "era": ctx.era.value}

@@ -1,20 +1,51 @@
-"""What a method implementation looks like to the handler."""
+"""What a method implementation looks like to the handler, and what it sees of the server."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol
 
+from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.versions import Era
 
-if TYPE_CHECKING:
-    from mcp_django.protocol.handler import MessageHandler
+__all__ = ["BOTH_ERAS", "MethodImpl", "MethodSpec", "Server"]
 
-__all__ = ["BOTH_ERAS", "MethodImpl", "MethodSpec"]
 
-MethodImpl = Callable[["MessageHandler", Mapping[str, Any], RequestContext], Awaitable[dict[str, Any]]]
+class Server(Protocol):
+    """The part of the server a method implementation may use (`MessageHandler` implements it)."""
+
+    @property
+    def backend(self) -> Backend:
+        """What serves the endpoint's tools, resources and prompts."""
+        ...
+
+    @property
+    def server_info(self) -> Mapping[str, Any]:
+        """The `Implementation` object naming this server."""
+        ...
+
+    @property
+    def instructions(self) -> str | None:
+        """Guidance for the client's model, if any."""
+        ...
+
+    @property
+    def features(self) -> frozenset[str]:
+        """The capability keys served (`tools`, `resources`, ..., `notifications` when they can flow)."""
+        ...
+
+    def capabilities(self, era: Era) -> dict[str, Any]:
+        """Return the `ServerCapabilities` advertised in `era`."""
+        ...
+
+    def page(self, key: str, items: Sequence[Any], params: Mapping[str, Any]) -> dict[str, Any]:
+        """Return one page of a list result under `key`, with `nextCursor` when more follow."""
+        ...
+
+
+MethodImpl = Callable[[Server, Mapping[str, Any], RequestContext], Awaitable[dict[str, Any]]]
 BOTH_ERAS = frozenset(Era)
 
 
@@ -24,7 +55,7 @@ class MethodSpec:
 
     Args:
         name: the JSON-RPC method name.
-        impl: the coroutine that computes the result.
+        impl: the coroutine that computes the result from the `Server`, the params and the request context.
         eras: the eras in which the method exists; elsewhere it is `-32601`.
         feature: the `ServerCapabilities` key the backend must advertise, if any.
         cacheable: whether stateless results carry `ttlMs`/`cacheScope`.

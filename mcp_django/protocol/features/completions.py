@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.features.base import MethodSpec
-
-if TYPE_CHECKING:
-    from mcp_django.protocol.handler import MessageHandler
+from mcp_django.protocol.features.base import MethodSpec, Server
 
 
-async def complete(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def complete(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     context_arguments = (params.get("context") or {}).get("arguments") or {}
-    completion = dict(await handler.backend.complete(params["ref"], params["argument"], context_arguments, ctx))
+    completion = dict(await server.backend.complete(params["ref"], params["argument"], context_arguments, ctx))
     values = list(completion.get("values", ()))
     if len(values) > 100:
         # The spec caps a completion at 100 values; say there is more rather than fail.

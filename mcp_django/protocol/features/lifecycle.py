@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_django.protocol.context import RequestContext, SessionState
-from mcp_django.protocol.features.base import MethodSpec
+from mcp_django.protocol.features.base import MethodSpec, Server
 from mcp_django.protocol.versions import SUPPORTED_VERSIONS, Era, negotiate_handshake_version
-
-if TYPE_CHECKING:
-    from mcp_django.protocol.handler import MessageHandler
 
 _HANDSHAKE = frozenset({Era.HANDSHAKE})
 _STATELESS = frozenset({Era.STATELESS})
 
 
-async def initialize(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def initialize(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     version = negotiate_handshake_version(params.get("protocolVersion"))
     connection = ctx.connection
     if connection.sessions:
@@ -29,19 +26,19 @@ async def initialize(handler: MessageHandler, params: Mapping[str, Any], ctx: Re
     ctx.protocol_version = version
     result: dict[str, Any] = {
         "protocolVersion": version,
-        "capabilities": handler.capabilities(Era.HANDSHAKE),
-        "serverInfo": handler.server_info,
+        "capabilities": server.capabilities(Era.HANDSHAKE),
+        "serverInfo": server.server_info,
     }
-    if handler.instructions:
-        result["instructions"] = handler.instructions
+    if server.instructions:
+        result["instructions"] = server.instructions
     return result
 
 
-async def ping(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def ping(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     return {}
 
 
-async def set_level(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def set_level(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     session = ctx.session
     if session is not None:
         session.log_level = params["level"]
@@ -49,13 +46,13 @@ async def set_level(handler: MessageHandler, params: Mapping[str, Any], ctx: Req
     return {}
 
 
-async def discover(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def discover(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     result: dict[str, Any] = {
         "supportedVersions": list(SUPPORTED_VERSIONS),
-        "capabilities": handler.capabilities(Era.STATELESS),
+        "capabilities": server.capabilities(Era.STATELESS),
     }
-    if handler.instructions:
-        result["instructions"] = handler.instructions
+    if server.instructions:
+        result["instructions"] = server.instructions
     return result
 
 

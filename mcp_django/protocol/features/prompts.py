@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.features.base import MethodSpec
-
-if TYPE_CHECKING:
-    from mcp_django.protocol.handler import MessageHandler
+from mcp_django.protocol.features.base import MethodSpec, Server
 
 
-async def list_prompts(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-    return handler.page("prompts", await handler.backend.list_prompts(ctx), params)
+async def list_prompts(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    return server.page("prompts", await server.backend.list_prompts(ctx), params)
 
 
-async def get_prompt(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-    return dict(await handler.backend.get_prompt(params["name"], params.get("arguments") or {}, ctx))
+async def get_prompt(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    return dict(await server.backend.get_prompt(params["name"], params.get("arguments") or {}, ctx))
 
 
 PROMPT_METHODS = (

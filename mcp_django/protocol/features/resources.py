@@ -3,29 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.features.base import MethodSpec
+from mcp_django.protocol.features.base import MethodSpec, Server
 from mcp_django.protocol.versions import Era
 
-if TYPE_CHECKING:
-    from mcp_django.protocol.handler import MessageHandler
+
+async def list_resources(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    return server.page("resources", await server.backend.list_resources(ctx), params)
 
 
-async def list_resources(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-    return handler.page("resources", await handler.backend.list_resources(ctx), params)
+async def list_templates(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    return server.page("resourceTemplates", await server.backend.list_resource_templates(ctx), params)
 
 
-async def list_templates(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-    return handler.page("resourceTemplates", await handler.backend.list_resource_templates(ctx), params)
+async def read_resource(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    return dict(await server.backend.read_resource(params["uri"], ctx))
 
 
-async def read_resource(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-    return dict(await handler.backend.read_resource(params["uri"], ctx))
-
-
-async def subscribe(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def subscribe(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     session = ctx.session
     if session is not None and params["uri"] not in session.subscriptions:
         session.subscriptions = (*session.subscriptions, params["uri"])
@@ -33,7 +30,7 @@ async def subscribe(handler: MessageHandler, params: Mapping[str, Any], ctx: Req
     return {}
 
 
-async def unsubscribe(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def unsubscribe(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     session = ctx.session
     if session is not None and params["uri"] in session.subscriptions:
         session.subscriptions = tuple(uri for uri in session.subscriptions if uri != params["uri"])

@@ -14,15 +14,12 @@ what each listener may see:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.features.base import MethodSpec
+from mcp_django.protocol.features.base import MethodSpec, Server
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.versions import Era
-
-if TYPE_CHECKING:
-    from mcp_django.protocol.handler import MessageHandler
 
 __all__ = ["LIST_CHANGED", "SUBSCRIPTION_METHODS", "honoured_filter", "wanted_by_filter", "wanted_by_session"]
 
@@ -85,9 +82,9 @@ def tagged(note: Message, subscription_id: Any) -> Message:
     return {**note, "params": params}
 
 
-async def listen(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def listen(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     """Acknowledge the subscription, then relay what it asked for until the client goes away."""
-    honoured = honoured_filter(params.get("notifications") or {}, handler.features)
+    honoured = honoured_filter(params.get("notifications") or {}, server.features)
     source = ctx.connection.notifications
     # Subscribe before acknowledging, so nothing sent after the acknowledgement is missed.
     inbox = await source() if source is not None and ctx.emit is not None else None

@@ -4,26 +4,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.features.base import MethodSpec
+from mcp_django.protocol.features.base import MethodSpec, Server
 from mcp_django.protocol.jsonrpc import MCPError
-
-if TYPE_CHECKING:
-    from mcp_django.protocol.handler import MessageHandler
 
 logger = logging.getLogger("mcp_django.protocol")
 
 
-async def list_tools(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-    return handler.page("tools", await handler.backend.list_tools(ctx), params)
+async def list_tools(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    return server.page("tools", await server.backend.list_tools(ctx), params)
 
 
-async def call_tool(handler: MessageHandler, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+async def call_tool(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     arguments = params.get("arguments") or {}
     try:
-        return dict(await handler.backend.call_tool(params["name"], arguments, ctx))
+        return dict(await server.backend.call_tool(params["name"], arguments, ctx))
     except MCPError:
         raise
     except Exception:
