@@ -51,6 +51,7 @@ from mcp_django.declarations import (
     resource_contents,
     to_content,
 )
+from mcp_django.exceptions import RegistryFrozen
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, MCPError, ResourceNotFound
 from mcp_django.scopes import Scope, ScopeResolver
@@ -232,10 +233,10 @@ class ProviderRegistry:
         Returns the registered provider, or None when `entry` is refused (the reason is in `problems`).
 
         Raises:
-            RuntimeError: the registry is frozen.
+            RegistryFrozen: the registry is frozen.
         """
         if self._frozen:
-            raise RuntimeError("The provider registry is frozen: name providers in an AppConfig's mcp_providers.")
+            raise RegistryFrozen("The provider registry is frozen: name providers in an AppConfig's mcp_providers.")
         from django.utils.module_loading import import_string
 
         where = f"{origin}.mcp_providers"

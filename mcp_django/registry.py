@@ -26,6 +26,7 @@ from mcp_django.declarations import (
     ToolAnnotations,
     function_name,
 )
+from mcp_django.exceptions import RegistryFrozen
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
 from mcp_django.scopes import Scope, ScopeResolver
@@ -42,10 +43,6 @@ def all_registries() -> list[Registry]:
     alive = [registry for ref in _registries if (registry := ref()) is not None]
     _registries[:] = [weakref.ref(registry) for registry in alive]
     return alive
-
-
-class RegistryFrozen(RuntimeError):
-    """A declaration was made on a registry that is already serving."""
 
 
 class Registry:

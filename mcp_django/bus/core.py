@@ -26,6 +26,8 @@ from typing import Any, Final, Generic, TypeAlias, TypeVar, overload
 import pydantic
 from asgiref.sync import async_to_sync, iscoroutinefunction, sync_to_async
 
+from mcp_django.exceptions import RegistryFrozen
+
 __all__ = [
     "HANDLER_FAILED",
     "INVALID_PAYLOAD",
@@ -182,8 +184,8 @@ def all_buses() -> list[Bus]:
     return alive
 
 
-class BusFrozen(RuntimeError):
-    """An action or middleware was added to a bus after Django finished starting."""
+BusFrozen = RegistryFrozen
+"""An action or middleware was added to a bus after Django finished starting (the one frozen error)."""
 
 
 class Bus:
