@@ -110,12 +110,3 @@ def authenticate(authenticators: Iterable[Any], request: Any) -> Any:
 
 aauthenticate = sync_to_async(authenticate)
 """`authenticate` for async code (in a worker thread, where the ORM may run)."""
-
-
-def challenge(authenticators: Iterable[Any], request: Any) -> str:
-    """The scheme of the first authentication class that names one (`Bearer`), for `WWW-Authenticate`."""
-    for authenticator in authenticators:
-        header = authenticator.authenticate_header(request)
-        if header:
-            return str(header).split(" ", 1)[0]
-    return "Bearer"

@@ -25,7 +25,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from mcp_django.endpoints import Endpoint
-from mcp_django.protocol.context import NotificationSource
+from mcp_django.protocol.context import NotificationSource, aclose
 from mcp_django.protocol.jsonrpc import Message, notification
 
 __all__ = [
@@ -117,7 +117,7 @@ async def stream(endpoint: Endpoint | str) -> AsyncIterator[Message]:
         async for message in inbox:
             yield message
     finally:
-        await inbox.aclose()  # type: ignore[attr-defined]  # an async generator
+        await aclose(inbox)
 
 
 def source(endpoint: Endpoint) -> NotificationSource | None:

@@ -56,7 +56,6 @@ logger = logging.getLogger("mcp_django.interceptors")
 
 ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY", "MODE", "FAIL_OPEN", "TIMEOUT_MS")
 MODES: Final = ("active", "audit")
-DIRECTIONS: Final = ("sending", "receiving")
 DEFAULT_DIRECTIONS: Final[Mapping[str, str]] = {"request": "sending", "response": "receiving"}
 
 # Check IDs of the configuration problems (docs/checks.md).

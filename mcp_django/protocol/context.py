@@ -19,7 +19,27 @@ from mcp_django.protocol.inputs import CAPABILITY_OF, INPUT_METHODS, InputRequir
 from mcp_django.protocol.jsonrpc import Message, MissingClientCapability, RequestId, notification
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, Era
 
-__all__ = ["LOG_LEVELS", "Connection", "Emit", "NotificationSource", "RequestContext", "SessionState"]
+__all__ = [
+    "LOG_LEVELS",
+    "META_CLIENT_CAPABILITIES",
+    "META_CLIENT_INFO",
+    "META_LOG_LEVEL",
+    "META_PROTOCOL_VERSION",
+    "META_SERVER_INFO",
+    "Connection",
+    "Emit",
+    "NotificationSource",
+    "RequestContext",
+    "SessionState",
+    "aclose",
+]
+
+META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+"""The `_meta` keys of the stateless era's per-request metadata (and of a result's server info)."""
 
 LOG_LEVELS: Final[tuple[str, ...]] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """RFC 5424 severities, least severe first, as MCP's `LoggingLevel` lists them."""
@@ -37,6 +57,14 @@ CLOSE_STREAM: Final[Message] = {"jsonrpc": "2.0", "method": "mcp_django/closeStr
 """Emitted by `RequestContext.close_stream`; `MessageHandler.stream` acts on it in order and never yields it."""
 Ask = Callable[[Mapping[str, Message]], Awaitable[dict[str, Any]]]
 """Sends server-to-client requests and waits for their results (handshake era)."""
+
+
+async def aclose(iterator: AsyncIterator[Any]) -> None:
+    """Close an async iterator early when it can be closed (an async generator does; closing the core's
+    `MessageHandler.stream` cancels its request, closing a notification inbox leaves the subscription)."""
+    close = getattr(iterator, "aclose", None)
+    if close is not None:
+        await close()
 
 
 @dataclasses.dataclass(slots=True)

@@ -16,7 +16,18 @@ from mcp_types.methods import (
 )
 
 from mcp_django.protocol.backend import Backend
-from mcp_django.protocol.context import CLOSE_STREAM, LOG_LEVELS, Connection, Emit, RequestContext
+from mcp_django.protocol.context import (
+    CLOSE_STREAM,
+    LOG_LEVELS,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    Connection,
+    Emit,
+    RequestContext,
+)
 from mcp_django.protocol.features import METHODS, MethodSpec
 from mcp_django.protocol.hooks import OperationHook, compose
 from mcp_django.protocol.inputs import (
@@ -57,12 +68,6 @@ from mcp_django.protocol.versions import (
 __all__ = ["MessageHandler"]
 
 logger = logging.getLogger("mcp_django.protocol")
-
-META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
-META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
-META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 
 _DONE: Final = object()
 

@@ -1,8 +1,8 @@
 """JSON-RPC 2.0 envelopes, error codes and the error classes the protocol core raises.
 
-Every error the core can produce is an `MCPError` subclass carrying its JSON-RPC code,
-a default message and the HTTP status a transport should use. They are turned into
-wire dicts in exactly one place, `MCPError.to_response`.
+Every error the core can produce is an `MCPError` subclass carrying its JSON-RPC code and
+a default message. They are turned into wire dicts in exactly one place, `MCPError.to_response`;
+which HTTP status carries one is the HTTP transport's rule (`transports.http.http_status`).
 """
 
 from __future__ import annotations
@@ -42,10 +42,7 @@ __all__ = [
     "RequestId",
     "ResourceNotFound",
     "UnsupportedProtocolVersion",
-    "error_response",
-    "is_notification",
     "is_request",
-    "is_response",
     "notification",
     "request_id_of",
     "result_response",
@@ -61,19 +58,16 @@ Message: TypeAlias = "dict[str, Any]"
 class MCPError(Exception):
     """A protocol error that becomes a JSON-RPC error response.
 
-    Subclasses set `code`, `default_message` and `http_status`; instances may
-    override the message and attach `data`.
+    Subclasses set `code` and `default_message`; instances may override the message
+    and attach `data`.
     """
 
     code: int = INTERNAL_ERROR
     default_message: str = "Internal error"
-    http_status: int = 500
 
-    def __init__(self, message: str | None = None, *, data: Any = None, http_status: int | None = None) -> None:
+    def __init__(self, message: str | None = None, *, data: Any = None) -> None:
         self.message = message or self.default_message
         self.data = data
-        if http_status is not None:
-            self.http_status = http_status
         super().__init__(self.message)
 
     def to_error(self) -> dict[str, Any]:
@@ -91,49 +85,41 @@ class MCPError(Exception):
 class ParseError(MCPError):
     code = PARSE_ERROR
     default_message = "Parse error"
-    http_status = 400
 
 
 class InvalidRequest(MCPError):
     code = INVALID_REQUEST
     default_message = "Invalid request"
-    http_status = 400
 
 
 class MethodNotFound(MCPError):
     code = METHOD_NOT_FOUND
     default_message = "Method not found"
-    http_status = 404
 
 
 class InvalidParams(MCPError):
     code = INVALID_PARAMS
     default_message = "Invalid params"
-    http_status = 400
 
 
 class InternalError(MCPError):
     code = INTERNAL_ERROR
     default_message = "Internal error"
-    http_status = 500
 
 
 class HeaderMismatch(MCPError):
     code = HEADER_MISMATCH
     default_message = "Header mismatch"
-    http_status = 400
 
 
 class MissingClientCapability(MCPError):
     code = MISSING_REQUIRED_CLIENT_CAPABILITY
     default_message = "Missing required client capability"
-    http_status = 400
 
 
 class UnsupportedProtocolVersion(MCPError):
     code = UNSUPPORTED_PROTOCOL_VERSION
     default_message = "Unsupported protocol version"
-    http_status = 400
 
 
 class ResourceNotFound(MCPError):
@@ -144,7 +130,6 @@ class ResourceNotFound(MCPError):
 
     code = INVALID_PARAMS
     default_message = "Resource not found"
-    http_status = 200
 
     def __init__(self, uri: str) -> None:
         super().__init__(f"Resource not found: {uri}", data={"uri": uri})
@@ -154,11 +139,6 @@ class ResourceNotFound(MCPError):
 def result_response(request_id: RequestId, result: dict[str, Any]) -> Message:
     """Return a JSON-RPC success response."""
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
-
-
-def error_response(request_id: RequestId | None, error: MCPError) -> Message:
-    """Return a JSON-RPC error response for `error`."""
-    return error.to_response(request_id)
 
 
 def notification(method: str, params: dict[str, Any] | None = None) -> Message:
@@ -177,16 +157,6 @@ def request_id_of(message: Any) -> RequestId | None:
     return request_id
 
 
-def is_request(message: Message) -> bool:
-    """True for a message with a method and an id."""
-    return "method" in message and "id" in message
-
-
-def is_notification(message: Message) -> bool:
-    """True for a message with a method and no id."""
-    return "method" in message and "id" not in message
-
-
-def is_response(message: Message) -> bool:
-    """True for a client's response to a server-initiated request."""
-    return "method" not in message and ("result" in message or "error" in message)
+def is_request(message: Any) -> bool:
+    """True for a JSON object with a method and an id (its validity is the handler's to judge)."""
+    return isinstance(message, dict) and "method" in message and "id" in message

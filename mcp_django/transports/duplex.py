@@ -23,8 +23,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from mcp_django.protocol import Connection, InvalidRequest, MessageHandler, ParseError
+from mcp_django.protocol.context import aclose
 from mcp_django.protocol.features.subscriptions import wanted_by_session
-from mcp_django.protocol.jsonrpc import Message, RequestId
+from mcp_django.protocol.jsonrpc import Message, RequestId, is_request
 from mcp_django.transports.http import parse_body
 from mcp_django.transports.sse import dump_message
 
@@ -73,7 +74,7 @@ class DuplexTransport:
 
     async def receive(self, message: Any) -> None:
         """Serve one parsed message: requests in a task of their own, everything else right away."""
-        if not _is_request(message) or message.get("method") in _UNCANCELLABLE:
+        if not is_request(message) or message.get("method") in _UNCANCELLABLE:
             if _is_cancellation(message):
                 self._cancel(message["params"]["requestId"])
             reply = await self.handler.handle(message, self.connection)
@@ -122,11 +123,6 @@ class DuplexTransport:
             task.cancel()
         await self.drain()
 
-    @property
-    def in_flight(self) -> int:
-        """How many requests are being served."""
-        return len(self._tasks)
-
     async def _serve(self, message: dict[str, Any]) -> None:
         stream = self.handler.stream(message, self.connection)
         try:
@@ -135,9 +131,7 @@ class DuplexTransport:
         except Exception:
             logger.exception("Could not send the reply to %r over %s", message.get("method"), self.connection.transport)
         finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:  # the core's stream is an async generator; closing it cancels the request
-                await aclose()
+            await aclose(stream)  # cancels the request if it is still running
 
     def _cancel(self, request_id: Any) -> None:
         task = self._requests.get(request_id) if _is_valid_id(request_id) else None
@@ -152,10 +146,6 @@ class DuplexTransport:
 
 def _is_valid_id(value: Any) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
-
-
-def _is_request(message: Any) -> bool:
-    return isinstance(message, dict) and "method" in message and "id" in message
 
 
 def _is_cancellation(message: Any) -> bool:

@@ -48,6 +48,7 @@ from mcp_django.protocol import (
     ParseError,
     era_of_header,
 )
+from mcp_django.protocol.context import META_PROTOCOL_VERSION, aclose
 from mcp_django.protocol.features.subscriptions import wanted_by_session
 from mcp_django.protocol.jsonrpc import (
     HEADER_MISMATCH,
@@ -58,6 +59,7 @@ from mcp_django.protocol.jsonrpc import (
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
     RequestId,
+    is_request,
     request_id_of,
 )
 from mcp_django.scopes import Scope
@@ -78,7 +80,6 @@ __all__ = [
 logger = logging.getLogger("mcp_django.transports.http")
 
 SESSION_HEADER: Final = "Mcp-Session-Id"
-META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 NAME_FIELDS: Final[Mapping[str, str]] = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 """The methods whose `Mcp-Name` header mirrors a params field, and that field."""
 
@@ -142,10 +143,6 @@ def _reply(reply: Any, era: Era, headers: Mapping[str, str] | None = None) -> HT
     code = error.get("code") if isinstance(error, dict) else None
     status = http_status(era, code) if isinstance(code, int) else 200
     return _json_response(reply, status, headers)
-
-
-def _is_request(message: Any) -> bool:
-    return isinstance(message, dict) and "method" in message and "id" in message
 
 
 def _is_initialize(message: Any) -> bool:
@@ -468,7 +465,7 @@ class StreamableHTTP:
     ) -> HTTPResponse:
         """Hand the message to the protocol core; answer JSON, or SSE when the request streams."""
         handler = self.endpoint.handler
-        if not _is_request(message) or not handler.may_stream(message, connection):
+        if not is_request(message) or not handler.may_stream(message, connection):
             reply = await handler.handle(message, connection)
             await self._commit(record)
             return _reply(reply, era)
@@ -481,7 +478,7 @@ class StreamableHTTP:
             await self._commit(record)
             return HTTPResponse(202)
         if "method" not in first:  # the final response came first: nothing was streamed
-            await _close(stream)
+            await aclose(stream)
             await self._commit(record)
             return _reply(first, era)
         return HTTPResponse(200, dict(SSE_HEADERS), stream=event_stream(self._follow(first, stream, record)))
@@ -515,7 +512,7 @@ class StreamableHTTP:
                 buffer.append(message)
         finally:
             buffer.finish()
-            await _close(stream)
+            await aclose(stream)
             try:
                 await self._commit(record)
             except Exception:
@@ -529,7 +526,7 @@ class StreamableHTTP:
             async for message in stream:
                 yield message
         finally:
-            await _close(stream)
+            await aclose(stream)
             try:
                 await self._commit(record)
             except Exception:
@@ -577,7 +574,7 @@ class StreamableHTTP:
                 if wanted_by_session(note, record.state.subscriptions, self.endpoint.handler.features):
                     yield note
         finally:
-            await _close(inbox)
+            await aclose(inbox)
 
     async def _delete(self, headers: Mapping[str, str], principal: Any) -> HTTPResponse:
         store = self.endpoint.session_store
@@ -647,13 +644,6 @@ class MCPView(View):
             return request.read(limit + 1)
         except RawPostDataException:  # middleware already read it
             return request.body[: limit + 1]
-
-
-async def _close(stream: AsyncIterator[Any]) -> None:
-    """Close an async generator early; for the core's stream this cancels the request."""
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        await aclose()
 
 
 WELL_KNOWN_RESOURCE: Final = "/.well-known/oauth-protected-resource"

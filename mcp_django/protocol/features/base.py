@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.versions import Era
 
-__all__ = ["BOTH_ERAS", "MethodImpl", "MethodSpec", "Server"]
+__all__ = ["BOTH_ERAS", "HANDSHAKE_ONLY", "STATELESS_ONLY", "MethodImpl", "MethodSpec", "Server"]
 
 
 class Server(Protocol):
@@ -46,7 +46,9 @@ class Server(Protocol):
 
 
 MethodImpl = Callable[[Server, Mapping[str, Any], RequestContext], Awaitable[dict[str, Any]]]
-BOTH_ERAS = frozenset(Era)
+BOTH_ERAS: Final = frozenset(Era)
+HANDSHAKE_ONLY: Final = frozenset({Era.HANDSHAKE})
+STATELESS_ONLY: Final = frozenset({Era.STATELESS})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

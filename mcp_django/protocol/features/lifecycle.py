@@ -6,11 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_django.protocol.context import RequestContext, SessionState
-from mcp_django.protocol.features.base import MethodSpec, Server
+from mcp_django.protocol.features.base import HANDSHAKE_ONLY, STATELESS_ONLY, MethodSpec, Server
 from mcp_django.protocol.versions import SUPPORTED_VERSIONS, Era, negotiate_handshake_version
-
-_HANDSHAKE = frozenset({Era.HANDSHAKE})
-_STATELESS = frozenset({Era.STATELESS})
 
 
 async def initialize(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
@@ -57,8 +54,8 @@ async def discover(server: Server, params: Mapping[str, Any], ctx: RequestContex
 
 
 LIFECYCLE_METHODS = (
-    MethodSpec("initialize", initialize, eras=_HANDSHAKE, operation=False),
-    MethodSpec("ping", ping, eras=_HANDSHAKE, operation=False),
-    MethodSpec("logging/setLevel", set_level, eras=_HANDSHAKE, feature="logging", operation=False),
-    MethodSpec("server/discover", discover, eras=_STATELESS, cacheable=True, operation=False),
+    MethodSpec("initialize", initialize, eras=HANDSHAKE_ONLY, operation=False),
+    MethodSpec("ping", ping, eras=HANDSHAKE_ONLY, operation=False),
+    MethodSpec("logging/setLevel", set_level, eras=HANDSHAKE_ONLY, feature="logging", operation=False),
+    MethodSpec("server/discover", discover, eras=STATELESS_ONLY, cacheable=True, operation=False),
 )

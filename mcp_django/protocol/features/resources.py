@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.features.base import MethodSpec, Server
-from mcp_django.protocol.versions import Era
+from mcp_django.protocol.features.base import HANDSHAKE_ONLY, MethodSpec, Server
 
 
 async def list_resources(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
@@ -38,12 +37,10 @@ async def unsubscribe(server: Server, params: Mapping[str, Any], ctx: RequestCon
     return {}
 
 
-_HANDSHAKE = frozenset({Era.HANDSHAKE})
-
 RESOURCE_METHODS = (
     MethodSpec("resources/list", list_resources, feature="resources", cacheable=True),
     MethodSpec("resources/templates/list", list_templates, feature="resources", cacheable=True),
     MethodSpec("resources/read", read_resource, feature="resources", cacheable=True),
-    MethodSpec("resources/subscribe", subscribe, eras=_HANDSHAKE, feature="resources", operation=False),
-    MethodSpec("resources/unsubscribe", unsubscribe, eras=_HANDSHAKE, feature="resources", operation=False),
+    MethodSpec("resources/subscribe", subscribe, eras=HANDSHAKE_ONLY, feature="resources", operation=False),
+    MethodSpec("resources/unsubscribe", unsubscribe, eras=HANDSHAKE_ONLY, feature="resources", operation=False),
 )

@@ -13,13 +13,12 @@ what each listener may see:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Final
 
-from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.features.base import MethodSpec, Server
+from mcp_django.protocol.context import RequestContext, aclose
+from mcp_django.protocol.features.base import STATELESS_ONLY, MethodSpec, Server
 from mcp_django.protocol.jsonrpc import Message
-from mcp_django.protocol.versions import Era
 
 __all__ = ["LIST_CHANGED", "SUBSCRIPTION_METHODS", "honoured_filter", "wanted_by_filter", "wanted_by_session"]
 
@@ -69,12 +68,6 @@ def _uri(note: Message) -> Any:
     return params.get("uri") if isinstance(params, dict) else None
 
 
-async def _close(inbox: AsyncIterator[Message]) -> None:
-    close = getattr(inbox, "aclose", None)
-    if close is not None:
-        await close()
-
-
 def tagged(note: Message, subscription_id: Any) -> Message:
     """`note` with the subscription id in its `params._meta`."""
     params = dict(note.get("params") or {})
@@ -100,13 +93,11 @@ async def listen(server: Server, params: Mapping[str, Any], ctx: RequestContext)
                 if wanted_by_filter(note, honoured):
                     await ctx.emit(tagged(note, ctx.request_id))
         finally:
-            await _close(inbox)
+            await aclose(inbox)
     # The source ended (the server is shutting the stream down): end the subscription gracefully.
     return {"_meta": {SUBSCRIPTION_ID: ctx.request_id}}
 
 
 SUBSCRIPTION_METHODS = (
-    MethodSpec(
-        "subscriptions/listen", listen, eras=frozenset({Era.STATELESS}), feature="notifications", operation=False
-    ),
+    MethodSpec("subscriptions/listen", listen, eras=STATELESS_ONLY, feature="notifications", operation=False),
 )
