@@ -21,6 +21,8 @@ from typing import Any, Literal, NotRequired, TypeAlias, cast
 
 from typing_extensions import TypedDict
 
+from mcp_django.protocol.results import tool_error
+
 __all__ = [
     "CONTENT_TYPES",
     "Annotations",
@@ -303,4 +305,4 @@ def error(message: str) -> ToolResult:
 
     Raising `mcp_django.ToolError(message)` from a tool does the same.
     """
-    return tool_result(message, is_error=True)
+    return ToolResult(tool_error(message))

@@ -34,7 +34,7 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.inputs import RequestStateCodec
 from mcp_django.protocol.jsonrpc import InvalidParams
-from mcp_django.providers import Provider, ProviderBackend, ProviderSource, Source, provider_registry
+from mcp_django.providers import Provider, ProviderSource, provider_registry
 from mcp_django.relay import channel_layer_relay
 from mcp_django.scopes import (
     ANONYMOUS_SCOPE,
@@ -46,6 +46,7 @@ from mcp_django.scopes import (
     remembered_scope,
 )
 from mcp_django.sessions import SessionStore, get_session_store, principal_id
+from mcp_django.sources import CompositeBackend, Source
 from mcp_django.state import control_state
 
 if TYPE_CHECKING:
@@ -245,19 +246,19 @@ class Endpoint:
         return scope
 
     def build_backend(self, scopes: ScopeResolver | None = None) -> Backend:
-        """Compose the `Backend` of this endpoint's mode: the registry's, the providers', or both in one.
+        """Compose this endpoint's `Backend`: one `CompositeBackend` over its sources, for every mode.
+
+        The sources, in order of precedence: the registry (server and combined modes), then a
+        `ProviderSource` per provider (adapter and combined modes).
 
         Args:
             scopes: how the backend works out a caller's scope; default `resolve_scope` (the
                 admin's dashboard passes a fixed scope to count what each scope sees).
         """
-        scopes = scopes or self.resolve_scope
         registry = self.registry
-        static = [registry.backend(scopes)] if registry is not None else []
-        if self.mode == "server":
-            return static[0]
-        sources: list[Source] = [*static, *(ProviderSource(provider) for provider in self.providers)]
-        return ProviderBackend(sources, scopes)
+        sources: list[Source] = [registry.source()] if registry is not None else []
+        sources += [ProviderSource(provider) for provider in self.providers]
+        return CompositeBackend(sources, scopes or self.resolve_scope)
 
     @property
     def sessions(self) -> bool:

@@ -1,4 +1,4 @@
-"""Registries of static declarations and the protocol `Backend` that serves one.
+"""Registries of static declarations, and the source that serves one (`RegistrySource`).
 
 A `Registry` collects the tools, resources, prompts and completions declared on
 it; `mcp_django.default_registry` is the one the module-level decorators use.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
 from mcp_django import content
 from mcp_django.declarations import (
@@ -28,10 +28,11 @@ from mcp_django.declarations import (
 )
 from mcp_django.exceptions import RegistryFrozen
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
+from mcp_django.results import completion
 from mcp_django.scopes import Scope, ScopeResolver
+from mcp_django.sources import CompositeBackend, Source
 
-__all__ = ["Registry", "RegistryBackend", "RegistryFrozen", "all_registries", "default_registry"]
+__all__ = ["Registry", "RegistryBackend", "RegistryFrozen", "RegistrySource", "all_registries", "default_registry"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -63,6 +64,7 @@ class Registry:
         self._frozen = False
         self._lists: dict[Scope, dict[str, tuple[dict[str, Any], ...]]] = {}
         self._backend: RegistryBackend | None = None
+        self._source: RegistrySource | None = None
         _registries.append(weakref.ref(self))
 
     def __repr__(self) -> str:
@@ -349,11 +351,23 @@ class Registry:
             self._backend = RegistryBackend(self)
         return self._backend
 
+    def source(self) -> RegistrySource:
+        """This registry as a source of components (for a `CompositeBackend`)."""
+        if self._source is None:
+            self._source = RegistrySource(self)
+        return self._source
+
     def find_resource(self, uri: str, scope: Scope = Scope.SYSTEM) -> tuple[Resource, dict[str, str]] | None:
         """Return the resource a caller of `scope` reaches at `uri` and the template variables it binds, or None."""
         fixed = self._resources.get(uri)
         if fixed is not None and fixed.scope <= scope:
             return fixed, {}
+        return self.matching_template(uri, scope)
+
+    def matching_template(
+        self, uri: str, scope: Scope = Scope.SYSTEM
+    ) -> tuple[ResourceTemplate, dict[str, str]] | None:
+        """Return the first template a caller of `scope` reaches that `uri` matches, and the variables it binds."""
         for template in self._templates.values():
             if template.scope > scope:
                 continue
@@ -367,102 +381,97 @@ def _origin(fn: Any) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
-_NOTHING: Final[Mapping[str, tuple[dict[str, Any], ...]]] = MappingProxyType(
-    {"tools": (), "resources": (), "resource_templates": (), "prompts": ()}
-)
+class RegistrySource(Source):
+    """A `Registry` as a source: its lists are computed once per scope, its lookups are dict lookups.
 
-
-class RegistryBackend:
-    """Serves a `Registry` to the protocol core (implements `mcp_django.protocol.backend.Backend`).
-
-    With a scope resolver, a caller sees and reaches only the declarations its scope reaches;
-    everything else answers exactly as an unknown name does.
+    Every declaration carries its own minimum scope; the source answers only with those the
+    caller's scope reaches.
     """
 
-    __slots__ = ("registry", "scopes")
+    __slots__ = ("registry",)
 
-    scope: Final = Scope.USER
-    """The minimum scope to reach the registry at all (its declarations may ask for more)."""
+    distinct = True
 
-    def __init__(self, registry: Registry, scopes: ScopeResolver | None = None) -> None:
+    def __init__(self, registry: Registry) -> None:
         self.registry = registry
-        self.scopes = scopes
 
     def __repr__(self) -> str:
-        return f"<RegistryBackend {self.registry.name!r}>"
-
-    async def reach(self, ctx: RequestContext) -> Scope | None:
-        """The caller's scope (SYSTEM without a resolver; None: the caller sees nothing)."""
-        return Scope.SYSTEM if self.scopes is None else await self.scopes(ctx)
-
-    async def _lists(self, ctx: RequestContext) -> Mapping[str, tuple[dict[str, Any], ...]]:
-        scope = await self.reach(ctx)
-        return _NOTHING if scope is None else self.registry.lists(scope)
+        return f"<RegistrySource {self.registry.name!r}>"
 
     def capabilities(self) -> dict[str, Any]:
         return self.registry.capabilities()
 
-    async def list_tools(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
-        return (await self._lists(ctx))["tools"]
+    async def list_tools(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
+        return self.registry.lists(scope)["tools"]
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any], ctx: RequestContext) -> Mapping[str, Any]:
-        tool = self.registry._tools.get(name)
-        if tool is None or not _reaches(await self.reach(ctx), tool.scope):
-            raise InvalidParams(f"Unknown tool: {name}")
-        return await tool.call(arguments, ctx)
+    async def list_resources(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
+        return self.registry.lists(scope)["resources"]
 
-    async def list_resources(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
-        return (await self._lists(ctx))["resources"]
+    async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
+        return self.registry.lists(scope)["resource_templates"]
 
-    async def list_resource_templates(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
-        return (await self._lists(ctx))["resource_templates"]
+    async def list_prompts(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
+        return self.registry.lists(scope)["prompts"]
 
-    async def read_resource(self, uri: str, ctx: RequestContext) -> Mapping[str, Any]:
-        scope = await self.reach(ctx)
-        found = None if scope is None else self.registry.find_resource(uri, scope)
-        if found is None:
-            raise ResourceNotFound(uri)
-        resource, variables = found
-        return await resource.read(uri, variables, ctx)
+    async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> Tool | None:
+        return _reached(self.registry._tools.get(name), scope)
 
-    async def list_prompts(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
-        return (await self._lists(ctx))["prompts"]
+    async def get_prompt(self, name: str, ctx: RequestContext, scope: Scope) -> Prompt | None:
+        return _reached(self.registry._prompts.get(name), scope)
 
-    async def get_prompt(self, name: str, arguments: Mapping[str, str], ctx: RequestContext) -> Mapping[str, Any]:
-        prompt = self.registry._prompts.get(name)
-        if prompt is None or not _reaches(await self.reach(ctx), prompt.scope):
-            raise InvalidParams(f"Unknown prompt: {name}")
-        return await prompt.get(arguments, ctx)
+    async def get_resource(self, uri: str, ctx: RequestContext, scope: Scope) -> Resource | None:
+        return _reached(self.registry._resources.get(uri), scope)
+
+    async def get_resource_template(
+        self, uri_template: str, ctx: RequestContext, scope: Scope
+    ) -> ResourceTemplate | None:
+        return _reached(self.registry._templates.get(uri_template), scope)
+
+    async def match_resource_template(
+        self, uri: str, ctx: RequestContext, scope: Scope
+    ) -> tuple[ResourceTemplate, dict[str, str]] | None:
+        return self.registry.matching_template(uri, scope)
 
     async def complete(
         self,
         ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
+        argument: str,
+        value: str,
         context_arguments: Mapping[str, str],
         ctx: RequestContext,
     ) -> Mapping[str, Any]:
         kind: Literal["ref/prompt", "ref/resource"]
-        scope = await self.reach(ctx)
         if ref.get("type") == "ref/prompt":
             kind, target = "ref/prompt", str(ref.get("name", ""))
-            prompt = self.registry.prompts.get(target)
-            if prompt is None or not _reaches(scope, prompt.scope):
-                raise InvalidParams(f"Unknown prompt: {target}")
-        elif ref.get("type") == "ref/resource":
-            kind, target = "ref/resource", str(ref.get("uri", ""))
-            resource = self.registry.resource_templates.get(target) or self.registry.resources.get(target)
-            if resource is None or not _reaches(scope, resource.scope):
-                raise InvalidParams(f"Unknown resource: {target}")
         else:
-            raise InvalidParams(f"Unknown reference type: {ref.get('type')}")
-        completion = self.registry.completions.get((kind, target, str(argument.get("name", ""))))
-        if completion is None:
-            return {"values": [], "total": 0, "hasMore": False}
-        return await completion.complete(str(argument.get("value", "")), context_arguments, ctx)
+            kind, target = "ref/resource", str(ref.get("uri", ""))
+        declared = self.registry._completions.get((kind, target, argument))
+        if declared is None:
+            return completion(())
+        return await declared.complete(value, context_arguments, ctx)
 
 
-def _reaches(caller: Scope | None, required: Scope) -> bool:
-    return caller is not None and required <= caller
+Declared = TypeVar("Declared", bound=Tool | Resource | Prompt)
+
+
+def _reached(declaration: Declared | None, scope: Scope) -> Declared | None:
+    """The declaration if the caller's scope reaches it, else None (exactly as if it were not declared)."""
+    return declaration if declaration is not None and declaration.scope <= scope else None
+
+
+class RegistryBackend(CompositeBackend):
+    """The `Backend` serving one registry alone: a `CompositeBackend` over its `RegistrySource`."""
+
+    __slots__ = ()
+
+    def __init__(self, registry: Registry, scopes: ScopeResolver | None = None) -> None:
+        super().__init__([registry.source()], scopes)
+
+    @property
+    def registry(self) -> Registry:
+        source = self.sources[0]
+        assert isinstance(source, RegistrySource)
+        return source.registry
 
 
 default_registry = Registry("default")

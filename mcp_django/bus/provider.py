@@ -18,6 +18,7 @@ from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.providers import ToolProvider
+from mcp_django.results import tool_error
 
 __all__ = ["AGENT", "INVALID_ARGUMENTS", "BusProvider", "input_schema"]
 
@@ -130,11 +131,7 @@ def error_result(error: Err) -> dict[str, Any]:
     detail = {"code": error.code, "message": error.message}
     if error.field is not None:
         detail["field"] = error.field
-    return {
-        "content": [{"type": "text", "text": f"{error.message} ({error.code})"}],
-        "structuredContent": {"error": detail},
-        "isError": True,
-    }
+    return {**tool_error(f"{error.message} ({error.code})"), "structuredContent": {"error": detail}}
 
 
 def input_schema(action: Action) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any, Final
 from mcp_django.interceptors.base import InterceptorContext
 from mcp_django.interceptors.chain import ChainResult, InterceptorPlan
 from mcp_django.protocol import CallNext, InternalError, InvalidParams, MCPError, RequestContext
+from mcp_django.results import tool_error
 
 __all__ = ["REFUSED_TOOL_CALL", "InterceptorHook", "context_for", "repair_input_schemas"]
 
@@ -72,7 +73,7 @@ class InterceptorHook:
             if chain.status == "validation_failed" and chain.phase == "request"
             else InternalError()
         )
-        refusal = _tool_error(REFUSED_TOOL_CALL) if chain.event == "tools/call" else {"error": error.to_error()}
+        refusal = tool_error(REFUSED_TOOL_CALL) if chain.event == "tools/call" else {"error": error.to_error()}
         if not chain.sinks_ran or chain.phase == "request":
             blocked = dataclasses.replace(
                 context, outcome="blocked", duration_ms=(time.perf_counter() - started) * 1000
@@ -114,7 +115,3 @@ def repair_input_schemas(result: dict[str, Any]) -> None:
 def _outcome(context: InterceptorContext, request: ChainResult, outcome: str, started: float) -> InterceptorContext:
     duration = (time.perf_counter() - started) * 1000
     return dataclasses.replace(context, request=request.final_payload, outcome=outcome, duration_ms=duration)
-
-
-def _tool_error(text: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text}], "isError": True}

@@ -55,6 +55,7 @@ from mcp_django.protocol.jsonrpc import (
     result_response,
 )
 from mcp_django.protocol.pagination import paginate
+from mcp_django.protocol.results import tool_error
 from mcp_django.protocol.versions import (
     BATCH_VERSIONS,
     DEFAULT_HEADERLESS_VERSION,
@@ -419,7 +420,7 @@ class MessageHandler:
         except pydantic.ValidationError as error:
             logger.error("Invalid %s result: %s", spec.name, error)
             if spec.name == "tools/call":
-                return self._finish(spec, _tool_error("The tool returned an invalid result"), ctx)
+                return self._finish(spec, tool_error("The tool returned an invalid result"), ctx)
             raise InternalError() from None
 
     # -- era, metadata and validation ---------------------------------------------------------------------
@@ -488,10 +489,6 @@ class MessageHandler:
             return None
         request_id = message.get("id")
         return (key, request_id) if isinstance(request_id, (str, int)) else None
-
-
-def _tool_error(text: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
 def _session_key(connection: Connection) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.features.base import MethodSpec, Server
 from mcp_django.protocol.jsonrpc import MCPError
+from mcp_django.protocol.results import tool_error
 
 logger = logging.getLogger("mcp_django.protocol")
 
@@ -26,7 +27,7 @@ async def call_tool(server: Server, params: Mapping[str, Any], ctx: RequestConte
     except Exception:
         # A tool's failure is the model's business, not a protocol error: report it in the result.
         logger.exception("Tool %r raised", params["name"])
-        return {"content": [{"type": "text", "text": f"Error executing tool {params['name']}"}], "isError": True}
+        return tool_error(f"Error executing tool {params['name']}")
 
 
 TOOL_METHODS = (

@@ -1,0 +1,46 @@
+"""Tools, resources, prompts and completions declared as plain Python functions.
+
+Everything a declaration can work out from its function — the input schema, the
+output schema, the argument model, the wire dict `tools/list` sends — is worked
+out once, when it is declared. A call only validates, runs and converts (the
+conversions are `mcp_django.results`').
+
+The classes here are what `Registry.tool()`, `.resource()`, `.prompt()` and
+`.completion()` build; users meet them through those decorators. One module a job:
+`docstrings`, `signatures` (arguments and output schemas), `tools`, `resources`
+(with the RFC 6570 matcher), `prompts`, `completions`; `common` holds what they share.
+"""
+
+from mcp_django.declarations.common import (
+    NAME_PATTERN,
+    DeclarationError,
+    Icon,
+    ToolAnnotations,
+    function_name,
+)
+from mcp_django.declarations.completions import Completion, CompletionRef
+from mcp_django.declarations.docstrings import parse_docstring
+from mcp_django.declarations.prompts import Prompt
+from mcp_django.declarations.resources import Resource, ResourceTemplate, UriTemplate
+from mcp_django.declarations.tools import Tool
+from mcp_django.results import MAX_COMPLETION_VALUES, ToolError, resource_contents, to_content
+
+__all__ = [
+    "MAX_COMPLETION_VALUES",
+    "NAME_PATTERN",
+    "Completion",
+    "CompletionRef",
+    "DeclarationError",
+    "Icon",
+    "Prompt",
+    "Resource",
+    "ResourceTemplate",
+    "Tool",
+    "ToolAnnotations",
+    "ToolError",
+    "UriTemplate",
+    "function_name",
+    "parse_docstring",
+    "resource_contents",
+    "to_content",
+]

@@ -1,0 +1,105 @@
+"""What every kind of declaration shares: names, errors, metadata types, the runner, the wire dict."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Final, Literal, NotRequired, TypeAlias
+
+from asgiref.sync import iscoroutinefunction, sync_to_async
+from typing_extensions import TypedDict
+
+from mcp_django.scopes import Scope
+
+__all__ = [
+    "NAME_PATTERN",
+    "AnyFunction",
+    "DeclarationError",
+    "Icon",
+    "Runner",
+    "ToolAnnotations",
+    "declared_scope",
+    "function_name",
+    "require_description",
+    "wire",
+]
+
+NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+"""The characters and length MCP allows in tool and prompt names (2025-11-25)."""
+
+AnyFunction: TypeAlias = Callable[..., Any]
+
+
+class DeclarationError(TypeError):
+    """A tool, resource, prompt or completion cannot be declared as written."""
+
+
+class ToolAnnotations(TypedDict, total=False):
+    """Hints about a tool's behaviour (all optional; clients must not trust them blindly)."""
+
+    title: str
+    readOnlyHint: bool
+    destructiveHint: bool
+    idempotentHint: bool
+    openWorldHint: bool
+
+
+class Icon(TypedDict):
+    """An icon a client may show next to a tool, resource or prompt."""
+
+    src: str
+    mimeType: NotRequired[str]
+    sizes: NotRequired[list[str]]
+    theme: NotRequired[Literal["light", "dark"]]
+
+
+class Runner:
+    """Calls a declared function: async ones directly, sync ones through `sync_to_async`."""
+
+    __slots__ = ("_call", "fn", "is_async")
+
+    def __init__(self, fn: AnyFunction) -> None:
+        self.fn = fn
+        self.is_async = iscoroutinefunction(fn) or iscoroutinefunction(type(fn).__call__)
+        # thread_sensitive (the default) keeps sync code on the thread Django's ORM expects.
+        self._call: Callable[..., Awaitable[Any]] = fn if self.is_async else sync_to_async(fn)
+
+    async def __call__(self, kwargs: dict[str, Any]) -> Any:
+        return await self._call(**kwargs)
+
+
+def declared_scope(owner: str, value: Scope | str | int) -> Scope:
+    """The `Scope` a declaration asks for, parsed.
+
+    Raises:
+        DeclarationError: `value` names no scope.
+    """
+    try:
+        return Scope.parse(value)
+    except ValueError as exc:
+        raise DeclarationError(f"{owner}: {exc}") from None
+
+
+def function_name(fn: AnyFunction) -> str:
+    """The name a declaration takes by default: the function's, or its class's for callable objects."""
+    return str(getattr(fn, "__name__", type(fn).__name__))
+
+
+def require_description(owner: str, description: str | None) -> str:
+    """The description, which every declaration needs.
+
+    Raises:
+        DeclarationError: there is none.
+    """
+    if not description:
+        raise DeclarationError(f"{owner} needs a description: give the function a docstring or pass description=")
+    return description
+
+
+def wire(required: dict[str, Any], optional: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """A wire dict: the required members, then each optional one that is set (not None, not empty)."""
+    wire = dict(required)
+    for key, value in optional:
+        if value is not None and value != {} and value != []:
+            wire[key] = value
+    return wire

@@ -1,0 +1,210 @@
+"""`Resource` and `ResourceTemplate`: functions served as MCP resources, and the RFC 6570 matcher templates use.
+
+The matcher is ours: the `uritemplate` package expands templates but does not match URIs against them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+from urllib.parse import parse_qsl, unquote
+
+from mcp_django import content, results
+from mcp_django.declarations.common import (
+    AnyFunction,
+    DeclarationError,
+    Icon,
+    Runner,
+    declared_scope,
+    function_name,
+    require_description,
+    wire,
+)
+from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with_context
+from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.jsonrpc import InternalError, MCPError, ResourceNotFound
+from mcp_django.scopes import Scope
+
+__all__ = ["Resource", "ResourceTemplate", "UriTemplate"]
+
+resource_logger = logging.getLogger("mcp_django.resources")
+
+_OPERATORS: Final = {
+    # operator: (prefix, separator, value pattern)
+    "": ("", ",", r"[^/?#,]+"),
+    "+": ("", ",", r".+?"),
+    "#": ("#", ",", r".+?"),
+    ".": (r"\.", r"\.", r"[^/?#.]+"),
+    "/": ("/", "/", r"[^/?#]+"),
+    ";": (";", ";", r"[^/?#;]*"),
+}
+_EXPRESSION: Final = re.compile(r"\{([+#./;?&]?)([^{}]+)\}")
+
+
+class UriTemplate:
+    """An RFC 6570 URI template compiled once into a matcher.
+
+    Simple (`{id}`), reserved (`{+path}`), fragment, label, path-segment
+    (`{/a,b}`), path-parameter and query (`{?q,page}`, `{&x}`) expressions are
+    understood. Query variables are optional; every other variable must appear.
+    Matched values are percent-decoded.
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        self.variables: list[str] = []
+        self.query_variables: list[str] = []
+        pattern: list[str] = []
+        groups: dict[str, str] = {}
+        position = 0
+        for match in _EXPRESSION.finditer(template):
+            pattern.append(re.escape(template[position : match.start()]))
+            position = match.end()
+            operator = match.group(1)
+            # Prefix (`:3`) and explode (`*`) modifiers change expansion, not which variable binds.
+            names = [name.split(":")[0].rstrip("*").strip() for name in match.group(2).split(",")]
+            if operator in ("?", "&"):
+                self.query_variables += names
+                pattern.append(rf"(?:[?&](?P<_query{len(groups)}>[^#]*))?")
+                groups[f"_query{len(groups)}"] = ""
+                continue
+            prefix, separator, value = _OPERATORS[operator]
+            parts = []
+            for name in names:
+                group = f"_v{len(groups)}"
+                groups[group] = name
+                self.variables.append(name)
+                lead = f"{name}=" if operator == ";" else ""
+                parts.append(f"{lead}(?P<{group}>{value})")
+            pattern.append(prefix + separator.join(parts))
+        pattern.append(re.escape(template[position:]))
+        self._groups = groups
+        self._regex = re.compile("".join(pattern))
+
+    def __repr__(self) -> str:
+        return f"UriTemplate({self.template!r})"
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        """Return the variables `uri` binds, or None when it does not fit the template."""
+        found = self._regex.fullmatch(uri)
+        if found is None:
+            return None
+        values: dict[str, str] = {}
+        for group, text in found.groupdict().items():
+            if text is None:
+                continue
+            if group.startswith("_query"):
+                wanted = set(self.query_variables)
+                values.update((key, value) for key, value in parse_qsl(text) if key in wanted)
+            else:
+                values[self._groups[group]] = unquote(text)
+        return values
+
+
+class Resource:
+    """A function served as an MCP resource at a fixed URI.
+
+    The function takes no arguments (apart from an optional `Context`) and
+    returns the contents: see `mcp_django.results.resource_contents()`. Returning None answers
+    "resource not found". `scope` is the minimum `Scope` a caller needs to see and read it.
+    """
+
+    kind: str = "resource"
+    uri_key: str = "uri"
+
+    def __init__(
+        self,
+        fn: AnyFunction,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = "text/plain",
+        size: int | None = None,
+        icons: Sequence[Icon | Any] | None = None,
+        annotations: content.Annotations | Any | None = None,
+        meta: Mapping[str, Any] | None = None,
+        scope: Scope | str | int = Scope.USER,
+    ) -> None:
+        self.fn = fn
+        self.uri = uri
+        self.name: str = name or function_name(fn)
+        owner = f"{self.kind} {uri!r}"
+        self.scope = declared_scope(owner, scope)
+        self.signature = Signature(fn, owner)
+        self.description = require_description(owner, description or self.signature.description)
+        self.title = title
+        self.mime_type = mime_type
+        self._check_parameters(owner)
+        self._run = Runner(fn)
+        self.wire: dict[str, Any] = wire(
+            {self.uri_key: uri, "name": self.name},
+            [
+                ("title", title),
+                ("description", self.description),
+                ("mimeType", mime_type),
+                ("size", size),
+                ("icons", results.plain(icons)),
+                ("annotations", results.plain(annotations)),
+                ("_meta", results.plain(meta)),
+            ],
+        )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.uri}>"
+
+    def _check_parameters(self, owner: str) -> None:
+        if self.signature.required:
+            raise DeclarationError(
+                f"{owner}: a fixed URI passes no arguments, but the function requires {self.signature.required}"
+            )
+
+    async def read(self, uri: str, variables: Mapping[str, str], request: RequestContext) -> dict[str, Any]:
+        """Run the function and return the `ReadResourceResult` for `uri`.
+
+        Raises:
+            ResourceNotFound: the variables do not fit the function, or it returned None.
+            InternalError: the function raised something other than an `MCPError`.
+        """
+        try:
+            kwargs = self.signature.bind(variables)
+        except ArgumentsInvalid:
+            raise ResourceNotFound(uri) from None
+        try:
+            value = await self._run(with_context(kwargs, self.signature, request))
+        except MCPError:
+            raise
+        except Exception:
+            resource_logger.exception("Resource %s raised", uri)
+            raise InternalError() from None
+        if value is None:
+            raise ResourceNotFound(uri)
+        return results.read_result(value, uri, self.mime_type)
+
+
+class ResourceTemplate(Resource):
+    """A function served for every URI matching an RFC 6570 template.
+
+    The template's variables are passed to the function as keyword arguments
+    (validated and coerced by their annotations, so `id: int` receives an int);
+    a URI whose variables fail validation is "resource not found".
+    """
+
+    kind = "resource template"
+    uri_key = "uriTemplate"
+
+    def __init__(self, fn: AnyFunction, uri_template: str, **options: Any) -> None:
+        self.template = UriTemplate(uri_template)
+        super().__init__(fn, uri_template, **options)
+
+    def _check_parameters(self, owner: str) -> None:
+        variables = set(self.template.variables) | set(self.template.query_variables)
+        unknown = sorted(variables - set(self.signature.names))
+        if unknown:
+            raise DeclarationError(f"{owner}: the function has no parameter for {', '.join(unknown)}")
+        unfilled = [name for name in self.signature.required if name not in self.template.variables]
+        if unfilled:
+            raise DeclarationError(f"{owner}: required parameters {unfilled} are not path variables of the template")

@@ -1,0 +1,276 @@
+"""What a declared function's annotations say: the arguments model and input schema, the output schema.
+
+`Signature` compiles the parameters once into a pydantic model (descriptions from the docstring or
+`Annotated[..., Field(...)]`); `StructuredOutput` compiles the return annotation into the output
+schema and the validator that turns a return value into `structuredContent`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import re
+import sys
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any, Final, NotRequired, get_args, get_origin
+
+import pydantic
+import pydantic_core
+from typing_extensions import TypedDict, is_typeddict
+
+from mcp_django import content
+from mcp_django.context import Context
+from mcp_django.declarations.common import AnyFunction, DeclarationError, function_name
+from mcp_django.declarations.docstrings import parse_docstring
+from mcp_django.protocol.context import RequestContext
+
+__all__ = ["ArgumentsInvalid", "Signature", "StructuredOutput", "mentions_content", "with_context"]
+
+
+def _annotated(tp: Any, *metadata: Any) -> Any:
+    """`Annotated[tp, *metadata]` for metadata only known at run time."""
+    return Annotated.__class_getitem__((tp, *metadata))  # type: ignore[attr-defined]
+
+
+def _is_context(annotation: Any) -> bool:
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return isinstance(annotation, type) and issubclass(annotation, Context)
+
+
+def _needs_alias(name: str) -> bool:
+    return name.startswith(("_", "model_")) or hasattr(pydantic.BaseModel, name)
+
+
+class ArgumentsInvalid(ValueError):
+    """Arguments failed validation; the message names every failing field."""
+
+    def __init__(self, message: str, missing: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.missing = tuple(missing)
+
+
+def _describe_errors(exc: pydantic.ValidationError) -> ArgumentsInvalid:
+    parts: list[str] = []
+    missing: list[str] = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "(arguments)"
+        if error["type"] == "missing" and len(error["loc"]) == 1:
+            missing.append(where)
+        parts.append(f"{where}: {error['msg']}")
+    return ArgumentsInvalid("; ".join(parts), missing)
+
+
+class Signature:
+    """The parameters of a declared function, compiled once into a pydantic model.
+
+    Args:
+        fn: the declared function.
+        owner: how error messages name the declaration, e.g. `"tool 'add'"`.
+        build_model: False when the caller supplies the input schema itself.
+    """
+
+    def __init__(self, fn: AnyFunction, owner: str, *, build_model: bool = True) -> None:
+        try:
+            signature = inspect.signature(fn, eval_str=True)
+        except (NameError, TypeError) as exc:
+            raise DeclarationError(f"{owner}: cannot read the function's signature ({exc})") from exc
+        self.owner = owner
+        self.description, arg_docs = parse_docstring(inspect.getdoc(fn))
+        self.return_annotation: Any = signature.return_annotation
+        self.context_param: str | None = None
+        self.names: list[str] = []
+        self.required: list[str] = []
+        self.descriptions: dict[str, str | None] = {}
+        self.accepts_any_keyword = False
+        self._fields: list[tuple[str, str]] = []
+        self._json_fields: frozenset[str] = frozenset()
+        definitions: dict[str, Any] = {}
+        json_fields: set[str] = set()
+        for param in signature.parameters.values():
+            annotation = Any if param.annotation is inspect.Parameter.empty else param.annotation
+            if _is_context(annotation):
+                if self.context_param is not None:
+                    raise DeclarationError(f"{owner}: only one parameter may take the Context")
+                self.context_param = param.name
+                continue
+            if param.kind is inspect.Parameter.VAR_KEYWORD and not build_model:
+                self.accepts_any_keyword = True
+                continue
+            if param.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD and param.kind is not param.KEYWORD_ONLY:
+                raise DeclarationError(
+                    f"{owner}: parameter {param.name!r} must be passable by keyword (no *args, **kwargs or /)"
+                )
+            self.names.append(param.name)
+            if param.default is inspect.Parameter.empty:
+                self.required.append(param.name)
+            inner, metadata = annotation, ()
+            if get_origin(annotation) is Annotated:
+                inner, *rest = get_args(annotation)
+                metadata = tuple(rest)
+            field_name = f"field_{param.name}" if _needs_alias(param.name) else param.name
+            # Our Field first, so a Field(...) the user wrote in Annotated wins over the docstring.
+            ours = pydantic.Field(description=arg_docs.get(param.name), alias=param.name)
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            definitions[field_name] = (_annotated(inner, ours, *metadata), default)
+            self._fields.append((field_name, param.name))
+            if inner is not str:
+                json_fields.add(param.name)
+        self._json_fields = frozenset(json_fields)
+        self.model: type[pydantic.BaseModel] | None = None
+        if build_model and definitions:
+            name = re.sub(r"\W", "_", function_name(fn))
+            try:
+                self.model = pydantic.create_model(f"{name}Arguments", **definitions)
+                schema = self.model.model_json_schema(by_alias=True)
+            except (pydantic.PydanticUserError, pydantic_core.SchemaError, TypeError, ValueError) as exc:
+                raise DeclarationError(f"{owner}: cannot build an input schema ({exc})") from exc
+            schema.pop("title", None)
+            self.schema: dict[str, Any] = schema
+            for prop_name, prop in schema.get("properties", {}).items():
+                self.descriptions[prop_name] = prop.get("description")
+        else:
+            self.schema = {"type": "object", "additionalProperties": False}
+            self.descriptions = {name: arg_docs.get(name) for name in self.names}
+
+    def bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Validate `arguments` and return the keyword arguments for the function.
+
+        Raises:
+            ArgumentsInvalid: the arguments do not fit the signature.
+        """
+        if self.model is None:
+            return {}
+        data = dict(arguments) if arguments else {}
+        for key in self._json_fields.intersection(data):
+            data[key] = _pre_parse_json(data[key])
+        try:
+            validated = self.model.model_validate(data)
+        except pydantic.ValidationError as exc:
+            raise _describe_errors(exc) from None
+        values = validated.__dict__
+        return {param: values[field] for field, param in self._fields}
+
+
+def with_context(kwargs: dict[str, Any], signature: Signature, request: RequestContext) -> dict[str, Any]:
+    """`kwargs`, plus the request's `Context` for the parameter that asks for it."""
+    if signature.context_param is not None:
+        kwargs[signature.context_param] = Context(request)
+    return kwargs
+
+
+def _pre_parse_json(value: Any) -> Any:
+    """Undo a client sending a list or object as a JSON string (some model front-ends do)."""
+    if isinstance(value, str) and value[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except (ValueError, RecursionError):
+            return value
+    return value
+
+
+# ---------------------------------------------------------------- tool output
+
+_CONTENT_CLASSES: Final[tuple[Any, ...]] = (
+    content.TextContent,
+    content.ImageContent,
+    content.AudioContent,
+    content.EmbeddedResource,
+    content.ResourceLink,
+    content.ToolResult,
+)
+_OBJECT_ORIGINS: Final = (dict, Mapping)
+
+
+def _strip_annotated(annotation: Any) -> Any:
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
+def mentions_content(annotation: Any) -> bool:
+    annotation = _strip_annotated(annotation)
+    if annotation in _CONTENT_CLASSES:
+        return True
+    return any(mentions_content(arg) for arg in get_args(annotation) if not isinstance(arg, str | int))
+
+
+def _is_object_type(annotation: Any) -> bool:
+    """True for return types whose JSON schema is an object: models, TypedDicts, dataclasses, str-keyed dicts."""
+    tp = _strip_annotated(annotation)
+    if isinstance(tp, type) and (
+        issubclass(tp, pydantic.BaseModel) or is_typeddict(tp) or dataclasses.is_dataclass(tp)
+    ):
+        return True
+    if tp in (dict, Mapping):
+        return True
+    if get_origin(tp) in _OBJECT_ORIGINS:
+        args = get_args(tp)
+        return not args or args[0] is str
+    return False
+
+
+def _readable_typeddict(tp: Any) -> Any:
+    """pydantic refuses `typing.TypedDict` before Python 3.12; rebuild one as a `typing_extensions.TypedDict`."""
+    if sys.version_info >= (3, 12) or not is_typeddict(tp) or type(tp).__module__ != "typing":
+        return tp
+    items: dict[str, Any] = {}
+    for key, hint in typing.get_type_hints(tp, include_extras=True).items():
+        while get_origin(hint) in (typing.Required, typing.NotRequired):
+            hint = get_args(hint)[0]
+        items[key] = hint if key in tp.__required_keys__ else NotRequired[hint]
+    # The functional form, through a cast: the class name is only known at run time.
+    rebuilt: Any = typing.cast("Callable[[str, dict[str, Any]], type[Any]]", TypedDict)(tp.__name__, items)
+    rebuilt.__doc__, rebuilt.__module__, rebuilt.__qualname__ = tp.__doc__, tp.__module__, tp.__qualname__
+    return rebuilt
+
+
+def _object_root(schema: dict[str, Any]) -> dict[str, Any]:
+    """Inline a root `$ref` (pydantic's shape for recursive models): outputSchema needs `type: object` at the root."""
+    schema.pop("title", None)
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        definition = schema["$defs"][ref.removeprefix("#/$defs/")]
+        schema = {**definition, **{key: value for key, value in schema.items() if key != "$ref"}}
+    return schema
+
+
+_JSON_SCALARS: Final = (str, int, float, bool)
+
+
+class StructuredOutput:
+    """How a tool's return value becomes `structuredContent`, and the `outputSchema` that describes it.
+
+    Object-like return types are the structured content; anything else is
+    wrapped as `{"result": value}`, as the official SDK does.
+    """
+
+    __slots__ = ("adapter", "scalar", "schema", "wrap")
+
+    def __init__(self, annotation: Any, tool_name: str) -> None:
+        self.wrap = not _is_object_type(annotation)
+        # A return value of exactly this JSON scalar type needs no validation or conversion.
+        self.scalar: type | None = annotation if annotation in _JSON_SCALARS else None
+        if self.wrap:
+            model_name = re.sub(r"\W", "_", tool_name) + "Output"
+            wrapper = pydantic.TypeAdapter(pydantic.create_model(model_name, result=(annotation, ...)))
+            self.schema = _object_root(wrapper.json_schema(mode="serialization", by_alias=True))
+            self.adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(annotation)
+        else:
+            target = _readable_typeddict(_strip_annotated(annotation))
+            if annotation is not _strip_annotated(annotation):
+                target = _annotated(target, *get_args(annotation)[1:])
+            self.adapter = pydantic.TypeAdapter(target)
+            self.schema = _object_root(self.adapter.json_schema(mode="serialization", by_alias=True))
+
+    def dump(self, value: Any) -> Any:
+        """Validate the return value against the annotation and return its JSON-ready form."""
+        if self.scalar is not None and type(value) is self.scalar:
+            dumped = value
+        elif isinstance(value, pydantic.BaseModel) and not self.wrap:
+            dumped = value.model_dump(mode="json", by_alias=True)
+        else:
+            dumped = self.adapter.dump_python(self.adapter.validate_python(value), mode="json", by_alias=True)
+        return {"result": dumped} if self.wrap else dumped

@@ -1,0 +1,168 @@
+"""`Tool`: a function served as an MCP tool."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pydantic
+import pydantic_core
+
+from mcp_django import results
+from mcp_django.declarations.common import (
+    AnyFunction,
+    DeclarationError,
+    Icon,
+    Runner,
+    ToolAnnotations,
+    declared_scope,
+    function_name,
+    require_description,
+    wire,
+)
+from mcp_django.declarations.signatures import (
+    ArgumentsInvalid,
+    Signature,
+    StructuredOutput,
+    mentions_content,
+    with_context,
+)
+from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.jsonrpc import MCPError
+from mcp_django.scopes import Scope
+
+__all__ = ["Tool"]
+
+tool_logger = logging.getLogger("mcp_django.tools")
+
+
+class Tool:
+    """A function served as an MCP tool.
+
+    Args:
+        fn: the function; sync or async.
+        name: the tool name (default: the function's name).
+        title: a human-readable title.
+        description: what the tool does (default: the docstring's description).
+        annotations: behaviour hints (`ToolAnnotations` or an `mcp_types.ToolAnnotations`).
+        icons: icons for clients that show them.
+        meta: the tool's `_meta`.
+        input_schema: an input schema to publish verbatim; the arguments are then
+            only checked for required and (with `additionalProperties: false`) unknown
+            keys, and passed to the function as keyword arguments.
+        output_schema: an output schema to publish verbatim; the return value is then
+            sent as `structuredContent` without validation.
+        structured_output: None derives structured output from the return annotation;
+            False never produces it; True requires a return annotation that supports it.
+        scope: the minimum `Scope` a caller needs to see and call the tool (default USER).
+    """
+
+    def __init__(
+        self,
+        fn: AnyFunction,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | Any | None = None,
+        icons: Sequence[Icon | Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        input_schema: Mapping[str, Any] | None = None,
+        output_schema: Mapping[str, Any] | None = None,
+        structured_output: bool | None = None,
+        scope: Scope | str | int = Scope.USER,
+    ) -> None:
+        self.fn = fn
+        self.name: str = name or function_name(fn)
+        owner = f"tool {self.name!r}"
+        self.scope = declared_scope(owner, scope)
+        self.signature = Signature(fn, owner, build_model=input_schema is None)
+        self.description = require_description(owner, description or self.signature.description)
+        self.title = title
+        self._verbatim_input = input_schema is not None
+        if input_schema is not None:
+            if input_schema.get("type") != "object":
+                raise DeclarationError(f'{owner}: input_schema needs "type": "object" at its root')
+            self.input_schema: dict[str, Any] = dict(input_schema)
+            self._required = tuple(input_schema.get("required", ()))
+            closed = input_schema.get("additionalProperties") is False
+            self._known: frozenset[str] | None = frozenset(input_schema.get("properties", {})) if closed else None
+        else:
+            self.input_schema = self.signature.schema
+        self._output: StructuredOutput | None = None
+        self._verbatim_output = output_schema is not None
+        if output_schema is not None:
+            self.output_schema: dict[str, Any] | None = dict(output_schema)
+        else:
+            self._output = self._structured_output(structured_output)
+            self.output_schema = self._output.schema if self._output else None
+        self._run = Runner(fn)
+        self.wire: dict[str, Any] = wire(
+            {"name": self.name},
+            [
+                ("title", title),
+                ("description", self.description),
+                ("inputSchema", self.input_schema),
+                ("outputSchema", self.output_schema),
+                ("annotations", results.plain(annotations)),
+                ("icons", results.plain(icons)),
+                ("_meta", results.plain(meta)),
+            ],
+        )
+
+    def __repr__(self) -> str:
+        return f"<Tool {self.name}>"
+
+    def _structured_output(self, wanted: bool | None) -> StructuredOutput | None:
+        annotation = self.signature.return_annotation
+        unsupported = (
+            annotation in (inspect.Signature.empty, Any, None, type(None), bytes)
+            or mentions_content(annotation)
+            or wanted is False
+        )
+        if unsupported:
+            if wanted:
+                raise DeclarationError(f"tool {self.name!r}: structured output needs a data return annotation")
+            return None
+        try:
+            return StructuredOutput(annotation, self.name)
+        except (pydantic.PydanticUserError, pydantic_core.SchemaError, TypeError, ValueError) as exc:
+            if wanted:
+                raise DeclarationError(f"tool {self.name!r}: no output schema for {annotation!r} ({exc})") from exc
+            tool_logger.debug("tool %r: return type %r has no JSON schema; output is unstructured", self.name, exc)
+            return None
+
+    def _bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        if not self._verbatim_input:
+            return self.signature.bind(arguments)
+        given = dict(arguments) if arguments else {}
+        problems = [f"{key}: Field required" for key in self._required if key not in given]
+        if self._known is not None:
+            problems += [f"{key}: Extra inputs are not permitted" for key in given if key not in self._known]
+        if problems:
+            raise ArgumentsInvalid("; ".join(problems))
+        return given
+
+    async def call(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> dict[str, Any]:
+        """Validate the arguments, run the function and return its `CallToolResult`.
+
+        Bad arguments, a `ToolError` and any other exception become `isError`
+        results; an `MCPError` the function raises propagates as a protocol error.
+        """
+        try:
+            kwargs = self._bind(arguments)
+        except ArgumentsInvalid as exc:
+            return results.tool_error(f"Invalid arguments for tool {self.name}: {exc}")
+        try:
+            value = await self._run(with_context(kwargs, self.signature, request))
+            return self.result(value)
+        except MCPError:
+            raise
+        except Exception as exc:
+            return results.tool_failure(self.name, exc, tool_logger, f"Tool {self.name}")
+
+    def result(self, value: Any) -> dict[str, Any]:
+        """Convert a return value into a `CallToolResult` (`mcp_django.results.tool_result`)."""
+        return results.tool_result(value, self.name, output=self._output, verbatim_output=self._verbatim_output)

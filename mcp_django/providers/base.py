@@ -1,0 +1,122 @@
+"""The provider base classes: what a provider implements, checked at start-up."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Iterable, Mapping
+from typing import Any, ClassVar
+
+from mcp_django.context import Context
+from mcp_django.scopes import Scope
+
+__all__ = ["PromptProvider", "Provider", "ResourceProvider", "ToolProvider"]
+
+
+class Provider:
+    """Base of every provider: a stable `id`, a human `name` and the minimum `scope` to see anything of it.
+
+    Attributes:
+        id: unique across the project and stable across releases (the admin and audit trail
+            key on it); empty means the dotted path the app config names the class by.
+        name: shown to humans (the admin, the manifest); empty means the class name.
+        scope: callers below this scope see nothing of the provider, and reach nothing of it.
+
+    Providers are instantiated once, without arguments, and shared by every request: keep
+    no per-request state on `self`.
+    """
+
+    id: str = ""
+    name: str = ""
+    scope: Scope = Scope.USER
+
+    required_methods: ClassVar[tuple[str, ...]] = ()
+    """The methods a concrete subclass must override (checked at start-up, `mcp_django.E012`)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id!r}>"
+
+    def complete(
+        self, ref: Mapping[str, Any], argument: str, value: str, context_arguments: Mapping[str, str], ctx: Context
+    ) -> Iterable[str] | Awaitable[Iterable[str]]:
+        """Suggest values for `argument` of a prompt or resource template this provider lists (default: none).
+
+        Args:
+            ref: the `ref/prompt` (`name`) or `ref/resource` (`uri`) reference.
+            argument: the argument's name.
+            value: what the user typed so far.
+            context_arguments: the values of the other arguments already given.
+            ctx: the request's context.
+        """
+        return ()
+
+    def _missing(self, method: str) -> NotImplementedError:
+        return NotImplementedError(f"{type(self).__name__} must implement {method}()")
+
+
+class ToolProvider(Provider):
+    """Serves tools known only at run time: `list_tools(ctx)` names them, `call_tool(name, arguments, ctx)` runs one.
+
+    `list_tools` returns MCP `Tool` dicts (`name`, `description`, `inputSchema`, ...).
+    `call_tool` returns a `CallToolResult` dict, or anything a `@tool` function may return
+    (a string, content blocks, ...). Raise `ToolError` for a failure the model should read;
+    any other exception becomes an `isError` result too, an `MCPError` a protocol error.
+
+    A call finds its tool by scanning `list_tools`; a provider that can find one name directly
+    may also define `get_tool(name, ctx)`, returning that tool's dict (or None), and a call
+    then skips the list.
+    """
+
+    required_methods = ("list_tools", "call_tool")
+
+    def list_tools(self, ctx: Context) -> Iterable[Mapping[str, Any]] | Awaitable[Iterable[Mapping[str, Any]]]:
+        """Return the tools the caller of `ctx` may see, in a stable order."""
+        raise self._missing("list_tools")
+
+    def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> Any:
+        """Run the tool `name` (one this provider listed for the caller) and return its result."""
+        raise self._missing("call_tool")
+
+
+class ResourceProvider(Provider):
+    """Serves resources known only at run time: `list_resources(ctx)` names them, `read_resource(...)` reads one.
+
+    `list_resources` returns MCP `Resource` dicts (`uri`, `name`, `mimeType`, ...);
+    `list_resource_templates` (optional) `ResourceTemplate` dicts (`uriTemplate`, `name`, ...).
+    `read_resource` is asked only for a URI listed, or matching a listed template, and
+    returns a `ReadResourceResult` dict or anything a `@resource` function may return
+    (text, bytes, ...); None answers "resource not found".
+    """
+
+    required_methods = ("list_resources", "read_resource")
+
+    def list_resources(self, ctx: Context) -> Iterable[Mapping[str, Any]] | Awaitable[Iterable[Mapping[str, Any]]]:
+        """Return the resources the caller of `ctx` may see, in a stable order."""
+        raise self._missing("list_resources")
+
+    def list_resource_templates(
+        self, ctx: Context
+    ) -> Iterable[Mapping[str, Any]] | Awaitable[Iterable[Mapping[str, Any]]]:
+        """Return the resource templates the caller of `ctx` may see (default: none)."""
+        return ()
+
+    def read_resource(self, uri: str, ctx: Context) -> Any:
+        """Return the contents at `uri`, or None when there is nothing there."""
+        raise self._missing("read_resource")
+
+
+class PromptProvider(Provider):
+    """Serves prompts known only at run time: `list_prompts(ctx)` names them, `get_prompt(...)` renders one.
+
+    `list_prompts` returns MCP `Prompt` dicts (`name`, `description`, `arguments`); required
+    arguments are checked before `get_prompt` runs. `get_prompt` returns a `GetPromptResult`
+    dict, or what a `@prompt` function may return (a string, messages, content blocks).
+    """
+
+    required_methods = ("list_prompts", "get_prompt")
+
+    def list_prompts(self, ctx: Context) -> Iterable[Mapping[str, Any]] | Awaitable[Iterable[Mapping[str, Any]]]:
+        """Return the prompts the caller of `ctx` may see, in a stable order."""
+        raise self._missing("list_prompts")
+
+    def get_prompt(self, name: str, arguments: dict[str, str], ctx: Context) -> Any:
+        """Render the prompt `name` (one this provider listed for the caller) with `arguments`."""
+        raise self._missing("get_prompt")

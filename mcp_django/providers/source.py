@@ -1,0 +1,218 @@
+"""`ProviderSource`: one provider as a source of components, and the components it serves.
+
+A provider only lists (and runs what it listed); its source finds a name or URI by scanning
+those lists (a `ToolProvider` may define `get_tool(name, ctx)` to answer one name directly),
+runs sync methods in a worker thread, and converts what they return through `mcp_django.results`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from asgiref.sync import iscoroutinefunction, sync_to_async
+
+from mcp_django import results
+from mcp_django.context import Context
+from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, MCPError, ResourceNotFound
+from mcp_django.providers.base import PromptProvider, Provider, ResourceProvider, ToolProvider
+from mcp_django.scopes import Scope
+from mcp_django.sources import Source, ToolComponent
+from mcp_django.state import control_state
+
+__all__ = ["ProviderPrompt", "ProviderResource", "ProviderSource", "ProviderTool"]
+
+logger = logging.getLogger("mcp_django.providers")
+
+_METHODS = {
+    ToolProvider: ("list_tools", "call_tool", "get_tool"),
+    ResourceProvider: ("list_resources", "list_resource_templates", "read_resource"),
+    PromptProvider: ("list_prompts", "get_prompt"),
+}
+
+
+def _runner(method: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    """Async methods as they are; sync ones through `sync_to_async` (a worker thread, where the ORM works)."""
+    return method if iscoroutinefunction(method) else sync_to_async(method)
+
+
+def _items(value: Any, what: str, provider: Provider) -> list[dict[str, Any]]:
+    """A provider's list as a list of dicts; anything else is the provider's bug, reported as such."""
+    items = list(value or ())
+    if not all(isinstance(item, Mapping) for item in items):
+        raise TypeError(f"{provider!r}: {what}() must return MCP {what.removeprefix('list_')} dicts")
+    return [dict(item) for item in items]
+
+
+class ProviderSource(Source):
+    """Adapts one provider to `Source`: runs its sync or async methods; its components convert what they return."""
+
+    __slots__ = ("_run", "provider")
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        names = [name for kind, methods in _METHODS.items() if isinstance(provider, kind) for name in methods]
+        self._run: dict[str, Callable[..., Awaitable[Any]]] = {
+            name: _runner(getattr(provider, name))
+            for name in (*names, "complete")
+            if callable(getattr(provider, name, None))
+        }
+
+    def __repr__(self) -> str:
+        return f"<ProviderSource {self.provider.id!r}>"
+
+    # -- the admin's overlay: the only place a provider's source reads the admin state (provider on/off,
+    #    minimum-scope override). The composite backend reads these two and nothing else of the admin.
+
+    @property
+    def scope(self) -> Scope:  # type: ignore[override]  # a property over the base's class attribute
+        """The provider's minimum scope: the admin's override (`ProviderState`), else the code's."""
+        return control_state.provider_scope(self.provider.id, self.provider.scope)
+
+    @property
+    def enabled(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
+        """False when the admin switched the provider off: it then serves nothing."""
+        return control_state.provider_enabled(self.provider.id)
+
+    # -- serving
+
+    async def run(self, method: str, *args: Any) -> Any:
+        """Run the provider's `method`, in a worker thread when it is sync."""
+        return await self._run[method](*args)
+
+    def capabilities(self) -> dict[str, Any]:
+        served: dict[str, Any] = {}
+        if isinstance(self.provider, ToolProvider):
+            served["tools"] = {}
+        if isinstance(self.provider, ResourceProvider):
+            served["resources"] = {}
+        if isinstance(self.provider, PromptProvider):
+            served["prompts"] = {}
+        if isinstance(self.provider, (ResourceProvider, PromptProvider)):
+            served["completions"] = {}
+        return served
+
+    async def _list(self, method: str, ctx: RequestContext) -> list[dict[str, Any]]:
+        if method not in self._run:
+            return []
+        return _items(await self._run[method](Context(ctx)), method, self.provider)
+
+    async def list_tools(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
+        return await self._list("list_tools", ctx)
+
+    async def list_resources(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
+        return await self._list("list_resources", ctx)
+
+    async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
+        return await self._list("list_resource_templates", ctx)
+
+    async def list_prompts(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
+        return await self._list("list_prompts", ctx)
+
+    async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> ToolComponent | None:
+        if "get_tool" not in self._run:
+            return await super().get_tool(name, ctx, scope)
+        item = await self._run["get_tool"](name, Context(ctx))
+        return None if item is None else self.tool_component(item)
+
+    def tool_component(self, item: Mapping[str, Any]) -> ProviderTool:
+        return ProviderTool(self, str(item.get("name", "")))
+
+    def resource_component(self, item: Mapping[str, Any]) -> ProviderResource:
+        mime_type = item.get("mimeType")
+        return ProviderResource(self, mime_type if isinstance(mime_type, str) else None)
+
+    def prompt_component(self, item: Mapping[str, Any]) -> ProviderPrompt:
+        return ProviderPrompt(self, item)
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: str,
+        value: str,
+        context_arguments: Mapping[str, str],
+        ctx: RequestContext,
+    ) -> Mapping[str, Any]:
+        try:
+            suggestions = await self._run["complete"](ref, argument, value, dict(context_arguments), Context(ctx))
+        except MCPError:
+            raise
+        except Exception:
+            logger.exception("Completion of %s by provider %s raised", argument, self.provider.id)
+            raise InternalError() from None
+        return results.completion(suggestions)
+
+
+class ProviderTool:
+    """A tool a provider listed: `call` runs the provider's `call_tool`."""
+
+    __slots__ = ("name", "source")
+
+    def __init__(self, source: ProviderSource, name: str) -> None:
+        self.source = source
+        self.name = name
+
+    async def call(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> dict[str, Any]:
+        try:
+            value = await self.source.run("call_tool", self.name, dict(arguments or {}), Context(request))
+        except MCPError:
+            raise
+        except Exception as exc:
+            where = f"Tool {self.name} of provider {self.source.provider.id}"
+            return results.tool_failure(self.name, exc, logger, where)
+        return results.tool_result(value, self.name)
+
+
+class ProviderResource:
+    """A resource or template a provider listed: `read` runs the provider's `read_resource`."""
+
+    __slots__ = ("mime_type", "source")
+
+    def __init__(self, source: ProviderSource, mime_type: str | None) -> None:
+        self.source = source
+        self.mime_type = mime_type
+
+    async def read(self, uri: str, variables: Mapping[str, str], request: RequestContext) -> dict[str, Any]:
+        try:
+            value = await self.source.run("read_resource", uri, Context(request))
+        except MCPError:
+            raise
+        except Exception:
+            logger.exception("Resource %s of provider %s raised", uri, self.source.provider.id)
+            raise InternalError() from None
+        if value is None:
+            raise ResourceNotFound(uri)
+        if results.is_read_resource_result(value):
+            return dict(value)
+        return results.read_result(value, uri, self.mime_type)
+
+
+class ProviderPrompt:
+    """A prompt a provider listed: `get` checks its listed required arguments, then runs `get_prompt`."""
+
+    __slots__ = ("listed", "source")
+
+    def __init__(self, source: ProviderSource, listed: Mapping[str, Any]) -> None:
+        self.source = source
+        self.listed = listed
+
+    async def get(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> dict[str, Any]:
+        name, given = str(self.listed.get("name", "")), dict(arguments or {})
+        required = [
+            str(argument.get("name"))
+            for argument in self.listed.get("arguments") or ()
+            if isinstance(argument, Mapping) and argument.get("required") and argument.get("name") not in given
+        ]
+        if required:
+            raise InvalidParams(f"Missing required arguments for prompt {name}: {', '.join(required)}")
+        description = self.listed.get("description")
+        try:
+            value = await self.source.run("get_prompt", name, given, Context(request))
+            return results.prompt_result(value, description if isinstance(description, str) else None)
+        except MCPError:
+            raise
+        except Exception:
+            logger.exception("Prompt %s of provider %s raised", name, self.source.provider.id)
+            raise InternalError() from None

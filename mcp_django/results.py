@@ -1,0 +1,238 @@
+"""Every conversion of what user code returns (or raises) into an MCP result.
+
+Declarations (`@tool`, `@resource`, `@prompt`, `@completion`), providers and the core all go
+through here, so a value means the same thing wherever it comes from:
+
+- a tool's return value → `content` (and `structuredContent`), its failure → an `isError` result;
+- a resource's return value → `ReadResourceResult.contents`;
+- a prompt's return value → `GetPromptResult.messages`;
+- completion suggestions → the `completion` member, capped at 100 values.
+
+Nothing here imports Django. The two shapes the protocol core builds itself (`tool_error`,
+`completion`) live in `mcp_django.protocol.results` and are re-exported here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import pydantic
+import pydantic_core
+
+from mcp_django import content
+from mcp_django.protocol.results import MAX_COMPLETION_VALUES, completion, tool_error
+
+__all__ = [
+    "MAX_COMPLETION_VALUES",
+    "StructuredDump",
+    "ToolError",
+    "completion",
+    "is_call_tool_result",
+    "is_read_resource_result",
+    "plain",
+    "prompt_message",
+    "prompt_result",
+    "read_result",
+    "resource_contents",
+    "to_content",
+    "to_json",
+    "tool_error",
+    "tool_failure",
+    "tool_result",
+]
+
+
+class ToolError(Exception):
+    """Raise from a tool to return an `isError` result whose text is exactly the message.
+
+    Any other exception also becomes an `isError` result, but prefixed with
+    "Error executing tool <name>:" and logged with its traceback; `ToolError` is
+    for failures the model is meant to read and act on.
+    """
+
+
+def to_json(value: Any) -> str:
+    """`value` as JSON text; what JSON cannot say becomes its `str()`."""
+    return pydantic_core.to_json(value, fallback=str).decode()
+
+
+def plain(value: Any) -> Any:
+    """Accept either a TypedDict-shaped dict or an `mcp_types` model for wire metadata."""
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    return value
+
+
+# ---------------------------------------------------------------- tools
+
+
+class StructuredDump(Protocol):
+    """How a tool's return value becomes `structuredContent` (`declarations.signatures.StructuredOutput`)."""
+
+    @property
+    def wrap(self) -> bool:
+        """True when the value is sent as `{"result": value}` (its type is not an object)."""
+        ...
+
+    def dump(self, value: Any) -> Any:
+        """Validate the value against the declared return type and return its JSON-ready form."""
+        ...
+
+
+def is_call_tool_result(value: Any) -> bool:
+    """True for a plain dict shaped like a `CallToolResult` (or an `input_required` result)."""
+    if not isinstance(value, Mapping):
+        return False
+    if value.get("resultType") == "input_required":
+        return True
+    return isinstance(value.get("content"), list) and set(value) <= {"content", "structuredContent", "isError", "_meta"}
+
+
+def to_content(value: Any, tool_name: str) -> list[dict[str, Any]]:
+    """Turn a tool's unstructured return value into content blocks.
+
+    `None` is no content; a string is a text block; a content block (a dict with
+    a content `type`) is sent as is; a list or tuple contributes each item;
+    bytes become an embedded `application/octet-stream` resource; anything else
+    is serialised to JSON text.
+    """
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [{"type": "text", "text": value}]
+    if isinstance(value, Mapping) and value.get("type") in content.CONTENT_TYPES:
+        return [dict(value)]
+    if isinstance(value, list | tuple):
+        return [block for item in value for block in to_content(item, tool_name)]
+    if isinstance(value, bytes | bytearray | memoryview):
+        return [
+            dict(
+                content.embedded_resource(
+                    f"mcp-django://tools/{tool_name}/result", blob=bytes(value), mime_type="application/octet-stream"
+                )
+            )
+        ]
+    if isinstance(value, pydantic.BaseModel):
+        return [{"type": "text", "text": value.model_dump_json(by_alias=True)}]
+    return [{"type": "text", "text": to_json(value)}]
+
+
+def tool_result(
+    value: Any, tool_name: str, *, output: StructuredDump | None = None, verbatim_output: bool = False
+) -> dict[str, Any]:
+    """Convert a tool's return value into its `CallToolResult`.
+
+    Args:
+        value: what the tool returned. A `content.ToolResult` is sent as built; so is a dict shaped
+            like a `CallToolResult`, unless the tool has structured output.
+        tool_name: names the embedded resource that carries a bytes result.
+        output: the tool's structured output, derived from its return annotation.
+        verbatim_output: the tool publishes an output schema of its own; the value is the
+            `structuredContent` as is, and its JSON the text.
+    """
+    if isinstance(value, content.ToolResult) or (output is None and is_call_tool_result(value)):
+        return dict(value)
+    if verbatim_output:
+        return {"content": [{"type": "text", "text": to_json(value)}], "structuredContent": value}
+    if output is None:
+        return {"content": to_content(value, tool_name)}
+    structured = output.dump(value)
+    shown = structured["result"] if output.wrap else structured
+    text = shown if isinstance(shown, str) else to_json(shown)
+    return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
+
+
+def tool_failure(tool_name: str, error: Exception, logger: logging.Logger, where: str) -> dict[str, Any]:
+    """The `isError` result of a tool that raised: a `ToolError`'s message as is, anything else prefixed and logged.
+
+    Args:
+        where: how the log names the tool (`"Tool %s"`-style text already filled in).
+    """
+    if isinstance(error, ToolError):
+        return tool_error(str(error))
+    logger.exception("%s raised", where)
+    return tool_error(f"Error executing tool {tool_name}: {error}")
+
+
+# ---------------------------------------------------------------- resources
+
+
+def resource_contents(value: Any, uri: str, mime_type: str | None) -> list[dict[str, Any]]:
+    """Turn a resource function's return value into `ReadResourceResult.contents`.
+
+    A string is text and bytes a base64 blob, both with the declared MIME type;
+    a `content.resource_contents()` dict or an embedded resource block is used as
+    is; a list contributes each item; anything else is serialised to JSON text.
+    """
+    if isinstance(value, list | tuple):
+        return [item for part in value for item in resource_contents(part, uri, mime_type)]
+    if isinstance(value, Mapping):
+        if value.get("type") == "resource" and isinstance(value.get("resource"), Mapping):
+            value = value["resource"]
+        if "text" in value or "blob" in value:
+            contents = {"uri": uri, **value}
+            if mime_type and "mimeType" not in contents:
+                contents["mimeType"] = mime_type
+            return [contents]
+    if isinstance(value, bytes | bytearray | memoryview):
+        contents = dict(content.resource_contents(uri, blob=bytes(value), mime_type=mime_type))
+    elif isinstance(value, str):
+        contents = dict(content.resource_contents(uri, text=value, mime_type=mime_type))
+    elif isinstance(value, pydantic.BaseModel):
+        contents = dict(content.resource_contents(uri, text=value.model_dump_json(by_alias=True), mime_type=mime_type))
+    else:
+        contents = dict(content.resource_contents(uri, text=to_json(value), mime_type=mime_type))
+    return [contents]
+
+
+def is_read_resource_result(value: Any) -> bool:
+    """True for a dict that already is a `ReadResourceResult` (a `contents` list)."""
+    return isinstance(value, Mapping) and isinstance(value.get("contents"), list)
+
+
+def read_result(value: Any, uri: str, mime_type: str | None) -> dict[str, Any]:
+    """The `ReadResourceResult` of a resource's return value (see `resource_contents`)."""
+    return {"contents": resource_contents(value, uri, mime_type)}
+
+
+# ---------------------------------------------------------------- prompts
+
+
+def prompt_message(item: Any) -> dict[str, Any]:
+    """One prompt message: a string is a user text message, a content block a user message, a message as is.
+
+    Raises:
+        TypeError: `item` is none of those.
+    """
+    if isinstance(item, str):
+        return dict(content.user_message(item))
+    if isinstance(item, Mapping):
+        if "role" in item:
+            return dict(item)
+        if item.get("type") in content.CONTENT_TYPES:
+            return {"role": "user", "content": dict(item)}
+    if isinstance(item, pydantic.BaseModel):
+        return prompt_message(plain(item))
+    raise TypeError(f"a prompt message must be a string, a message dict or a content block, not {type(item).__name__}")
+
+
+def prompt_result(value: Any, description: str | None) -> dict[str, Any]:
+    """The `GetPromptResult` of a prompt's return value, with `description` unless the value has its own.
+
+    A dict with `messages` is the result itself; a list or tuple is one message per item;
+    anything else is one message (see `prompt_message`).
+    """
+    if isinstance(value, Mapping) and "messages" in value:
+        result = dict(value)
+    else:
+        items = value if isinstance(value, list | tuple) else [value]
+        result = {"messages": [prompt_message(item) for item in items]}
+    if description and "description" not in result:
+        result = {"description": description, **result}
+    return result

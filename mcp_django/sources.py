@@ -1,0 +1,308 @@
+"""Sources of components, and the one backend that serves any number of them.
+
+A *source* is where tools, resources and prompts come from: the static registry
+(`mcp_django.registry.RegistrySource`) or a provider (`mcp_django.providers.ProviderSource`).
+It lists what a caller sees and finds one *component* by name or URI; a component is one
+tool, resource or prompt that runs (`call`, `read`, `get`). Declarations (`Tool`,
+`Resource`, `Prompt`) are the registry's components; a provider's are built from its
+listed dicts.
+
+`CompositeBackend` serves sources, in order of precedence, as the protocol core's `Backend`,
+for every endpoint mode: `server` serves `[registry]`, `adapter` the providers, `combined`
+both, the registry first. It is the one place that works out the caller's scope, decides
+which sources the caller reaches, merges lists and dispatches a call, read, get or
+completion to the first source that has the name or URI. A source's own items may ask for
+more scope than the source (the registry's declarations do): it is given the caller's scope
+and answers only with what that scope reaches.
+
+Adding a backend operation means: the `Backend` protocol method, a `CompositeBackend` method,
+and (when it acts on a component) the component method on the declaration and on the
+provider's component.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, Protocol, TypeVar
+
+from mcp_django.declarations.resources import UriTemplate
+from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
+from mcp_django.results import completion
+from mcp_django.scopes import Scope, ScopeResolver
+
+__all__ = [
+    "CompositeBackend",
+    "PromptComponent",
+    "ResourceComponent",
+    "Source",
+    "ToolComponent",
+    "compiled_template",
+]
+
+Items = Sequence[Mapping[str, Any]]
+C = TypeVar("C")
+
+
+class ToolComponent(Protocol):
+    """One tool, ready to run (`mcp_django.declarations.Tool`, a provider's tool)."""
+
+    async def call(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> Mapping[str, Any]:
+        """Run the tool and return its `CallToolResult` (failures are `isError` results)."""
+        ...
+
+
+class ResourceComponent(Protocol):
+    """One resource or resource template, ready to read."""
+
+    async def read(self, uri: str, variables: Mapping[str, str], request: RequestContext) -> Mapping[str, Any]:
+        """Return the `ReadResourceResult` for `uri` (`variables`: what a template bound).
+
+        Raises:
+            ResourceNotFound: nothing is there.
+        """
+        ...
+
+
+class PromptComponent(Protocol):
+    """One prompt, ready to render."""
+
+    async def get(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> Mapping[str, Any]:
+        """Return the `GetPromptResult`.
+
+        Raises:
+            InvalidParams: a required argument is missing or invalid.
+        """
+        ...
+
+
+@functools.lru_cache(maxsize=1024)
+def compiled_template(uri_template: str) -> UriTemplate | None:
+    """The matcher of a listed URI template, compiled once; None for one RFC 6570 rejects (it matches nothing)."""
+    try:
+        return UriTemplate(uri_template)
+    except Exception:
+        return None
+
+
+def _listed(items: Items, key: str, value: str) -> Mapping[str, Any] | None:
+    return next((item for item in items if item.get(key) == value), None)
+
+
+class Source:
+    """Where components come from: lists what a caller of a scope sees, and finds one by name or URI.
+
+    Subclasses implement `capabilities()`, the lists they serve, and the `*_component()` makers
+    for the items they list; the lookups default to scanning the lists. A source that finds one
+    item directly (a dict lookup) overrides the lookups, so a call does not list everything.
+    Every method gets the request and the caller's scope, already checked against `scope`.
+
+    Attributes:
+        scope: callers below it reach nothing of the source.
+        enabled: False serves nothing.
+        distinct: the lists never repeat a name or URI (the backend then need not merge them).
+    """
+
+    __slots__ = ()
+
+    scope: Scope = Scope.USER
+    enabled: bool = True
+    distinct: bool = False
+
+    def capabilities(self) -> dict[str, Any]:
+        """The features (`tools`, `resources`, `prompts`, `completions`) this source serves."""
+        raise NotImplementedError(f"{type(self).__name__} must implement capabilities()")
+
+    async def list_tools(self, ctx: RequestContext, scope: Scope) -> Items:
+        return ()
+
+    async def list_resources(self, ctx: RequestContext, scope: Scope) -> Items:
+        return ()
+
+    async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Items:
+        return ()
+
+    async def list_prompts(self, ctx: RequestContext, scope: Scope) -> Items:
+        return ()
+
+    async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> ToolComponent | None:
+        """The tool called `name`, or None."""
+        item = _listed(await self.list_tools(ctx, scope), "name", name)
+        return None if item is None else self.tool_component(item)
+
+    async def get_prompt(self, name: str, ctx: RequestContext, scope: Scope) -> PromptComponent | None:
+        """The prompt called `name`, or None."""
+        item = _listed(await self.list_prompts(ctx, scope), "name", name)
+        return None if item is None else self.prompt_component(item)
+
+    async def get_resource(self, uri: str, ctx: RequestContext, scope: Scope) -> ResourceComponent | None:
+        """The resource at exactly `uri` (not a template's), or None."""
+        item = _listed(await self.list_resources(ctx, scope), "uri", uri)
+        return None if item is None else self.resource_component(item)
+
+    async def get_resource_template(
+        self, uri_template: str, ctx: RequestContext, scope: Scope
+    ) -> ResourceComponent | None:
+        """The resource template declared as exactly `uri_template`, or None."""
+        item = _listed(await self.list_resource_templates(ctx, scope), "uriTemplate", uri_template)
+        return None if item is None else self.resource_component(item)
+
+    async def match_resource_template(
+        self, uri: str, ctx: RequestContext, scope: Scope
+    ) -> tuple[ResourceComponent, dict[str, str]] | None:
+        """The first resource template `uri` matches, and the variables it binds; or None."""
+        for item in await self.list_resource_templates(ctx, scope):
+            template = compiled_template(str(item.get("uriTemplate", "")))
+            variables = None if template is None else template.match(uri)
+            if variables is not None:
+                return self.resource_component(item), variables
+        return None
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: str,
+        value: str,
+        context_arguments: Mapping[str, str],
+        ctx: RequestContext,
+    ) -> Mapping[str, Any]:
+        """The `completion` member for `argument` of a prompt or template this source serves (default: none)."""
+        return completion(())
+
+    def tool_component(self, item: Mapping[str, Any]) -> ToolComponent:
+        """The component running a tool this source listed."""
+        raise NotImplementedError(f"{type(self).__name__} lists tools but does not implement tool_component()")
+
+    def resource_component(self, item: Mapping[str, Any]) -> ResourceComponent:
+        """The component reading a resource (or template) this source listed."""
+        raise NotImplementedError(f"{type(self).__name__} lists resources but does not implement resource_component()")
+
+    def prompt_component(self, item: Mapping[str, Any]) -> PromptComponent:
+        """The component rendering a prompt this source listed."""
+        raise NotImplementedError(f"{type(self).__name__} lists prompts but does not implement prompt_component()")
+
+
+_FEATURES: Final = ("tools", "resources", "prompts", "completions")
+
+
+class CompositeBackend:
+    """Serves sources as one `Backend`: lists merge, and the first source that has a name or URI serves it.
+
+    Sources are asked in order, and only those the caller's scope reaches; for two items of
+    the same name (or URI), the earlier source's wins, so static declarations put first win.
+    Whatever no reachable source has answers exactly as an unknown name.
+
+    Args:
+        sources: in order of precedence.
+        scopes: works out the caller's scope for a request (an endpoint's `resolve_scope`); None
+            there means the caller sees nothing. Without a resolver every caller is SYSTEM: use
+            that only in process (tests), never behind a transport.
+    """
+
+    __slots__ = ("scopes", "sources")
+
+    def __init__(self, sources: Sequence[Source], scopes: ScopeResolver | None = None) -> None:
+        self.sources = tuple(sources)
+        self.scopes = scopes
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {list(self.sources)!r}>"
+
+    def capabilities(self) -> dict[str, Any]:
+        served: dict[str, Any] = {}
+        for source in self.sources:
+            for feature, value in source.capabilities().items():
+                if feature in _FEATURES:
+                    served.setdefault(feature, dict(value))
+        return served
+
+    async def reach(self, ctx: RequestContext) -> tuple[Scope, tuple[Source, ...]]:
+        """The caller's scope and the sources it reaches, in order: the one scope check on sources."""
+        scope = Scope.SYSTEM if self.scopes is None else await self.scopes(ctx)
+        if scope is None:
+            return Scope.USER, ()
+        return scope, tuple(source for source in self.sources if source.enabled and source.scope <= scope)
+
+    async def _merged(self, ctx: RequestContext, method: str, key: str) -> Items:
+        scope, sources = await self.reach(ctx)
+        if len(sources) == 1 and sources[0].distinct:
+            listed: Items = await getattr(sources[0], method)(ctx, scope)
+            return listed
+        seen: set[Any] = set()
+        merged: list[Mapping[str, Any]] = []
+        for source in sources:
+            for item in await getattr(source, method)(ctx, scope):
+                if item.get(key) not in seen:
+                    seen.add(item.get(key))
+                    merged.append(item)
+        return merged
+
+    async def _first(
+        self, ctx: RequestContext, lookup: Callable[[Source, Scope], Awaitable[C | None]]
+    ) -> tuple[Source, C] | None:
+        """The first reachable source whose `lookup` finds something, and what it found."""
+        scope, sources = await self.reach(ctx)
+        for source in sources:
+            found = await lookup(source, scope)
+            if found is not None:
+                return source, found
+        return None
+
+    async def list_tools(self, ctx: RequestContext) -> Items:
+        return await self._merged(ctx, "list_tools", "name")
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any], ctx: RequestContext) -> Mapping[str, Any]:
+        found = await self._first(ctx, lambda source, scope: source.get_tool(name, ctx, scope))
+        if found is None:
+            raise InvalidParams(f"Unknown tool: {name}")
+        return await found[1].call(arguments, ctx)
+
+    async def list_resources(self, ctx: RequestContext) -> Items:
+        return await self._merged(ctx, "list_resources", "uri")
+
+    async def list_resource_templates(self, ctx: RequestContext) -> Items:
+        return await self._merged(ctx, "list_resource_templates", "uriTemplate")
+
+    async def read_resource(self, uri: str, ctx: RequestContext) -> Mapping[str, Any]:
+        fixed = await self._first(ctx, lambda source, scope: source.get_resource(uri, ctx, scope))
+        if fixed is not None:
+            return await fixed[1].read(uri, {}, ctx)
+        matched = await self._first(ctx, lambda source, scope: source.match_resource_template(uri, ctx, scope))
+        if matched is None:
+            raise ResourceNotFound(uri)
+        template, variables = matched[1]
+        return await template.read(uri, variables, ctx)
+
+    async def list_prompts(self, ctx: RequestContext) -> Items:
+        return await self._merged(ctx, "list_prompts", "name")
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str], ctx: RequestContext) -> Mapping[str, Any]:
+        found = await self._first(ctx, lambda source, scope: source.get_prompt(name, ctx, scope))
+        if found is None:
+            raise InvalidParams(f"Unknown prompt: {name}")
+        return await found[1].get(arguments, ctx)
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: Mapping[str, Any],
+        context_arguments: Mapping[str, str],
+        ctx: RequestContext,
+    ) -> Mapping[str, Any]:
+        owner: tuple[Source, Any] | None
+        if ref.get("type") == "ref/prompt":
+            target = str(ref.get("name", ""))
+            owner = await self._first(ctx, lambda source, scope: source.get_prompt(target, ctx, scope))
+            if owner is None:
+                raise InvalidParams(f"Unknown prompt: {target}")
+        elif ref.get("type") == "ref/resource":
+            target = str(ref.get("uri", ""))
+            owner = await self._first(ctx, lambda source, scope: source.get_resource_template(target, ctx, scope))
+            owner = owner or await self._first(ctx, lambda source, scope: source.get_resource(target, ctx, scope))
+            if owner is None:
+                raise InvalidParams(f"Unknown resource: {target}")
+        else:
+            raise InvalidParams(f"Unknown reference type: {ref.get('type')}")
+        name, value = str(argument.get("name", "")), str(argument.get("value", ""))
+        return await owner[0].complete(ref, name, value, context_arguments, ctx)
