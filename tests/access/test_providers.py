@@ -6,11 +6,15 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.test import override_settings
 
 from mcp_django import checks
 from mcp_django.context import Context
+from mcp_django.endpoints import Endpoint
+from mcp_django.protocol import InvalidParams, RequestContext
 from mcp_django.providers import PromptProvider, ProviderRegistry, ResourceProvider, ToolProvider, provider_registry
+from mcp_django.scopes import Scope
 from tests.declarations_support import make_request
 
 
@@ -217,3 +221,36 @@ def test_scope_groups_and_authorization_servers_of_the_wrong_type_are_error_e004
         "MCP_DJANGO['SCOPE_GROUPS'] must be a dict of group names.",
         "MCP_DJANGO['AUTHORIZATION_SERVERS'] must be a list of URLs.",
     }
+
+
+# ---------------------------------------------------------------- finding one tool
+
+
+class FindsOne(ToolProvider):
+    """Finds a tool by name; its list is never needed for a call."""
+
+    id = "tests.finds_one"
+
+    def list_tools(self, ctx: Context) -> list[dict[str, Any]]:
+        raise AssertionError("a call to a provider with get_tool() must not list its tools")
+
+    def get_tool(self, name: str, ctx: Context) -> dict[str, Any] | None:
+        return {"name": name, "inputSchema": {"type": "object"}} if name == "known" else None
+
+    def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> str:
+        return f"called {name} with {arguments}"
+
+
+async def _user_scope(ctx: RequestContext) -> Scope:
+    return Scope.USER
+
+
+def test_a_provider_that_finds_one_tool_is_called_without_listing_its_tools() -> None:
+    backend = Endpoint("x", name="finds-one", mode="adapter", providers=[FindsOne]).build_backend(_user_scope)
+    ctx = make_request()[0]
+
+    called = async_to_sync(backend.call_tool)("known", {"a": 1}, ctx)
+
+    assert called == {"content": [{"type": "text", "text": "called known with {'a': 1}"}]}
+    with pytest.raises(InvalidParams, match="Unknown tool: other"):
+        async_to_sync(backend.call_tool)("other", {}, ctx)
