@@ -1,7 +1,9 @@
-"""ASGI entry point: ``daphne example_project.asgi:application``.
+"""ASGI entry point: ``daphne example_project.asgi:application`` (or ``uvicorn example_project.asgi:application``).
 
-HTTP goes to Django (the MCP endpoints at ``/mcp`` and ``/conformance/mcp``, the admin); WebSockets go
-to Channels, which serves the same endpoints at ``/ws/mcp`` and ``/ws/conformance/mcp``.
+The MCP endpoints of the URLconf (``/mcp``, ``/mcp/adapter``, ``/conformance/mcp``) are served by
+mcp_django's fast path, outside Django's request cycle (docs/fast-path.md); every other HTTP request
+(the admin, ``/conformance/view/mcp``, which opts out) goes to Django; WebSockets go to Channels, which
+serves the same endpoints at ``/ws/mcp`` and ``/ws/conformance/mcp``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from mcp_django.asgi import get_asgi_application as mcp_asgi_application  # noqa: E402
 from mcp_django.routing import websocket_endpoint, websocket_urlpatterns  # noqa: E402
 
 if settings.DEBUG:
@@ -28,16 +31,18 @@ if settings.DEBUG:
 
     django_application = ASGIStaticFilesHandler(django_application)
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_application,
-        "websocket": AuthMiddlewareStack(
-            URLRouter(
-                [
-                    *websocket_urlpatterns,
-                    *websocket_endpoint("ws/conformance/mcp", endpoint="conformance"),
-                ]
-            )
-        ),
-    }
+application = mcp_asgi_application(
+    ProtocolTypeRouter(
+        {
+            "http": django_application,
+            "websocket": AuthMiddlewareStack(
+                URLRouter(
+                    [
+                        *websocket_urlpatterns,
+                        *websocket_endpoint("ws/conformance/mcp", endpoint="conformance"),
+                    ]
+                )
+            ),
+        }
+    )
 )

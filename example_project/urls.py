@@ -15,6 +15,16 @@ urlpatterns = [
         allow_anonymous=True,
         interceptors=[],
     ),
+    # The same fixture served by the Django view and the project's middleware, not the fast path
+    # (example_project/asgi.py): the conformance tests run against both.
+    *endpoint(
+        "conformance/view/mcp",
+        registry="example_project.conformance.mcp.registry",
+        name="conformance-view",
+        allow_anonymous=True,
+        interceptors=[],
+        fast_path=False,
+    ),
     # /mcp (and /mcp/): the server endpoint with every `@mcp_django.tool` of the project's apps.
     path("", include("mcp_django.urls")),
 ]

@@ -13,6 +13,7 @@ re-read when a test changes `MCP_DJANGO` (`override_settings` sends `setting_cha
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -28,8 +29,10 @@ __all__ = [
     "DEFAULTS",
     "IMPORT_STRINGS",
     "SETTING_NAME",
+    "HTTPSettings",
     "MCPSettings",
     "django_allowed_hosts",
+    "django_http_settings",
     "mcp_settings",
     "normalize_origin",
 ]
@@ -159,12 +162,71 @@ def django_allowed_hosts() -> list[str]:
     return _allowed_hosts
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class HTTPSettings:
+    """The Django settings a transport outside Django's request cycle (the ASGI fast path) applies itself.
+
+    Attributes:
+        hsts: the `Strict-Transport-Security` value `SecurityMiddleware` sends on https
+            (`SECURE_HSTS_*`), or None when `SECURE_HSTS_SECONDS` is 0.
+        ssl_redirect: `SECURE_SSL_REDIRECT`.
+        proxy_ssl_header: `SECURE_PROXY_SSL_HEADER` as (lower-case header name, value), or None.
+        use_x_forwarded_host: `USE_X_FORWARDED_HOST`.
+        force_script_name: `FORCE_SCRIPT_NAME`, or None.
+    """
+
+    hsts: str | None
+    ssl_redirect: bool
+    proxy_ssl_header: tuple[str, str] | None
+    use_x_forwarded_host: bool
+    force_script_name: str | None
+
+
+_HTTP_SETTINGS: Final = frozenset(
+    {
+        "SECURE_HSTS_SECONDS",
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+        "SECURE_HSTS_PRELOAD",
+        "SECURE_SSL_REDIRECT",
+        "SECURE_PROXY_SSL_HEADER",
+        "USE_X_FORWARDED_HOST",
+        "FORCE_SCRIPT_NAME",
+    }
+)
+_http_settings: HTTPSettings | None = None
+
+
+def django_http_settings() -> HTTPSettings:
+    """Django's HTTP security settings, read once per settings change."""
+    global _http_settings
+    if _http_settings is None:
+        hsts = None
+        if settings.SECURE_HSTS_SECONDS:
+            hsts = f"max-age={settings.SECURE_HSTS_SECONDS}"
+            if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS:
+                hsts += "; includeSubDomains"
+            if settings.SECURE_HSTS_PRELOAD:
+                hsts += "; preload"
+        proxy = settings.SECURE_PROXY_SSL_HEADER
+        _http_settings = HTTPSettings(
+            hsts=hsts,
+            ssl_redirect=bool(settings.SECURE_SSL_REDIRECT),
+            # Django names the header as a META key (HTTP_X_FORWARDED_PROTO): back to its HTTP name.
+            proxy_ssl_header=(proxy[0].removeprefix("HTTP_").replace("_", "-").lower(), proxy[1]) if proxy else None,
+            use_x_forwarded_host=bool(settings.USE_X_FORWARDED_HOST),
+            force_script_name=settings.FORCE_SCRIPT_NAME or None,
+        )
+    return _http_settings
+
+
 def _reload_mcp_settings(*, setting: str, **kwargs: Any) -> None:
-    global _allowed_hosts
+    global _allowed_hosts, _http_settings
     if setting == SETTING_NAME:
         mcp_settings.reload()
     elif setting in ("ALLOWED_HOSTS", "DEBUG"):
         _allowed_hosts = None
+    elif setting in _HTTP_SETTINGS:
+        _http_settings = None
 
 
 setting_changed.connect(_reload_mcp_settings)

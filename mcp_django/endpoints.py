@@ -91,6 +91,8 @@ class Endpoint:
         sessions: open handshake-era sessions on `initialize`; None follows `MCP_DJANGO["SESSIONS"]`.
         interceptors: this endpoint's interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
         interceptor_protocol: also serve the SEP-2624 `interceptors/list` and `interceptor/invoke`.
+        fast_path: let `mcp_django.asgi` serve it outside Django's request cycle; False leaves it
+            to the Django view (and so to the project's middleware) on every server.
     """
 
     def __init__(
@@ -106,6 +108,7 @@ class Endpoint:
         sessions: bool | None = None,
         interceptors: list[Any] | None = None,
         interceptor_protocol: bool = False,
+        fast_path: bool = True,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"Endpoint {name!r}: mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -127,6 +130,7 @@ class Endpoint:
         self._sessions = sessions
         self.interceptors = interceptors
         self.interceptor_protocol = interceptor_protocol
+        self.fast_path = fast_path
         self._handler: MessageHandler | None = None
         self._chain: dict[str, Any] | None = None
         _endpoints.add(self)

@@ -48,6 +48,7 @@ def endpoint(
     sessions: bool | None = None,
     interceptors: list[Any] | None = None,
     interceptor_protocol: bool = False,
+    fast_path: bool = True,
 ) -> list[URLPattern]:
     """Return the URL patterns serving an MCP endpoint at `route`, with and without a trailing slash.
 
@@ -66,6 +67,9 @@ def endpoint(
         sessions: open handshake-era sessions; None follows `MCP_DJANGO["SESSIONS"]`.
         interceptors: the endpoint's own interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
         interceptor_protocol: also serve `interceptors/list` and `interceptor/invoke` (SEP-2624).
+        fast_path: served by `mcp_django.asgi.get_asgi_application()` without Django's request cycle
+            (the default); False keeps it on the Django view and the project's middleware (docs/fast-path.md).
+            Under WSGI the view serves every endpoint either way.
     """
     served = Endpoint(
         route,
@@ -78,6 +82,7 @@ def endpoint(
         sessions=sessions,
         interceptors=interceptors,
         interceptor_protocol=interceptor_protocol,
+        fast_path=fast_path,
     )
     view = MCPView.as_view(endpoint=served)
     return [path(served.path, view, name=f"mcp-{name}"), path(f"{served.path}/", view)]

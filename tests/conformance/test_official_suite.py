@@ -1,5 +1,9 @@
 """The official MCP conformance suite against the example project's fixture server at ``/conformance/mcp``.
 
+``/conformance/mcp`` is served by the ASGI fast path; the 2025-11-25 and 2026-07-28 runs also go to
+``/conformance/view/mcp``, the same fixture mounted with ``fast_path=False``, so the Django view (and the
+project's middleware) keeps a leg of its own.
+
 Each run passes ``--expected-failures`` with a baseline file beside this module: a scenario listed there
 may fail (each entry says which later issue it waits for), and one that starts passing makes the run fail
 until its entry is removed. The suite needs Node 22; ``make test`` installs it and the two suite versions
@@ -117,12 +121,20 @@ def run_suite(run: SuiteRun, url: str, output_dir: Path) -> subprocess.Completed
     )
 
 
-@pytest.mark.parametrize("run_name", list(RUNS))
+FAST_PATH = "/conformance/mcp"
+VIEW = "/conformance/view/mcp"
+TARGETS = [
+    *(pytest.param(name, FAST_PATH, id=name) for name in RUNS),
+    *(pytest.param(name, VIEW, id=f"{name}-view") for name in ("2025-11-25", "2026-07-28")),
+]
+
+
+@pytest.mark.parametrize(("run_name", "path"), TARGETS)
 def test_official_conformance_suite_passes_with_only_the_expected_failures(
-    run_name: str, example_server: LiveServer, tmp_path: Path
+    run_name: str, path: str, example_server: LiveServer, tmp_path: Path
 ) -> None:
     run = RUNS[run_name]
-    result = run_suite(run, example_server.url("/conformance/mcp"), tmp_path)
+    result = run_suite(run, example_server.url(path), tmp_path)
     output = ANSI_COLOUR.sub("", result.stdout)
     summary = output[output.find("=== SUMMARY ===") :] if "=== SUMMARY ===" in output else ""
     print(summary or output[-4000:])

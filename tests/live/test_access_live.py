@@ -117,7 +117,12 @@ async def test_the_manifest_lists_the_endpoints_and_their_modes(example_server: 
         manifest = (await http.get(example_server.url("/mcp/.well-known/endpoints"))).json()
 
     modes = {entry["path"]: entry["mode"] for entry in manifest["endpoints"]}
-    assert modes == {"/conformance/mcp": "server", "/mcp": "server", "/mcp/adapter": "adapter"}
+    assert modes == {
+        "/conformance/mcp": "server",
+        "/conformance/view/mcp": "server",
+        "/mcp": "server",
+        "/mcp/adapter": "adapter",
+    }
     assert [entry["path"] for entry in manifest["endpoints"]] == sorted(modes)
 
 

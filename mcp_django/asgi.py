@@ -1,0 +1,366 @@
+"""The ASGI fast path: the MCP endpoints of the URLconf, served without Django's request cycle.
+
+    # asgi.py
+    from mcp_django.asgi import get_asgi_application
+
+    application = get_asgi_application()
+
+`get_asgi_application()` returns an ASGI application that answers the MCP endpoints mounted in the
+root URLconf (`include("mcp_django.urls")`, `endpoint()`) itself and hands every other request to
+Django's ASGI handler (or to the application you pass: a Channels `ProtocolTypeRouter`, a static
+files handler) unchanged. The routes still come from `urls.py`: a request path is resolved with
+Django's URL resolver once, and the answer (this endpoint, or "not ours") kept per path.
+
+On the fast path a request gets no Django `HttpRequest`, no thread of its own, no
+`request_started`/`request_finished` signals and no middleware: the same `StreamableHTTP` rules
+as the Django view (both eras, sessions, SSE, resumption, body limit) answer it, and
+`Endpoint.admit` checks Host, Origin and credentials as it does for every transport. The security
+headers a JSON API needs are set here. What this replaces, middleware by middleware, and when a
+request still goes to the view (`endpoint(..., fast_path=False)`, session-cookie authentication):
+docs/fast-path.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import Any, Final
+
+from django.core.signals import setting_changed
+from django.urls import set_script_prefix
+
+from mcp_django.admission import Credentials
+from mcp_django.conf import HTTPSettings, django_http_settings, mcp_settings
+from mcp_django.endpoints import Endpoint
+from mcp_django.executor import dedicated_threads
+from mcp_django.protocol.context import aclose
+from mcp_django.transports.http import HTTPResponse, StreamableHTTP, resource_metadata_url
+
+__all__ = ["FastPath", "credentials_read", "get_asgi_application"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[..., Awaitable[None]]
+"""An ASGI application: `await app(scope, receive, send)`."""
+
+ROUTE_CACHE_SIZE: Final = 1024
+"""How many request paths the fast path remembers (MCP or not); the oldest is forgotten first."""
+
+SECURITY_HEADERS: Final[tuple[tuple[bytes, bytes], ...]] = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    # A JSON answer is never a document: nothing in it may load, and no page may frame it.
+    (b"content-security-policy", b"default-src 'none'; frame-ancestors 'none'"),
+)
+"""Sent on every fast-path answer (docs/fast-path.md says which middleware each one stands in for)."""
+
+NO_STORE: Final = (b"cache-control", b"no-store")
+
+HEADERS: Final = "headers"
+SESSION: Final = "session"
+REQUEST: Final = "request"
+KNOWN_CREDENTIALS: Final[dict[str, str]] = {
+    "mcp_django.auth.TokenAuthentication": HEADERS,
+    "rest_framework.authentication.TokenAuthentication": HEADERS,
+    "rest_framework.authentication.BasicAuthentication": HEADERS,
+    "rest_framework.authentication.SessionAuthentication": SESSION,
+    "rest_framework_simplejwt.authentication.JWTAuthentication": HEADERS,
+    "rest_framework_simplejwt.authentication.JWTStatelessUserAuthentication": HEADERS,
+    "knox.auth.TokenAuthentication": HEADERS,
+}
+"""What the authentication classes mcp_django knows read, by dotted path (subclasses included)."""
+
+
+_credentials_read: dict[type, str] = {}
+
+
+def credentials_read(cls: type) -> str:
+    """What an authentication class reads of a request: `"headers"`, `"session"` or `"request"`.
+
+    A class says so with an `mcp_credentials` attribute; otherwise the first class of its MRO
+    named in `KNOWN_CREDENTIALS` decides, and a class nobody knows is taken to need the whole
+    Django request.
+
+    - `"headers"`: only the request headers (`Authorization`): served on the fast path.
+    - `"session"`: Django's session, through the session cookie: requests carrying a `Cookie`
+      header go to the Django view, where the session middleware has run; the others stay fast.
+    - `"request"`: more of the Django request (its URL, body, `request.user`): every request of
+      an endpoint with such a class goes to the Django view.
+    """
+    found = _credentials_read.get(cls)
+    if found is None:
+        declared = getattr(cls, "mcp_credentials", None)
+        if declared in (HEADERS, SESSION, REQUEST):
+            found = str(declared)
+        else:
+            names = (f"{klass.__module__}.{klass.__qualname__}" for klass in cls.__mro__)
+            found = next((KNOWN_CREDENTIALS[name] for name in names if name in KNOWN_CREDENTIALS), REQUEST)
+        _credentials_read[cls] = found
+    return found
+
+
+class _Route:
+    """A path the fast path serves: the endpoint's transport, and what its authentication classes need."""
+
+    __slots__ = ("authenticators", "cookie_to_view", "endpoint", "to_view", "transport")
+
+    def __init__(self, transport: StreamableHTTP) -> None:
+        self.transport = transport
+        self.endpoint: Endpoint = transport.endpoint
+        self.authenticators: list[Any] | None = None
+        self.to_view = False
+        self.cookie_to_view = False
+
+    def served_by_view(self, headers: dict[str, str]) -> bool:
+        """Whether this request needs the Django view after all (its authentication needs a Django request)."""
+        authenticators = self.endpoint.authenticators
+        if authenticators is not self.authenticators:  # first request, or the endpoint was reset
+            reads = {credentials_read(type(authenticator)) for authenticator in authenticators}
+            self.to_view = REQUEST in reads
+            self.cookie_to_view = SESSION in reads
+            self.authenticators = authenticators
+        return self.to_view or (self.cookie_to_view and "cookie" in headers)
+
+
+_applications: weakref.WeakSet[FastPath] = weakref.WeakSet()
+
+
+def _forget_routes(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("ROOT_URLCONF", "FORCE_SCRIPT_NAME"):
+        for application in list(_applications):
+            application._routes.clear()
+
+
+setting_changed.connect(_forget_routes)
+
+
+class FastPath:
+    """The ASGI application `get_asgi_application()` returns.
+
+    Args:
+        application: what serves every request that is not for a fast-path endpoint (and every
+            scope but `http` and `lifespan`).
+    """
+
+    def __init__(self, application: ASGIApp) -> None:
+        self.application = application
+        self._routes: dict[str, _Route | None] = {}
+        _applications.add(self)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            config = django_http_settings()
+            script_name = config.force_script_name or scope.get("root_path") or ""
+            path = scope["path"]
+            key = path if not script_name else f"{script_name}\0{path}"
+            try:
+                route = self._routes[key]
+            except KeyError:
+                route = self._resolve(key, path.removeprefix(script_name))
+            if route is not None:
+                headers = _headers(scope)
+                secure = _is_secure(scope, headers, config)
+                if not (config.ssl_redirect and not secure) and not route.served_by_view(headers):
+                    if script_name:
+                        set_script_prefix(script_name)  # as Django's handler does, for reverse() in tools
+                    with dedicated_threads():
+                        await self._serve(route.transport, scope, receive, send, headers, secure, config)
+                    return
+        elif kind == "lifespan":
+            await _lifespan(receive, send)
+            return
+        await self.application(scope, receive, send)
+
+    def _resolve(self, key: str, path_info: str) -> _Route | None:
+        """Resolve a path with Django's URL resolver; remember whether it is a fast-path endpoint."""
+        from django.urls import Resolver404, get_resolver
+
+        route = None
+        try:
+            match = get_resolver().resolve(path_info)  # the root URLconf, as Django's handler resolves it
+        except Resolver404:
+            pass
+        else:
+            initkwargs = getattr(match.func, "view_initkwargs", None) or {}
+            endpoint, transport = initkwargs.get("endpoint"), initkwargs.get("transport")
+            if isinstance(endpoint, Endpoint) and endpoint.fast_path and isinstance(transport, StreamableHTTP):
+                route = _Route(transport)
+        if len(self._routes) >= ROUTE_CACHE_SIZE:
+            del self._routes[next(iter(self._routes))]
+        self._routes[key] = route
+        return route
+
+    async def _serve(
+        self,
+        transport: StreamableHTTP,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        headers: dict[str, str],
+        secure: bool,
+        config: HTTPSettings,
+    ) -> None:
+        method = scope["method"]
+        body = b""
+        if method == "POST":
+            read = await _read_body(receive, headers, mcp_settings.MAX_REQUEST_BYTES)
+            if read is None:
+                return  # the client went away before it finished sending
+            body = read
+        host = headers.get("host") or _server_host(scope, secure)
+        site_host = headers.get("x-forwarded-host", host) if config.use_x_forwarded_host else host
+        scheme = "https" if secure else "http"
+        response = await transport.respond(
+            method,
+            headers,
+            body,
+            credentials=Credentials(headers),
+            host=host,
+            resource_metadata=resource_metadata_url(f"{scheme}://{site_host}/", scope["path"]),
+            streaming=True,
+        )
+        await _send_response(response, receive, send, config.hsts if secure else None)
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """The request headers by lower-case name (ASGI servers send them so), repeated ones joined as Django does."""
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope["headers"]:
+        name = raw_name.decode("latin-1")
+        value = raw_value.decode("latin-1")
+        if name in headers:
+            value = headers[name] + ("; " if name == "cookie" else ",") + value
+        headers[name] = value
+    return headers
+
+
+def _is_secure(scope: Scope, headers: dict[str, str], config: HTTPSettings) -> bool:
+    """`HttpRequest.is_secure()`: the proxy's header when `SECURE_PROXY_SSL_HEADER` names one, else the scheme."""
+    if config.proxy_ssl_header is not None:
+        name, secure_value = config.proxy_ssl_header
+        value = headers.get(name)
+        if value is not None:
+            return value.split(",", 1)[0].strip() == secure_value
+    return scope.get("scheme") == "https"
+
+
+def _server_host(scope: Scope, secure: bool) -> str | None:
+    """The host Django falls back to without a `Host` header: the server's name and non-default port."""
+    server = scope.get("server")
+    if not server:
+        return None
+    name, port = server[0], server[1]
+    if port is None or port == (443 if secure else 80):
+        return str(name)
+    return f"{name}:{port}"
+
+
+async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> bytes | None:
+    """The request body, read one byte past `limit` at most (nothing when `Content-Length` is already over).
+
+    None when the client disconnected first. The transport answers 413 to anything over the limit.
+    """
+    declared = headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return b""
+    message = await receive()
+    if message["type"] != "http.request":
+        return None
+    body: bytes = message.get("body", b"")
+    if not message.get("more_body", False):
+        return body
+    chunks = [body]
+    size = len(body)
+    while size <= limit:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+async def _send_response(response: HTTPResponse, receive: Receive, send: Send, hsts: str | None) -> None:
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in response.headers.items()]
+    headers.extend(SECURITY_HEADERS)
+    if "Cache-Control" not in response.headers:
+        headers.append(NO_STORE)
+    if hsts is not None:
+        headers.append((b"strict-transport-security", hsts.encode("latin-1")))
+    stream = response.stream
+    if stream is None:
+        headers.append((b"content-length", str(len(response.body)).encode("latin-1")))
+        await send({"type": "http.response.start", "status": response.status, "headers": headers})
+        await send({"type": "http.response.body", "body": response.body})
+        return
+    await send({"type": "http.response.start", "status": response.status, "headers": headers})
+    await _stream(stream, receive, send)
+
+
+async def _stream(stream: AsyncIterator[bytes], receive: Receive, send: Send) -> None:
+    """Send each chunk of `stream` as it comes; when the client disconnects, close the stream.
+
+    Closing the stream is what cancels the request in the protocol core (as Django's handler
+    cancelling the view does on the Django path).
+    """
+
+    async def pump() -> None:
+        async for chunk in stream:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def disconnected() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    pumping = asyncio.ensure_future(pump())
+    watching = asyncio.ensure_future(disconnected())
+    try:
+        await asyncio.wait((pumping, watching), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (watching, pumping):
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(watching, pumping, return_exceptions=True)
+        await aclose(stream)
+    if not pumping.cancelled() and pumping.exception() is not None:
+        raise pumping.exception()  # type: ignore[misc]  # checked just above
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    """Answer the lifespan protocol: nothing to start or stop (Django does not speak it)."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def get_asgi_application(django_app: ASGIApp | None = None) -> FastPath:
+    """The ASGI application serving the URLconf's MCP endpoints on the fast path and everything else with `django_app`.
+
+    Args:
+        django_app: what serves the rest: Django's ASGI handler (built with
+            `django.core.asgi.get_asgi_application()`, which sets Django up, when None), or any
+            ASGI application around it (a Channels `ProtocolTypeRouter`, `ASGIStaticFilesHandler`).
+    """
+    if django_app is None:
+        from django.core.asgi import get_asgi_application as django_asgi_application
+
+        django_app = django_asgi_application()
+    else:
+        import django
+        from django.apps import apps
+
+        if not apps.ready:
+            django.setup(set_prefix=False)
+    return FastPath(django_app)
