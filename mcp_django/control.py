@@ -26,6 +26,7 @@ from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint, mounted_endpoints
 from mcp_django.interceptors.chain import PlanEntry, build_plan
 from mcp_django.protocol.context import Connection, RequestContext
+from mcp_django.protocol.errors import validation_problems
 from mcp_django.protocol.versions import Era
 from mcp_django.providers import PromptProvider, Provider, ResourceProvider, ToolProvider, provider_registry
 from mcp_django.scopes import Scope
@@ -176,9 +177,8 @@ def interceptor_options_error(name: str, options: Any) -> str | None:
     try:
         type(entry.interceptor).Options.model_validate(options)
     except pydantic.ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "options"
-        return f"{type(entry.interceptor).__name__} rejects these options ({where}: {first['msg']})."
+        where, problem, *_ = validation_problems(error)[0]
+        return f"{type(entry.interceptor).__name__} rejects these options ({where or 'options'}: {problem})."
     return None
 
 

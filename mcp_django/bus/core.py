@@ -27,6 +27,7 @@ import pydantic
 from asgiref.sync import async_to_sync, iscoroutinefunction, sync_to_async
 
 from mcp_django.exceptions import RegistryFrozen
+from mcp_django.protocol.errors import validation_problems
 
 __all__ = [
     "HANDLER_FAILED",
@@ -429,10 +430,7 @@ def _validate(spec: Action, target: Any, payload: Any) -> tuple[pydantic.BaseMod
 
 def _invalid(field: str, code: str, error: pydantic.ValidationError) -> Err:
     """An `Err` listing each problem as `path: message`, without echoing the rejected input."""
-    problems = []
-    for item in error.errors(include_url=False, include_input=False):
-        path = ".".join([field, *(str(part) for part in item["loc"])])
-        problems.append((path, item["msg"]))
+    problems = [(problem.location, problem.message) for problem in validation_problems(error, prefix=field)]
     return Err(code, "; ".join(f"{path}: {message}" for path, message in problems), problems[0][0])
 
 

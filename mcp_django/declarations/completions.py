@@ -10,7 +10,7 @@ from mcp_django import results
 from mcp_django.declarations.common import AnyFunction, DeclarationError, Runner
 from mcp_django.declarations.signatures import Signature, with_context
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.jsonrpc import InternalError, MCPError
+from mcp_django.protocol.errors import internal_errors
 
 __all__ = ["Completion", "CompletionRef"]
 
@@ -57,11 +57,6 @@ class Completion:
         kwargs: dict[str, Any] = {names[0]: value}
         if self._positional == 2:
             kwargs[names[1]] = dict(context_arguments)
-        try:
+        with internal_errors(completion_logger, "Completion %s raised", self.ref):
             suggestions = await self._run(with_context(kwargs, self.signature, request))
-        except MCPError:
-            raise
-        except Exception:
-            completion_logger.exception("Completion %s raised", self.ref)
-            raise InternalError() from None
         return results.completion(suggestions)

@@ -24,7 +24,8 @@ from mcp_django.declarations.common import (
 )
 from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with_context
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.jsonrpc import InternalError, MCPError, ResourceNotFound
+from mcp_django.protocol.errors import internal_errors
+from mcp_django.protocol.jsonrpc import ResourceNotFound
 from mcp_django.scopes import Scope
 
 __all__ = ["Resource", "ResourceTemplate", "UriTemplate"]
@@ -173,13 +174,8 @@ class Resource:
             kwargs = self.signature.bind(variables)
         except ArgumentsInvalid:
             raise ResourceNotFound(uri) from None
-        try:
+        with internal_errors(resource_logger, "Resource %s raised", uri):
             value = await self._run(with_context(kwargs, self.signature, request))
-        except MCPError:
-            raise
-        except Exception:
-            resource_logger.exception("Resource %s raised", uri)
-            raise InternalError() from None
         if value is None:
             raise ResourceNotFound(uri)
         return results.read_result(value, uri, self.mime_type)

@@ -25,6 +25,7 @@ from mcp_django.context import Context
 from mcp_django.declarations.common import AnyFunction, DeclarationError, function_name
 from mcp_django.declarations.docstrings import parse_docstring
 from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.errors import validation_problems
 
 __all__ = ["ArgumentsInvalid", "Signature", "StructuredOutput", "mentions_content", "with_context"]
 
@@ -53,13 +54,9 @@ class ArgumentsInvalid(ValueError):
 
 
 def _describe_errors(exc: pydantic.ValidationError) -> ArgumentsInvalid:
-    parts: list[str] = []
-    missing: list[str] = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error["loc"]) or "(arguments)"
-        if error["type"] == "missing" and len(error["loc"]) == 1:
-            missing.append(where)
-        parts.append(f"{where}: {error['msg']}")
+    problems = validation_problems(exc)
+    parts = [f"{problem.location or '(arguments)'}: {problem.message}" for problem in problems]
+    missing = [problem.location for problem in problems if problem.type == "missing" and len(problem.loc) == 1]
     return ArgumentsInvalid("; ".join(parts), missing)
 
 

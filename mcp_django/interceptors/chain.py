@@ -37,6 +37,7 @@ from mcp_django.interceptors.base import (
     SinkResult,
     ValidationResult,
 )
+from mcp_django.protocol.errors import validation_problems
 
 __all__ = [
     "DEFAULT_DIRECTIONS",
@@ -282,9 +283,8 @@ class _EntryParser:
             options: pydantic.BaseModel = cls.Options.model_validate(raw)
             return options
         except pydantic.ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "OPTIONS"
-            self.problem(E_OPTIONS, f"has OPTIONS {cls.__name__} rejects.", f"{where}: {first['msg']}."[:120])
+            where, problem, *_ = validation_problems(error)[0]
+            self.problem(E_OPTIONS, f"has OPTIONS {cls.__name__} rejects.", f"{where or 'OPTIONS'}: {problem}."[:120])
             return None
 
 

@@ -17,6 +17,7 @@ from mcp_django.interceptors.base import PHASES, InterceptorContext, Invocation
 from mcp_django.interceptors.chain import InterceptorPlan
 from mcp_django.interceptors.hook import context_for
 from mcp_django.protocol import InternalError, InvalidParams, RequestContext
+from mcp_django.protocol.errors import validation_problems
 from mcp_django.protocol.features import MethodSpec, Server
 
 __all__ = ["EXTENSION", "interceptor_capability", "interceptor_methods"]
@@ -64,7 +65,7 @@ def interceptor_methods(plan: InterceptorPlan) -> tuple[MethodSpec, MethodSpec]:
             try:
                 options = type(entry.interceptor).Options.model_validate(params["config"])
             except pydantic.ValidationError as error:
-                raise InvalidParams(f"Invalid params: config: {error.errors()[0]['msg']}") from None
+                raise InvalidParams(f"Invalid params: config: {validation_problems(error)[0].message}") from None
         invocation = Invocation(event, phase, payload, options, _context(ctx, params.get("context")))
         record = await plan.invoke(entry, invocation, timeout_ms)
         if record.error == "timeout":

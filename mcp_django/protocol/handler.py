@@ -28,6 +28,7 @@ from mcp_django.protocol.context import (
     Emit,
     RequestContext,
 )
+from mcp_django.protocol.errors import error_response, validation_problems
 from mcp_django.protocol.features import METHODS, MethodSpec
 from mcp_django.protocol.hooks import OperationHook, compose
 from mcp_django.protocol.inputs import (
@@ -41,7 +42,6 @@ from mcp_django.protocol.inputs import (
     error_of,
 )
 from mcp_django.protocol.jsonrpc import (
-    RESOURCE_NOT_FOUND_LEGACY,
     InternalError,
     InvalidParams,
     InvalidRequest,
@@ -49,7 +49,6 @@ from mcp_django.protocol.jsonrpc import (
     Message,
     MethodNotFound,
     RequestId,
-    ResourceNotFound,
     UnsupportedProtocolVersion,
     request_id_of,
     result_response,
@@ -281,17 +280,14 @@ class MessageHandler:
             ctx, spec = self._prepare(envelope, connection, emit)
             result = await self._perform(spec, envelope.params, ctx)
             return result_response(request_id, self._finish(spec, result, ctx))
-        except ResourceNotFound as error:
-            if self._era_of(message.get("params"), connection)[0] is Era.HANDSHAKE:
-                error.code = RESOURCE_NOT_FOUND_LEGACY
-            return error.to_response(request_id)
         except MCPError as error:
             if isinstance(message, dict) and "id" not in message and "method" in message:
                 return None  # a malformed notification gets no reply
-            return error.to_response(request_id)
-        except Exception:
+            params = message.get("params") if isinstance(message, dict) else None
+            return error_response(error, request_id, self._era_of(params, connection)[0])
+        except Exception as error:
             logger.exception("Unhandled error while serving %r", _method_of(message))
-            return InternalError().to_response(request_id)
+            return error_response(error, request_id, Era.HANDSHAKE)
 
     def _prepare(
         self, envelope: _Envelope, connection: Connection, emit: Emit | None
@@ -461,7 +457,10 @@ class MessageHandler:
         try:
             validate_client_request(method, version, params)
         except pydantic.ValidationError as error:
-            raise InvalidParams(f"Invalid params: {_describe(error)}") from None
+            location, problem, *_ = validation_problems(error, skip=("params",))[0]
+            raise InvalidParams(
+                f"Invalid params: {location}: {problem}" if location else f"Invalid params: {problem}"
+            ) from None
         except (KeyError, ValueError):
             raise MethodNotFound(f"Method not found: {method}") from None
 
@@ -500,9 +499,3 @@ def _session_key(connection: Connection) -> str | None:
 
 def _method_of(message: Any) -> Any:
     return message.get("method") if isinstance(message, dict) else None
-
-
-def _describe(error: pydantic.ValidationError) -> str:
-    first = error.errors()[0]
-    location = ".".join(str(part) for part in first["loc"] if part not in ("params",))
-    return f"{location}: {first['msg']}" if location else first["msg"]

@@ -16,7 +16,8 @@ from asgiref.sync import iscoroutinefunction, sync_to_async
 from mcp_django import results
 from mcp_django.context import Context
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, MCPError, ResourceNotFound
+from mcp_django.protocol.errors import internal_errors
+from mcp_django.protocol.jsonrpc import InvalidParams, MCPError, ResourceNotFound
 from mcp_django.providers.base import PromptProvider, Provider, ResourceProvider, ToolProvider
 from mcp_django.scopes import Scope
 from mcp_django.sources import Source, ToolComponent
@@ -135,13 +136,8 @@ class ProviderSource(Source):
         context_arguments: Mapping[str, str],
         ctx: RequestContext,
     ) -> Mapping[str, Any]:
-        try:
+        with internal_errors(logger, "Completion of %s by provider %s raised", argument, self.provider.id):
             suggestions = await self._run["complete"](ref, argument, value, dict(context_arguments), Context(ctx))
-        except MCPError:
-            raise
-        except Exception:
-            logger.exception("Completion of %s by provider %s raised", argument, self.provider.id)
-            raise InternalError() from None
         return results.completion(suggestions)
 
 
@@ -175,13 +171,8 @@ class ProviderResource:
         self.mime_type = mime_type
 
     async def read(self, uri: str, variables: Mapping[str, str], request: RequestContext) -> dict[str, Any]:
-        try:
+        with internal_errors(logger, "Resource %s of provider %s raised", uri, self.source.provider.id):
             value = await self.source.run("read_resource", uri, Context(request))
-        except MCPError:
-            raise
-        except Exception:
-            logger.exception("Resource %s of provider %s raised", uri, self.source.provider.id)
-            raise InternalError() from None
         if value is None:
             raise ResourceNotFound(uri)
         if results.is_read_resource_result(value):
@@ -208,11 +199,6 @@ class ProviderPrompt:
         if required:
             raise InvalidParams(f"Missing required arguments for prompt {name}: {', '.join(required)}")
         description = self.listed.get("description")
-        try:
+        with internal_errors(logger, "Prompt %s of provider %s raised", name, self.source.provider.id):
             value = await self.source.run("get_prompt", name, given, Context(request))
             return results.prompt_result(value, description if isinstance(description, str) else None)
-        except MCPError:
-            raise
-        except Exception:
-            logger.exception("Prompt %s of provider %s raised", name, self.source.provider.id)
-            raise InternalError() from None

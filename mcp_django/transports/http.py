@@ -49,15 +49,9 @@ from mcp_django.protocol import (
     era_of_header,
 )
 from mcp_django.protocol.context import META_PROTOCOL_VERSION, aclose
+from mcp_django.protocol.errors import http_status
 from mcp_django.protocol.features.subscriptions import wanted_by_session
 from mcp_django.protocol.jsonrpc import (
-    HEADER_MISMATCH,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
-    PARSE_ERROR,
-    UNSUPPORTED_PROTOCOL_VERSION,
     RequestId,
     is_request,
     request_id_of,
@@ -84,37 +78,12 @@ NAME_FIELDS: Final[Mapping[str, str]] = {"tools/call": "name", "prompts/get": "n
 """The methods whose `Mcp-Name` header mirrors a params field, and that field."""
 
 JSON_HEADERS: Final[Mapping[str, str]] = {"Content-Type": "application/json"}
-_STATELESS_400: Final = frozenset(
-    {
-        PARSE_ERROR,
-        INVALID_REQUEST,
-        INVALID_PARAMS,
-        HEADER_MISMATCH,
-        MISSING_REQUIRED_CLIENT_CAPABILITY,
-        UNSUPPORTED_PROTOCOL_VERSION,
-    }
-)
-_HANDSHAKE_400: Final = frozenset({PARSE_ERROR, INVALID_REQUEST})
 _BASE64_VALUE: Final = re.compile(r"=\?base64\?(.*)\?=", re.DOTALL)
 _VISIBLE_ASCII: Final = re.compile(r"[\x20-\x7e\t]*")
 
 
 _running: set[asyncio.Task[None]] = set()
 """Requests of handshake sessions still running (a reference keeps each task alive until it ends)."""
-
-
-def http_status(era: Era, code: int) -> int:
-    """Return the HTTP status of a response carrying the JSON-RPC error `code`.
-
-    Stateless era: request-shape errors are 400 and an unknown method is 404, as the
-    2026-07-28 transport requires. Handshake era: only unparseable or malformed envelopes
-    are 400; every other error travels in a 200, as before.
-    """
-    if era is Era.STATELESS:
-        if code == METHOD_NOT_FOUND:
-            return 404
-        return 400 if code in _STATELESS_400 else 200
-    return 400 if code in _HANDSHAKE_400 else 200
 
 
 @dataclasses.dataclass(slots=True)
