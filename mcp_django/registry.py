@@ -308,18 +308,18 @@ class Registry:
         lists = self._lists.get(scope)
         if lists is None:
             lists = self._lists[scope] = {
-                "tools": tuple(tool.wire for _, tool in sorted(self._tools.items()) if tool.scope <= scope),
+                "tools": tuple(tool.wire for _, tool in sorted(self._tools.items()) if _reached(tool, scope)),
                 "resources": tuple(
                     item.wire
                     for item in sorted(self._resources.values(), key=lambda r: (r.name, r.uri))
-                    if item.scope <= scope
+                    if _reached(item, scope)
                 ),
                 "resource_templates": tuple(
                     item.wire
                     for item in sorted(self._templates.values(), key=lambda r: (r.name, r.uri))
-                    if item.scope <= scope
+                    if _reached(item, scope)
                 ),
-                "prompts": tuple(prompt.wire for _, prompt in sorted(self._prompts.items()) if prompt.scope <= scope),
+                "prompts": tuple(prompt.wire for _, prompt in sorted(self._prompts.items()) if _reached(prompt, scope)),
             }
         return lists
 
@@ -359,8 +359,8 @@ class Registry:
 
     def find_resource(self, uri: str, scope: Scope = Scope.SYSTEM) -> tuple[Resource, dict[str, str]] | None:
         """Return the resource a caller of `scope` reaches at `uri` and the template variables it binds, or None."""
-        fixed = self._resources.get(uri)
-        if fixed is not None and fixed.scope <= scope:
+        fixed = _reached(self._resources.get(uri), scope)
+        if fixed is not None:
             return fixed, {}
         return self.matching_template(uri, scope)
 
@@ -369,7 +369,7 @@ class Registry:
     ) -> tuple[ResourceTemplate, dict[str, str]] | None:
         """Return the first template a caller of `scope` reaches that `uri` matches, and the variables it binds."""
         for template in self._templates.values():
-            if template.scope > scope:
+            if _reached(template, scope) is None:
                 continue
             variables = template.template.match(uri)
             if variables is not None:
@@ -455,7 +455,10 @@ Declared = TypeVar("Declared", bound=Tool | Resource | Prompt)
 
 
 def _reached(declaration: Declared | None, scope: Scope) -> Declared | None:
-    """The declaration if the caller's scope reaches it, else None (exactly as if it were not declared)."""
+    """The declaration if the caller's scope reaches it, else None (exactly as if it were not declared).
+
+    The one check of a declaration's own scope; `CompositeBackend.reach` checks the sources'.
+    """
     return declaration if declaration is not None and declaration.scope <= scope else None
 
 

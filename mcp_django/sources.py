@@ -238,22 +238,12 @@ class CompositeBackend:
                     merged.append(item)
         return merged
 
-    async def _first(
-        self, ctx: RequestContext, lookup: Callable[[Source, Scope], Awaitable[C | None]]
-    ) -> tuple[Source, C] | None:
-        """The first reachable source whose `lookup` finds something, and what it found."""
-        scope, sources = await self.reach(ctx)
-        for source in sources:
-            found = await lookup(source, scope)
-            if found is not None:
-                return source, found
-        return None
-
     async def list_tools(self, ctx: RequestContext) -> Items:
         return await self._merged(ctx, "list_tools", "name")
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any], ctx: RequestContext) -> Mapping[str, Any]:
-        found = await self._first(ctx, lambda source, scope: source.get_tool(name, ctx, scope))
+        scope, sources = await self.reach(ctx)
+        found = await _first(sources, lambda source: source.get_tool(name, ctx, scope))
         if found is None:
             raise InvalidParams(f"Unknown tool: {name}")
         return await found[1].call(arguments, ctx)
@@ -265,10 +255,11 @@ class CompositeBackend:
         return await self._merged(ctx, "list_resource_templates", "uriTemplate")
 
     async def read_resource(self, uri: str, ctx: RequestContext) -> Mapping[str, Any]:
-        fixed = await self._first(ctx, lambda source, scope: source.get_resource(uri, ctx, scope))
+        scope, sources = await self.reach(ctx)
+        fixed = await _first(sources, lambda source: source.get_resource(uri, ctx, scope))
         if fixed is not None:
             return await fixed[1].read(uri, {}, ctx)
-        matched = await self._first(ctx, lambda source, scope: source.match_resource_template(uri, ctx, scope))
+        matched = await _first(sources, lambda source: source.match_resource_template(uri, ctx, scope))
         if matched is None:
             raise ResourceNotFound(uri)
         template, variables = matched[1]
@@ -278,7 +269,8 @@ class CompositeBackend:
         return await self._merged(ctx, "list_prompts", "name")
 
     async def get_prompt(self, name: str, arguments: Mapping[str, str], ctx: RequestContext) -> Mapping[str, Any]:
-        found = await self._first(ctx, lambda source, scope: source.get_prompt(name, ctx, scope))
+        scope, sources = await self.reach(ctx)
+        found = await _first(sources, lambda source: source.get_prompt(name, ctx, scope))
         if found is None:
             raise InvalidParams(f"Unknown prompt: {name}")
         return await found[1].get(arguments, ctx)
@@ -291,18 +283,28 @@ class CompositeBackend:
         ctx: RequestContext,
     ) -> Mapping[str, Any]:
         owner: tuple[Source, Any] | None
+        scope, sources = await self.reach(ctx)
         if ref.get("type") == "ref/prompt":
             target = str(ref.get("name", ""))
-            owner = await self._first(ctx, lambda source, scope: source.get_prompt(target, ctx, scope))
+            owner = await _first(sources, lambda source: source.get_prompt(target, ctx, scope))
             if owner is None:
                 raise InvalidParams(f"Unknown prompt: {target}")
         elif ref.get("type") == "ref/resource":
             target = str(ref.get("uri", ""))
-            owner = await self._first(ctx, lambda source, scope: source.get_resource_template(target, ctx, scope))
-            owner = owner or await self._first(ctx, lambda source, scope: source.get_resource(target, ctx, scope))
+            owner = await _first(sources, lambda source: source.get_resource_template(target, ctx, scope))
+            owner = owner or await _first(sources, lambda source: source.get_resource(target, ctx, scope))
             if owner is None:
                 raise InvalidParams(f"Unknown resource: {target}")
         else:
             raise InvalidParams(f"Unknown reference type: {ref.get('type')}")
         name, value = str(argument.get("name", "")), str(argument.get("value", ""))
         return await owner[0].complete(ref, name, value, context_arguments, ctx)
+
+
+async def _first(sources: Sequence[Source], lookup: Callable[[Source], Awaitable[C | None]]) -> tuple[Source, C] | None:
+    """The first source whose `lookup` finds something, and what it found."""
+    for source in sources:
+        found = await lookup(source)
+        if found is not None:
+            return source, found
+    return None
