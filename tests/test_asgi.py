@@ -434,3 +434,22 @@ async def test_the_lifespan_protocol_is_answered() -> None:
     await asyncio.wait_for(app({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send), WAIT_S)
 
     assert sent == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]
+
+
+async def test_other_scope_types_go_to_the_wrapped_application() -> None:
+    seen: list[str] = []
+
+    async def wrapped(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        seen.append(scope["type"])
+
+    async def receive() -> MutableMapping[str, Any]:
+        return {"type": "http.disconnect"}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        pass
+
+    app = get_asgi_application(wrapped)
+    await app({"type": "websocket", "path": "/ws/mcp", "headers": []}, receive, send)
+    await app(http_scope("GET", "/hello/", {"Host": "localhost"}), receive, send)
+
+    assert seen == ["websocket", "http"]
