@@ -19,6 +19,16 @@ from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, normalize_or
 __all__ = ["check_registries", "check_settings"]
 
 CACHE_SCOPES: Final = ("public", "private")
+INTERCEPTOR_CHECK_IDS: Final[Mapping[str, str]] = {
+    "import": "mcp_django.E018",
+    "not_interceptor": "mcp_django.E019",
+    "priority_both": "mcp_django.E020",
+    "duplicate": "mcp_django.E021",
+    "widened": "mcp_django.E022",
+    "value": "mcp_django.E023",
+    "options": "mcp_django.E024",
+}
+"""The check ID of each kind of interceptor-list problem (`interceptors.chain.PROBLEM_KINDS`)."""
 _DOCS: Final = "See docs/settings.md."
 
 
@@ -232,7 +242,7 @@ def check_interceptors(app_configs: Iterable[AppConfig] | None = None, **kwargs:
     for endpoint in endpoints:
         if endpoint.interceptors is not None:
             problems += plan_problems(endpoint.interceptors, f"Endpoint {endpoint.name!r} interceptors")
-    return [Error(problem.message, hint=problem.hint, id=problem.id) for problem in problems]
+    return [Error(problem.message, hint=problem.hint, id=INTERCEPTOR_CHECK_IDS[problem.kind]) for problem in problems]
 
 
 @register(Tags.compatibility)

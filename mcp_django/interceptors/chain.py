@@ -41,6 +41,7 @@ from mcp_django.protocol.errors import validation_problems
 
 __all__ = [
     "DEFAULT_DIRECTIONS",
+    "PROBLEM_KINDS",
     "ChainResult",
     "InterceptorConfigError",
     "InterceptorPlan",
@@ -59,24 +60,32 @@ ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY",
 MODES: Final = ("active", "audit")
 DEFAULT_DIRECTIONS: Final[Mapping[str, str]] = {"request": "sending", "response": "receiving"}
 
-# Check IDs of the configuration problems (docs/checks.md).
-E_IMPORT: Final = "mcp_django.E018"
-E_NOT_INTERCEPTOR: Final = "mcp_django.E019"
-E_PRIORITY_BOTH: Final = "mcp_django.E020"
-E_DUPLICATE: Final = "mcp_django.E021"
-E_WIDENED: Final = "mcp_django.E022"
-E_VALUE: Final = "mcp_django.E023"
-E_OPTIONS: Final = "mcp_django.E024"
-
+# The kinds of configuration problem; `checks.py` gives each its check ID (docs/checks.md).
+PROBLEM_IMPORT: Final = "import"
+PROBLEM_NOT_INTERCEPTOR: Final = "not_interceptor"
+PROBLEM_PRIORITY_BOTH: Final = "priority_both"
+PROBLEM_DUPLICATE: Final = "duplicate"
+PROBLEM_WIDENED: Final = "widened"
+PROBLEM_VALUE: Final = "value"
+PROBLEM_OPTIONS: Final = "options"
+PROBLEM_KINDS: Final = (
+    PROBLEM_IMPORT,
+    PROBLEM_NOT_INTERCEPTOR,
+    PROBLEM_PRIORITY_BOTH,
+    PROBLEM_DUPLICATE,
+    PROBLEM_WIDENED,
+    PROBLEM_VALUE,
+    PROBLEM_OPTIONS,
+)
 
 # -- configuration --------------------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Problem:
-    """One mistake in an interceptor list: a system check message (`id`, `message`, `hint`)."""
+    """One mistake in an interceptor list: its kind (one of `PROBLEM_KINDS`), message and hint."""
 
-    id: str
+    kind: str
     message: str
     hint: str
 
@@ -169,37 +178,41 @@ class _EntryParser:
         self.label = label
         self.problems = problems
 
-    def problem(self, check_id: str, message: str, hint: str) -> None:
-        self.problems.append(Problem(check_id, f"{self.label} {message}", hint))
+    def problem(self, kind: str, message: str, hint: str) -> None:
+        self.problems.append(Problem(kind, f"{self.label} {message}", hint))
 
     def parse(self, raw: Any, index: int) -> PlanEntry | None:
         if isinstance(raw, str):
             raw = {"CLASS": raw}
         elif not isinstance(raw, Mapping):
-            self.problem(E_VALUE, "must be an import string or a dict.", "Write 'path.to.Class' or {'CLASS': ...}.")
+            self.problem(
+                PROBLEM_VALUE, "must be an import string or a dict.", "Write 'path.to.Class' or {'CLASS': ...}."
+            )
             return None
         for key in raw:
             if key not in ENTRY_KEYS:
-                self.problem(E_VALUE, f"has an unknown key {str(key)[:20]!r}.", f"Use only {', '.join(ENTRY_KEYS)}.")
+                self.problem(
+                    PROBLEM_VALUE, f"has an unknown key {str(key)[:20]!r}.", f"Use only {', '.join(ENTRY_KEYS)}."
+                )
         cls = self.resolve(raw.get("CLASS"))
         if cls is None:
             return None
         before = len(self.problems)
         name = raw.get("NAME", cls.name or cls.__name__)
         if not isinstance(name, str) or not name:
-            self.problem(E_VALUE, "has an invalid NAME.", "Use a non-empty string.")
+            self.problem(PROBLEM_VALUE, "has an invalid NAME.", "Use a non-empty string.")
         events = self.narrowed("EVENTS", raw, cls.events, cls)
         phases = self.narrowed("PHASES", raw, cls.phases, cls)
         priority, hint = self.priority(raw, cls)
         mode = raw.get("MODE", cls.mode)
         if mode not in MODES:
-            self.problem(E_VALUE, "has an invalid MODE.", "Use 'active' or 'audit'.")
+            self.problem(PROBLEM_VALUE, "has an invalid MODE.", "Use 'active' or 'audit'.")
         fail_open = raw.get("FAIL_OPEN", cls.fail_open)
         if not isinstance(fail_open, bool):
-            self.problem(E_VALUE, "has an invalid FAIL_OPEN.", "Use True or False.")
+            self.problem(PROBLEM_VALUE, "has an invalid FAIL_OPEN.", "Use True or False.")
         timeout_ms = raw.get("TIMEOUT_MS", cls.timeout_ms)
         if timeout_ms is not None and not (_is_int(timeout_ms) and timeout_ms > 0):
-            self.problem(E_VALUE, "has an invalid TIMEOUT_MS.", "Use a positive number of milliseconds, or None.")
+            self.problem(PROBLEM_VALUE, "has an invalid TIMEOUT_MS.", "Use a positive number of milliseconds, or None.")
         options = self.options(raw.get("OPTIONS") or {}, cls)
         if len(self.problems) > before or options is None:
             return None
@@ -224,11 +237,13 @@ class _EntryParser:
             try:
                 cls = import_string(path)
             except ImportError:
-                self.problem(E_IMPORT, "names a class that cannot be imported.", f"Check the dotted path {path!r}.")
+                self.problem(
+                    PROBLEM_IMPORT, "names a class that cannot be imported.", f"Check the dotted path {path!r}."
+                )
                 return None
         if not (isinstance(cls, type) and issubclass(cls, Interceptor) and cls.entrypoint):
             self.problem(
-                E_NOT_INTERCEPTOR,
+                PROBLEM_NOT_INTERCEPTOR,
                 "is not an interceptor class.",
                 "Subclass ValidationInterceptor, MutationInterceptor or SinkInterceptor.",
             )
@@ -240,12 +255,12 @@ class _EntryParser:
         value = raw.get(key, declared)
         if not _is_string_list(value) or (key == "PHASES" and not set(value) <= set(PHASES)):
             hint = "Use a list of 'request' and/or 'response'." if key == "PHASES" else "Use a list of event names."
-            self.problem(E_VALUE, f"has an invalid {key}.", hint)
+            self.problem(PROBLEM_VALUE, f"has an invalid {key}.", hint)
             return ()
         if not set(value) <= set(declared) and "*" not in declared:
             what = "events" if key == "EVENTS" else "phases"
             self.problem(
-                E_WIDENED,
+                PROBLEM_WIDENED,
                 f"hooks {what} its class does not declare.",
                 f"{cls.__name__} declares {', '.join(declared)}; {key} may only narrow that.",
             )
@@ -263,7 +278,7 @@ class _EntryParser:
             }
             if cls.priority is not None and per_phase:
                 self.problem(
-                    E_PRIORITY_BOTH,
+                    PROBLEM_PRIORITY_BOTH,
                     "has a scalar and a per-phase priority.",
                     f"Give {cls.__name__} priority or request_/response_priority, not both.",
                 )
@@ -275,7 +290,7 @@ class _EntryParser:
             return dict.fromkeys(PHASES, hint), hint
         if isinstance(hint, Mapping) and set(hint) <= set(PHASES) and all(_is_int(v) for v in hint.values()):
             return {phase: hint.get(phase, 0) for phase in PHASES}, dict(hint)
-        self.problem(E_VALUE, "has an invalid PRIORITY.", "Use an integer, or {'request': n, 'response': n}.")
+        self.problem(PROBLEM_VALUE, "has an invalid PRIORITY.", "Use an integer, or {'request': n, 'response': n}.")
         return {}, None
 
     def options(self, raw: Any, cls: type[Interceptor]) -> pydantic.BaseModel | None:
@@ -284,14 +299,18 @@ class _EntryParser:
             return options
         except pydantic.ValidationError as error:
             where, problem, *_ = validation_problems(error)[0]
-            self.problem(E_OPTIONS, f"has OPTIONS {cls.__name__} rejects.", f"{where or 'OPTIONS'}: {problem}."[:120])
+            self.problem(
+                PROBLEM_OPTIONS, f"has OPTIONS {cls.__name__} rejects.", f"{where or 'OPTIONS'}: {problem}."[:120]
+            )
             return None
 
 
 def _parse(config: Any, label: str) -> tuple[list[PlanEntry], list[Problem]]:
     problems: list[Problem] = []
     if not isinstance(config, (list, tuple)):
-        problems.append(Problem(E_VALUE, f"{label} must be a list.", "List import strings or dicts, like MIDDLEWARE."))
+        problems.append(
+            Problem(PROBLEM_VALUE, f"{label} must be a list.", "List import strings or dicts, like MIDDLEWARE.")
+        )
         return [], problems
     entries: list[PlanEntry] = []
     seen: set[str] = set()
@@ -301,7 +320,7 @@ def _parse(config: Any, label: str) -> tuple[list[PlanEntry], list[Problem]]:
         if entry is None:
             continue
         if entry.name in seen:
-            parser.problem(E_DUPLICATE, f"reuses the name {entry.name[:20]!r}.", "Give one of them a NAME.")
+            parser.problem(PROBLEM_DUPLICATE, f"reuses the name {entry.name[:20]!r}.", "Give one of them a NAME.")
             continue
         seen.add(entry.name)
         entries.append(entry)
