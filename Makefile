@@ -55,6 +55,7 @@ install: $(VENV_STAMP)
 demo: $(VENV_STAMP)
 	$(VENV_PY) manage.py migrate --noinput
 	$(VENV_PY) manage.py seed_demo
+	$(VENV_PY) manage.py mcp_sync  # the admin lists the tools the seeded books give the providers
 	@echo
 	@echo "  MCP server endpoint:       http://$(DEMO_HOST):$(DEMO_PORT)/mcp"
 	@echo "  MCP adapter endpoint:      http://$(DEMO_HOST):$(DEMO_PORT)/mcp/adapter"

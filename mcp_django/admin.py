@@ -7,13 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 from django.utils.html import format_html
 
-from mcp_django import control
+from mcp_django.control import inventory
+from mcp_django.control.dashboard import dashboard_context
 from mcp_django.models import (
     ControlRoom,
     GroupScope,
@@ -46,7 +48,7 @@ class MCPSessionAdmin(_SessionAdminBase):
     """Sessions are opened by clients, so the admin only lists, inspects and revokes (deletes) them.
 
     A revoked session is answered 404 on its next request, on every worker within a second
-    (deleting the row moves the `"sessions"` stamp; `mcp_django.state`).
+    (deleting the row moves the `"sessions"` stamp; `mcp_django.control.state`).
     """
 
     list_display = [
@@ -125,12 +127,7 @@ class ToolCallRecordAdmin(_ToolCallAdminBase):
 
 
 class _StateAdminMixin:
-    """Rows come from code: `control.sync_rows()` runs when the change list opens, so nothing is ever added here."""
-
-    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        control.sync_rows(self.model)  # type: ignore[attr-defined]  # a ModelAdmin mixin
-        response: HttpResponse = super().changelist_view(request, extra_context)  # type: ignore[misc]  # a mixin
-        return response
+    """Rows come from code (`manage.py mcp_sync`, and after every `migrate`), so nothing is ever added here."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -191,11 +188,11 @@ class ProviderStateAdmin(_StateAdminMixin, _ProviderStateAdminBase):
         provider = self._provider(obj)
         if provider is None:
             return "—"
-        return ", ".join(method.split("/")[1] for method in control.list_changed_methods(provider))
+        return ", ".join(method.split("/")[1] for method in inventory.list_changed_methods(provider))
 
     @admin.display(description="endpoints")
     def endpoints(self, obj: ProviderState) -> str:
-        return ", ".join(endpoint.name for endpoint in control.endpoints_serving(obj.provider_id)) or "—"
+        return ", ".join(endpoint.name for endpoint in inventory.endpoints_serving(obj.provider_id)) or "—"
 
     @admin.display(description="code's scope")
     def code_scope(self, obj: ProviderState) -> str:
@@ -240,7 +237,7 @@ class InterceptorStateAdmin(_StateAdminMixin, _InterceptorStateAdminBase):
 
     @staticmethod
     def _entry(obj: InterceptorState) -> Any:
-        return control.code_interceptors().get(obj.name)
+        return inventory.code_interceptors().get(obj.name)
 
     @admin.display(description="class")
     def interceptor_class(self, obj: InterceptorState) -> str:
@@ -323,10 +320,6 @@ class ControlRoomAdmin(_ControlRoomAdminBase):
         return False
 
     def dashboard_view(self, request: HttpRequest) -> HttpResponse:
-        from django.core.exceptions import PermissionDenied
-
-        from mcp_django.dashboard import dashboard_context
-
         if not self.has_view_permission(request):
             raise PermissionDenied
         context = {

@@ -39,4 +39,4 @@ class MCPDjangoConfig(AppConfig):
 
         from mcp_django import control
 
-        control.connect()  # the admin's changes move the state stamps and announce list changes
+        control.install(self)  # the admin's overlay, and its signals: stamps, list changes, rows synced after migrate

@@ -382,7 +382,7 @@ def check_state_rows(app_configs: Iterable[AppConfig] | None = None, **kwargs: A
     """
     if not kwargs.get("databases"):
         return []
-    from mcp_django.control import code_interceptors, code_providers
+    from mcp_django.control.inventory import code_interceptors, code_providers
     from mcp_django.models import InterceptorState, ProviderState
 
     try:

@@ -24,16 +24,17 @@ from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 from rest_framework.exceptions import APIException
 
+from mcp_django import notifications
 from mcp_django.admission import Admission, Credentials, Refused, check_host, check_origin, principal_of
 from mcp_django.auth import AuthenticationFailed, AuthRequest, aauthenticate, authenticator_instances
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors import handler_options
+from mcp_django.overlay import Overlay, installed, on_change
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.inputs import RequestStateCodec
-from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.providers import Provider, ProviderSource, provider_registry
 from mcp_django.relay import channel_layer_relay
 from mcp_django.scopes import (
@@ -47,7 +48,6 @@ from mcp_django.scopes import (
 )
 from mcp_django.sessions import SessionStore, get_session_store, principal_id
 from mcp_django.sources import CompositeBackend, Source
-from mcp_django.state import control_state
 
 if TYPE_CHECKING:
     from mcp_django.registry import Registry
@@ -56,6 +56,7 @@ __all__ = [
     "MODES",
     "Endpoint",
     "EndpointRegistry",
+    "admitted_scope",
     "canonical_path",
     "endpoint_registry",
     "get_endpoint",
@@ -93,6 +94,8 @@ class Endpoint:
         interceptor_protocol: also serve the SEP-2624 `interceptors/list` and `interceptor/invoke`.
         fast_path: let `mcp_django.asgi` serve it outside Django's request cycle; False leaves it
             to the Django view (and so to the project's middleware) on every server.
+        overlay: what amends the served sources, interceptors and hooks (`mcp_django.overlay`);
+            None asks the installed one (the admin's), at each handler build.
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class Endpoint:
         interceptors: list[Any] | None = None,
         interceptor_protocol: bool = False,
         fast_path: bool = True,
+        overlay: Overlay | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"Endpoint {name!r}: mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -131,6 +135,7 @@ class Endpoint:
         self.interceptors = interceptors
         self.interceptor_protocol = interceptor_protocol
         self.fast_path = fast_path
+        self._overlay = overlay
         self._handler: MessageHandler | None = None
         self._chain: dict[str, Any] | None = None
         _endpoints.add(self)
@@ -144,6 +149,11 @@ class Endpoint:
         if isinstance(self._registry, str):
             self._registry = import_string(self._registry)
         return self._registry  # type: ignore[return-value]  # resolved just above
+
+    @property
+    def overlay(self) -> Overlay:
+        """What amends this endpoint's sources, interceptors and hooks: its own, else the installed one."""
+        return self._overlay if self._overlay is not None else installed()
 
     @property
     def providers(self) -> tuple[Provider, ...]:
@@ -187,8 +197,8 @@ class Endpoint:
 
         Checks, in order: the Host against `ALLOWED_HOSTS`, a browser Origin against
         `MCP_DJANGO["ALLOWED_ORIGINS"]`, then the credentials with the endpoint's authentication
-        classes, and works out the caller's scope. It also brings the admin's state up to date
-        (throttled: no query in the steady state).
+        classes, and works out the caller's scope. It also brings the overlay (the admin's state)
+        up to date (throttled: no query in the steady state).
 
         Args:
             host: the `Host` header (None where there is none: stdio).
@@ -203,7 +213,7 @@ class Endpoint:
         """
         check_host(host)
         check_origin(origin)
-        await control_state.refresh()
+        await self.overlay.refresh()
         try:
             principal = await self.authenticate(credentials)
         except AuthenticationFailed as error:
@@ -244,7 +254,7 @@ class Endpoint:
         """The caller's scope for this request, worked out once per request (the backends' `ScopeResolver`)."""
         known, scope = remembered_scope(ctx)
         if not known:
-            admitted: Scope | None = ctx.connection.extra.get(_ADMITTED_SCOPE)
+            admitted = admitted_scope(ctx.connection)
             scope = admitted if admitted is not None else await self.scope_of(ctx.principal)
             remember_scope(ctx, scope)
         return scope
@@ -255,6 +265,8 @@ class Endpoint:
         The sources, in order of precedence: the registry (server and combined modes), then a
         `ProviderSource` per provider (adapter and combined modes).
 
+        The providers' sources go through the overlay (the admin switches providers off, overrides scopes).
+
         Args:
             scopes: how the backend works out a caller's scope; default `resolve_scope` (the
                 admin's dashboard passes a fixed scope to count what each scope sees).
@@ -262,7 +274,7 @@ class Endpoint:
         registry = self.registry
         sources: list[Source] = [registry.source()] if registry is not None else []
         sources += [ProviderSource(provider) for provider in self.providers]
-        return CompositeBackend(sources, scopes or self.resolve_scope)
+        return CompositeBackend(self.overlay.wrap_sources(self, sources), scopes or self.resolve_scope)
 
     @property
     def sessions(self) -> bool:
@@ -302,8 +314,6 @@ class Endpoint:
             admitted_scope: the scope admission worked out, for a connection that carries one
                 request (HTTP); long-lived connections leave it out, so each request works it out again.
         """
-        from mcp_django import notifications  # it names endpoints, so it imports this module
-
         connection = Connection(
             principal=principal,
             endpoint=self,
@@ -338,20 +348,21 @@ class Endpoint:
         )
 
     def hooks(self) -> list[OperationHook]:
-        """This endpoint's operation hooks, outermost first: the admin's tool switch, then the interceptor chain.
+        """This endpoint's operation hooks, outermost first: the overlay's (the admin's tool switch), then
+        the interceptor chain.
 
         Both look up the current state on each operation, so even a WebSocket holding an older
         handler runs the tools and interceptors as the admin set them (docs/admin.md).
         """
-        return [ToolSwitchHook(), ChainHook(self)]
+        return [*self.overlay.hooks(self), ChainHook(self)]
 
     def chain_options(self) -> dict[str, Any]:
-        """The interceptor chain's handler arguments, with the admin's overrides applied; built once per reset."""
+        """The interceptor chain's handler arguments, with the overlay's overrides applied; built once per reset."""
         if self._chain is None:
             label = None if self.interceptors is None else f"Endpoint {self.name!r} interceptors"
             config = mcp_settings.INTERCEPTORS if self.interceptors is None else self.interceptors
             self._chain = handler_options(
-                control_state.overlay_interceptors(config), protocol=self.interceptor_protocol, label=label
+                self.overlay.interceptors(config), protocol=self.interceptor_protocol, label=label
             )
         return self._chain
 
@@ -360,25 +371,6 @@ class Endpoint:
         self._handler = None
         self._chain = None
         self._authenticators = None
-
-
-class ToolSwitchHook:
-    """The outermost hook of every endpoint: refresh the admin's state (throttled); tools switched off are unknown."""
-
-    __slots__ = ()
-
-    async def __call__(
-        self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
-    ) -> dict[str, Any]:
-        if _ADMITTED_SCOPE not in ctx.connection.extra:  # one-request connections were refreshed at admission
-            await control_state.refresh()
-        disabled = control_state.snapshot.disabled_tools
-        if disabled and method == "tools/call" and params.get("name") in disabled:
-            raise InvalidParams(f"Unknown tool: {params.get('name')}")  # exactly as for a name nobody serves
-        result = await call_next(params)
-        if disabled and method == "tools/list" and isinstance(result.get("tools"), list):
-            result = {**result, "tools": [tool for tool in result["tools"] if tool.get("name") not in disabled]}
-        return result
 
 
 class ChainHook:
@@ -409,9 +401,17 @@ def bearer_challenge(resource_metadata: str | None, invalid_token: bool) -> dict
 
 def notifications_available() -> bool:
     """True when a channel layer is configured, so server notifications reach listening clients."""
-    from mcp_django import notifications  # it names endpoints, so it imports this module
-
     return notifications.available()
+
+
+def admitted_scope(connection: Connection) -> Scope | None:
+    """The scope admission worked out for a connection carrying one request (HTTP); None on a long-lived one.
+
+    Whoever runs per operation (the scope resolver, the overlay's hooks) knows from it that admission
+    just ran for this request, so the caller's scope and the overlay's state are fresh.
+    """
+    scope: Scope | None = connection.extra.get(_ADMITTED_SCOPE)
+    return scope
 
 
 def _reset_endpoints() -> None:
@@ -420,7 +420,7 @@ def _reset_endpoints() -> None:
 
 
 mcp_settings.on_reload(_reset_endpoints)
-control_state.on_change("state", _reset_endpoints)
+on_change("state", _reset_endpoints)
 
 
 def canonical_path(path: str) -> str:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pydantic
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
+from mcp_django.protocol.errors import validation_problems
 from mcp_django.scopes import Scope
 
 __all__ = [
@@ -158,7 +162,8 @@ class InterceptorState(models.Model):
 
     The interceptor itself is configured in `MCP_DJANGO["INTERCEPTORS"]` (or an endpoint's list); a
     blank field means "as configured". Options are validated against the interceptor class's own
-    `Options` model. Rows for names no list configures any more are flagged and have no effect.
+    `Options` model: the class the row's name runs as, recorded when the rows are synced with the
+    code (`class_path`). Rows for names no list configures any more are flagged and have no effect.
     """
 
     class Mode(models.TextChoices):
@@ -172,6 +177,9 @@ class InterceptorState(models.Model):
     priority = models.IntegerField(null=True, blank=True, help_text="Both phases. Blank: as configured.")
     options = models.JSONField(
         null=True, blank=True, help_text="Replaces the configured OPTIONS; checked against the class's options."
+    )
+    class_path = models.CharField(
+        max_length=255, blank=True, default="", editable=False, help_text="The class this name runs as, in code."
     )
     present_in_code = models.BooleanField(
         default=True, editable=False, help_text="False: no interceptor list configures this name any more."
@@ -187,15 +195,19 @@ class InterceptorState(models.Model):
         return self.name
 
     def clean(self) -> None:
-        """Refuse options the interceptor's class rejects (when the name is configured in code)."""
-        from django.core.exceptions import ValidationError
-
-        from mcp_django.control import interceptor_options_error
-
-        if self.options is not None:
-            problem = interceptor_options_error(self.name, self.options)
-            if problem:
-                raise ValidationError({"options": problem})
+        """Refuse options the interceptor's class rejects (when the row knows a class that is still in code)."""
+        if self.options is None or not self.class_path:
+            return
+        try:
+            cls = import_string(self.class_path)
+        except ImportError:  # gone from the code: the row is flagged and has no effect
+            return
+        try:
+            cls.Options.model_validate(self.options)
+        except pydantic.ValidationError as error:
+            where, problem, *_ = validation_problems(error)[0]
+            message = f"{cls.__name__} rejects these options ({where or 'options'}: {problem})."
+            raise ValidationError({"options": message}) from None
 
 
 class ToolState(models.Model):

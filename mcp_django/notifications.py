@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from mcp_django.endpoints import Endpoint
 from mcp_django.protocol.context import NotificationSource, aclose
 from mcp_django.protocol.jsonrpc import Message, notification
 
 __all__ = [
     "EVENT_TYPE",
+    "Named",
     "available",
     "group_name",
     "send_notification",
@@ -45,13 +45,20 @@ EVENT_TYPE: Final = "mcp.notification"
 _GROUP_UNSAFE: Final = re.compile(r"[^a-zA-Z0-9_.-]")
 
 
-def group_name(endpoint: Endpoint | str) -> str:
+class Named(Protocol):
+    """An endpoint, as far as notifications go: its name (an `mcp_django.endpoints.Endpoint`)."""
+
+    @property
+    def name(self) -> str: ...
+
+
+def group_name(endpoint: Named | str) -> str:
     """The Channels group of the clients connected to `endpoint` (an `Endpoint` or its name)."""
-    name = endpoint.name if isinstance(endpoint, Endpoint) else endpoint
+    name = endpoint if isinstance(endpoint, str) else endpoint.name
     return "mcp_django.endpoint." + _GROUP_UNSAFE.sub("_", name)[:70]
 
 
-async def send_notification(endpoint: Endpoint | str, method: str, params: dict[str, Any] | None = None) -> bool:
+async def send_notification(endpoint: Named | str, method: str, params: dict[str, Any] | None = None) -> bool:
     """Send a notification to every client connected to `endpoint`.
 
     Args:
@@ -69,13 +76,13 @@ async def send_notification(endpoint: Endpoint | str, method: str, params: dict[
     return True
 
 
-def send_notification_sync(endpoint: Endpoint | str, method: str, params: dict[str, Any] | None = None) -> bool:
+def send_notification_sync(endpoint: Named | str, method: str, params: dict[str, Any] | None = None) -> bool:
     """`send_notification` for sync code (signal handlers, views, management commands)."""
     sent: bool = async_to_sync(send_notification)(endpoint, method, params)
     return sent
 
 
-async def subscribe(endpoint: Endpoint | str) -> AsyncIterator[Message]:
+async def subscribe(endpoint: Named | str) -> AsyncIterator[Message]:
     """Join `endpoint`'s group now, and return an iterator of every notification sent to it from then on.
 
     Joining before returning is what lets a caller acknowledge a subscription knowing that nothing
@@ -106,7 +113,7 @@ async def _nothing() -> AsyncIterator[Message]:
     yield  # an async generator that yields nothing
 
 
-async def stream(endpoint: Endpoint | str) -> AsyncIterator[Message]:
+async def stream(endpoint: Named | str) -> AsyncIterator[Message]:
     """Yield every notification sent to `endpoint` from the first iteration on, until the caller stops.
 
     What the stdio command relays to a handshake-era client. Prefer `subscribe` when the moment of
@@ -120,7 +127,7 @@ async def stream(endpoint: Endpoint | str) -> AsyncIterator[Message]:
         await aclose(inbox)
 
 
-def source(endpoint: Endpoint) -> NotificationSource | None:
+def source(endpoint: Named) -> NotificationSource | None:
     """The `NotificationSource` of `endpoint` for a `Connection`; None when no channel layer is configured."""
     if get_channel_layer() is None:
         return None

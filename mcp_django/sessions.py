@@ -23,8 +23,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from mcp_django.conf import mcp_settings
+from mcp_django.overlay import installed, on_change
 from mcp_django.protocol import SessionState
-from mcp_django.state import control_state
 
 __all__ = [
     "DatabaseSessionStore",
@@ -185,7 +185,7 @@ class DatabaseSessionStore(SessionStore):
         self._remember(record)
 
     async def get(self, session_id: str) -> StoredSession | None:
-        await control_state.refresh()
+        await installed().refresh()
         cached = self._cache.get(session_id)
         if cached is not None and time.monotonic() - cached[1] < self.revalidate_after:
             return cached[0]
@@ -296,4 +296,4 @@ def _forget_cached_sessions() -> None:
         clear_cache()
 
 
-control_state.on_change("sessions", _forget_cached_sessions)
+on_change("sessions", _forget_cached_sessions)

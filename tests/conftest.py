@@ -154,10 +154,13 @@ def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.Tem
         yield server
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(scope="session", autouse=True)
 def _without_the_demo_interceptors() -> Iterator[None]:
     """In-process tests run without the example project's interceptors (its audit trail would write rows
-    behind every test's back); tests of interceptors configure their own. The live server keeps them."""
+    behind every test's back); tests of interceptors configure their own. The live server keeps them.
+
+    For the whole session, so the test database is migrated (and its admin rows synced) with the code the
+    tests run."""
     from django.conf import settings
     from django.test import override_settings
 

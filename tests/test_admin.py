@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import time
@@ -11,13 +12,16 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Permission, User
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
 from django.test import Client, override_settings
 from django.utils import timezone
 
 from example_project.demo.models import Book
 from mcp_django.checks import check_state_rows
+from mcp_django.control.state import control_state
 from mcp_django.models import InterceptorState, MCPSession, ProviderState, StateVersion, ToolCallRecord, ToolState
-from mcp_django.state import control_state
+from mcp_django.providers import provider_registry
 from tests.http_support import ACCEPT, initialize, request, stateless, stateless_headers
 
 pytestmark = [pytest.mark.urls("tests.admin_urls"), pytest.mark.django_db]
@@ -97,6 +101,7 @@ def test_opening_the_change_list_moves_no_stamp(admin_client: Client) -> None:
 
 def test_a_row_for_a_provider_no_longer_in_code_is_flagged_warned_about_and_filterable(admin_client: Client) -> None:
     ProviderState.objects.create(provider_id="shop.gone", enabled=False)
+    call_command("mcp_sync", stdout=io.StringIO())
 
     flagged = admin_client.get(PROVIDERS + "?present_in_code__exact=0").content.decode()
     warnings = check_state_rows(databases=["default"])
@@ -178,6 +183,7 @@ def test_disabling_a_tool_in_the_admin_makes_it_unknown_and_enabling_brings_it_b
     admin_client: Client, book: Book
 ) -> None:
     client = Client()
+    call_command("mcp_sync", stdout=io.StringIO())  # this URLconf serves tools the migrated database never saw
     page = admin_client.get(TOOLS).content.decode()
     echo = ToolState.objects.get(name="echo")
 
@@ -210,6 +216,7 @@ def echoed(client: Client, text: str) -> str:
 @pytest.mark.usefixtures("redacting")
 def test_disabling_an_interceptor_stops_it_and_audit_mode_stops_its_effect(admin_client: Client) -> None:
     client = Client()
+    call_command("mcp_sync", stdout=io.StringIO())  # these settings name an interceptor the database never saw
     admin_client.get(INTERCEPTORS)
     row = InterceptorState.objects.get(name="redact")
     redacted = echoed(client, "mail ann@example.com")
@@ -227,6 +234,7 @@ def test_disabling_an_interceptor_stops_it_and_audit_mode_stops_its_effect(admin
 
 @pytest.mark.usefixtures("redacting")
 def test_interceptor_options_are_checked_against_the_interceptors_own_options(admin_client: Client) -> None:
+    call_command("mcp_sync", stdout=io.StringIO())  # these settings name an interceptor the database never saw
     admin_client.get(INTERCEPTORS)
     row = InterceptorState.objects.get(name="redact")
     url = f"{INTERCEPTORS}{row.pk}/change/"
@@ -341,3 +349,53 @@ def test_the_dashboard_needs_its_own_permission(django_user_model: type[User]) -
 
     assert client.get(DASHBOARD).status_code == 200
     assert client.get(PROVIDERS).status_code == 403
+
+
+# -- the inventory: rows synced after migrate and by mcp_sync, never by a page view ------------------
+
+
+def test_opening_a_change_list_creates_no_row(admin_client: Client) -> None:
+    ProviderState.objects.filter(provider_id="demo.books").delete()
+
+    page = admin_client.get(PROVIDERS).content.decode()
+
+    assert "demo.authors" in page
+    assert not ProviderState.objects.filter(provider_id="demo.books").exists()
+
+
+def test_mcp_sync_gives_everything_in_code_a_row_flags_vanished_ones_and_says_so() -> None:
+    ProviderState.objects.all().delete()
+    ProviderState.objects.create(provider_id="shop.gone")
+    stamps = set(StateVersion.objects.values_list("key", "version"))
+    out = io.StringIO()
+
+    call_command("mcp_sync", stdout=out)
+
+    in_code = [provider.id for provider in provider_registry]
+    rows = dict(ProviderState.objects.values_list("provider_id", "present_in_code"))
+    assert "demo.books" in in_code
+    assert rows == {**dict.fromkeys(in_code, True), "shop.gone": False}
+    report = out.getvalue().splitlines()[0]
+    assert report == f"MCP providers: {len(in_code)} created, 1 no longer in code, 0 back in code"
+    assert set(StateVersion.objects.values_list("key", "version")) == stamps  # blank rows change nothing for clients
+
+
+def test_migrate_syncs_the_rows() -> None:
+    from django.core.management.sql import emit_post_migrate_signal
+
+    ProviderState.objects.all().delete()
+
+    emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
+
+    assert ProviderState.objects.filter(provider_id="demo.books", present_in_code=True).exists()
+
+
+@override_settings(ROOT_URLCONF="tests.no_such_urlconf")
+def test_interceptor_options_are_checked_against_the_rows_class_without_loading_the_urlconf() -> None:
+    row = InterceptorState(name="mask", class_path=REDACTION, options={"patterns": ["("]})
+
+    with pytest.raises(ValidationError) as refused:
+        row.full_clean()
+    InterceptorState(name="gone", class_path="shop.interceptors.Gone", options={"anything": 1}).full_clean()
+
+    assert refused.value.message_dict["options"][0].startswith("RedactionInterceptor rejects these options (patterns")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -10,11 +11,12 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.test import AsyncClient, Client
 
+from mcp_django.control.state import control_state
 from mcp_django.models import GroupScope, ProviderState, ToolState
 from mcp_django.scopes import Scope
-from mcp_django.state import control_state
 from tests.http_support import ACCEPT, stateless, stateless_headers
 
 pytestmark = [pytest.mark.urls("tests.admin_urls"), pytest.mark.django_db(transaction=True)]
@@ -49,7 +51,7 @@ async def test_a_listening_client_hears_that_the_tools_changed_when_a_provider_i
     admin = Client()
     await sync_to_async(admin.force_login)(admin_user)
     if action == "enable_selected":
-        await sync_to_async(ProviderState.objects.create)(provider_id="demo.books", enabled=False)
+        await ProviderState.objects.aupdate_or_create(provider_id="demo.books", defaults={"enabled": False})
     stream = listen(AsyncClient(), id=7)
     acknowledged = await asyncio.wait_for(anext(stream), 10)
 
@@ -85,6 +87,7 @@ async def test_a_listening_client_hears_that_the_tools_changed_when_a_tool_is_sw
     await asyncio.wait_for(anext(stream), 10)
 
     def switch_off() -> None:
+        call_command("mcp_sync", stdout=io.StringIO())  # this URLconf serves tools the database never saw
         admin.get("/admin/mcp_django/toolstate/")
         echo = ToolState.objects.get(name="echo")
         admin.post("/admin/mcp_django/toolstate/", {"action": "disable_selected", "_selected_action": [echo.pk]})

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from mcp_django.control.state import ControlState, InterceptorOverride, ProviderOverride, Snapshot, bump, control_state
 from mcp_django.models import StateVersion
 from mcp_django.scopes import Scope
-from mcp_django.state import ControlState, InterceptorOverride, ProviderOverride, Snapshot, bump, control_state
 
 REDACTION = "mcp_django.interceptors.redaction.RedactionInterceptor"
 AUDIT = "mcp_django.interceptors.audit.AuditSinkInterceptor"

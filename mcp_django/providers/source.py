@@ -21,7 +21,6 @@ from mcp_django.protocol.jsonrpc import InvalidParams, MCPError, ResourceNotFoun
 from mcp_django.providers.base import PromptProvider, Provider, ResourceProvider, ToolProvider
 from mcp_django.scopes import Scope
 from mcp_django.sources import Source, ToolComponent
-from mcp_django.state import control_state
 
 __all__ = ["ProviderPrompt", "ProviderResource", "ProviderSource", "ProviderTool"]
 
@@ -64,18 +63,10 @@ class ProviderSource(Source):
     def __repr__(self) -> str:
         return f"<ProviderSource {self.provider.id!r}>"
 
-    # -- the admin's overlay: the only place a provider's source reads the admin state (provider on/off,
-    #    minimum-scope override). The composite backend reads these two and nothing else of the admin.
-
     @property
     def scope(self) -> Scope:  # type: ignore[override]  # a property over the base's class attribute
-        """The provider's minimum scope: the admin's override (`ProviderState`), else the code's."""
-        return control_state.provider_scope(self.provider.id, self.provider.scope)
-
-    @property
-    def enabled(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
-        """False when the admin switched the provider off: it then serves nothing."""
-        return control_state.provider_enabled(self.provider.id)
+        """The provider's minimum scope, as the code says (the admin's overlay may override it and `enabled`)."""
+        return self.provider.scope
 
     # -- serving
 

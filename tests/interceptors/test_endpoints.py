@@ -10,7 +10,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
-from mcp_django.endpoints import ChainHook, Endpoint, ToolSwitchHook
+from mcp_django.control.overlay import ToolSwitchHook
+from mcp_django.endpoints import ChainHook, Endpoint
 from mcp_django.interceptors.audit import flush_audit_log
 from mcp_django.interceptors.hook import REFUSED_TOOL_CALL
 from mcp_django.models import ToolCallRecord

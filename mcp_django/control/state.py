@@ -5,9 +5,10 @@ changes in `ProviderState` and `InterceptorState` rows. A process never reads th
 request path: it keeps a snapshot, and at most every `STATE_CHECK_INTERVAL` seconds (a monotonic
 clock, so a busy worker still does no query per request) it reads one `StateVersion` stamp. Every
 save or delete of a state row, a `GroupScope` or a session writes a fresh random stamp; when the
-stamp a process sees moves, it reloads the snapshot and tells its listeners (the endpoints rebuild
-their handlers, the session store forgets its cache). So a change reaches every worker within
-`MCP_DJANGO["STATE_CHECK_INTERVAL"]` (0.5 s) plus one request. `docs/admin.md` tells the whole story.
+stamp a process sees moves, it reloads the snapshot and tells the listeners of that stamp
+(`mcp_django.overlay.on_change`: the endpoints rebuild their handlers, the session store forgets its
+cache). So a change reaches every worker within `MCP_DJANGO["STATE_CHECK_INTERVAL"]` (0.5 s) plus one
+request. `docs/admin.md` tells the whole story.
 """
 
 from __future__ import annotations
@@ -17,12 +18,16 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
 from asgiref.sync import sync_to_async
+from django.utils.module_loading import import_string
 
+from mcp_django.conf import mcp_settings
+from mcp_django.models import InterceptorState, ProviderState, StateVersion, ToolState
+from mcp_django.overlay import changed
 from mcp_django.scopes import Scope
 
 __all__ = [
@@ -69,9 +74,6 @@ class Snapshot:
     disabled_tools: frozenset[str] = frozenset()
 
 
-Listener = Callable[[], None]
-
-
 class ControlState:
     """This process's copy of the admin's state, re-read when the shared stamp moves (see the module docstring)."""
 
@@ -80,23 +82,16 @@ class ControlState:
         self.snapshot = Snapshot()
         self.stamps: dict[str, int] | None = None
         self._checked = -math.inf
-        self._listeners: dict[str, list[Listener]] = {STATE: [], SESSIONS: []}
 
     @property
     def interval(self) -> float:
         """Seconds between two reads of the stamp: `MCP_DJANGO["STATE_CHECK_INTERVAL"]` unless given."""
         if self._interval is None:
-            from mcp_django.conf import mcp_settings  # the package imports this module before Django is set up
-
             self._interval = float(mcp_settings.STATE_CHECK_INTERVAL)
         return self._interval
 
     def forget_interval(self) -> None:
         self._interval = None
-
-    def on_change(self, key: str, listener: Listener) -> None:
-        """Call `listener()` whenever the `"state"` or `"sessions"` stamp moves."""
-        self._listeners[key].append(listener)
 
     def due(self) -> bool:
         return time.monotonic() - self._checked >= self.interval
@@ -131,8 +126,6 @@ class ControlState:
 
     @staticmethod
     def _read(known: dict[str, int] | None) -> tuple[dict[str, int], Snapshot | None]:
-        from mcp_django.models import InterceptorState, ProviderState, StateVersion, ToolState
-
         stamps = dict(StateVersion.objects.values_list("key", "version"))
         if known is not None and stamps.get(STATE) == known.get(STATE):
             return stamps, None
@@ -149,17 +142,13 @@ class ControlState:
 
     def _apply(self, stamps: dict[str, int], snapshot: Snapshot | None) -> None:
         known, self.stamps = self.stamps, stamps
-        if snapshot is not None:
-            changed = snapshot != self.snapshot
+        if snapshot is not None and snapshot != self.snapshot:
             self.snapshot = snapshot
-            if changed:
-                self._notify(STATE)
-        if known is not None and stamps.get(SESSIONS) != known.get(SESSIONS):
-            self._notify(SESSIONS)
-
-    def _notify(self, key: str) -> None:
-        for listener in self._listeners[key]:
-            listener()
+            changed(STATE)
+        if known is not None:
+            for key in sorted((stamps.keys() | known.keys()) - {STATE}):  # "sessions", and any other owner's key
+                if stamps.get(key) != known.get(key):
+                    changed(key)
 
     # -- what the serving code asks -----------------------------------------------------------------
 
@@ -201,8 +190,6 @@ class ControlState:
 
 def entry_name(raw: Any) -> str | None:
     """The name an interceptor list entry runs under (its `NAME`, else its class's), or None if unresolvable."""
-    from django.utils.module_loading import import_string
-
     entry = {"CLASS": raw} if isinstance(raw, str) else raw
     if not isinstance(entry, Mapping):
         return None
@@ -225,7 +212,5 @@ control_state = ControlState()
 
 def bump(key: str = STATE) -> None:
     """Write a fresh stamp, so every worker reloads within `STATE_CHECK_INTERVAL` (this one at its next request)."""
-    from mcp_django.models import StateVersion
-
     StateVersion.objects.update_or_create(key=key, defaults={"version": secrets.randbits(62)})
     control_state.invalidate()

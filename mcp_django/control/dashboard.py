@@ -12,16 +12,17 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from mcp_django.control import (
+from mcp_django.control.inventory import (
     code_interceptors,
     code_providers,
     endpoints_serving,
     list_changed_methods,
     listed_tools,
 )
+from mcp_django.control.state import control_state
 from mcp_django.endpoints import Endpoint, mounted_endpoints
+from mcp_django.models import InterceptorState, ProviderState, ToolCallRecord
 from mcp_django.scopes import Scope
-from mcp_django.state import control_state
 
 __all__ = ["dashboard_context", "tool_call_chart", "tool_counts"]
 
@@ -48,8 +49,6 @@ class _Bucket:
 
 
 def _buckets(now: Any) -> list[_Bucket]:
-    from mcp_django.models import ToolCallRecord
-
     start = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=CHART_HOURS - 1)
     buckets = [_Bucket(start + timedelta(hours=index)) for index in range(CHART_HOURS)]
     rows = ToolCallRecord.objects.filter(created__gte=start).values_list("created", "outcome")
@@ -117,8 +116,6 @@ def tool_call_chart(now: Any = None) -> SafeString:
 
 def dashboard_context() -> dict[str, Any]:
     """Everything the dashboard template renders."""
-    from mcp_django.models import InterceptorState, ProviderState, ToolCallRecord
-
     control_state.refresh_sync()
     provider_rows = {row.provider_id: row for row in ProviderState.objects.all()}
     providers = []

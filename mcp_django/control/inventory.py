@@ -1,0 +1,187 @@
+"""What the code defines, for the admin: providers, interceptors and tools, and the rows that mirror them.
+
+The admin shows every provider, interceptor and tool in code, row or not: `sync_inventory()` creates
+the missing rows with blank fields, which mean "as the code says", and flags rows whose provider,
+interceptor or tool is gone. It runs after `migrate` (`post_migrate`) and with `manage.py mcp_sync`,
+never on a page view (docs/adr/0003-admin-overlay.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from django.db import DEFAULT_DB_ALIAS, models
+from django.db.models import QuerySet
+
+from mcp_django.conf import mcp_settings
+from mcp_django.control.state import control_state
+from mcp_django.endpoints import Endpoint, mounted_endpoints
+from mcp_django.interceptors.chain import PlanEntry, build_plan
+from mcp_django.models import InterceptorState, ProviderState, ToolState
+from mcp_django.protocol.context import Connection, RequestContext
+from mcp_django.protocol.versions import Era
+from mcp_django.providers import PromptProvider, Provider, ResourceProvider, ToolProvider, provider_registry
+from mcp_django.scopes import Scope
+
+__all__ = [
+    "Synced",
+    "class_path",
+    "code_interceptors",
+    "code_providers",
+    "code_tools",
+    "endpoints_serving",
+    "list_changed_methods",
+    "listed_tools",
+    "mounted",
+    "sync_inventory",
+    "sync_rows",
+]
+
+logger = logging.getLogger("mcp_django.state")
+
+
+def code_providers() -> list[Provider]:
+    """Every provider the installed apps name, in their order."""
+    return list(provider_registry.providers)
+
+
+def mounted() -> list[Endpoint]:
+    """The endpoints the root URLconf mounts; none when it is broken (the checks report that)."""
+    try:
+        return mounted_endpoints()
+    except Exception:  # a broken URLconf is the checks' business, not the admin's
+        return []
+
+
+def code_interceptors() -> dict[str, PlanEntry]:
+    """Every interceptor the settings and the mounted endpoints configure, by name, with its configured policy."""
+    configs: list[Any] = [mcp_settings.INTERCEPTORS]
+    configs += [endpoint.interceptors for endpoint in mounted() if endpoint.interceptors is not None]
+    found: dict[str, PlanEntry] = {}
+    for config in configs:
+        try:
+            plan = build_plan(config)
+        except Exception:  # the checks report configuration mistakes
+            continue
+        for entry in plan.entries:
+            found.setdefault(entry.name, entry)
+    return found
+
+
+def endpoints_serving(provider_id: str) -> list[Endpoint]:
+    """The mounted endpoints whose providers include `provider_id`."""
+    serving = []
+    for endpoint in mounted():
+        try:
+            if any(provider.id == provider_id for provider in endpoint.providers):
+                serving.append(endpoint)
+        except LookupError:
+            continue
+    return serving
+
+
+def list_changed_methods(provider: Provider) -> list[str]:
+    """The list-changed notifications a change of `provider` calls for, by what it serves."""
+    methods = []
+    for kind, feature in ((ToolProvider, "tools"), (ResourceProvider, "resources"), (PromptProvider, "prompts")):
+        if isinstance(provider, kind):
+            methods.append(f"notifications/{feature}/list_changed")
+    return methods
+
+
+def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM) -> list[str]:
+    """The names of the tools a caller of `scope` gets from `endpoint`'s backend (before the admin's tool switches).
+
+    Raises whatever a provider's `list_tools` raises.
+    """
+
+    async def names() -> list[str]:
+        async def fixed(ctx: RequestContext) -> Scope:
+            return scope
+
+        ctx = RequestContext(
+            method="tools/list",
+            request_id=None,
+            era=Era.STATELESS,
+            protocol_version="admin",
+            connection=Connection(endpoint=endpoint, transport="admin"),
+        )
+        return [str(tool.get("name")) for tool in await endpoint.build_backend(fixed).list_tools(ctx)]
+
+    if "tools" not in endpoint.build_backend().capabilities():
+        return []
+    return list(async_to_sync(names)())
+
+
+def code_tools() -> dict[str, list[str]]:
+    """Every tool a caller of the highest scope sees on some endpoint now, with the names of those endpoints.
+
+    Tools of a provider switched off are not listed, so their rows read "not present" until it is back.
+    """
+    control_state.refresh_sync()
+    tools: dict[str, list[str]] = {}
+    for endpoint in mounted():
+        try:
+            names = listed_tools(endpoint)
+        except Exception:  # a failing provider: the dashboard shows it, the tool list does without
+            logger.warning("Listing the tools of %r failed", endpoint, exc_info=True)
+            continue
+        for name in names:
+            tools.setdefault(name, []).append(endpoint.name)
+    return tools
+
+
+def class_path(cls: type) -> str:
+    """The dotted path `import_string` finds `cls` by."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Synced:
+    """What `sync_rows` did to one model's rows."""
+
+    model: type[models.Model]
+    created: int
+    flagged: int
+    restored: int
+
+
+def sync_rows(model: type[models.Model], using: str = DEFAULT_DB_ALIAS) -> Synced:
+    """Give everything in code a row of `model` (blank: the code's defaults) and flag rows of vanished things.
+
+    `model` is `ProviderState`, `InterceptorState` or `ToolState`; an `InterceptorState` row also
+    learns the class its name runs as (so the admin validates its options without the URLconf).
+    Uses `bulk_create` and `update`, which send no signals: nothing changes for a client, so no stamp moves.
+    """
+    classes: dict[str, str] = {}
+    if model is ProviderState:
+        field, names = "provider_id", {provider.id for provider in code_providers()}
+    elif model is InterceptorState:
+        classes = {name: class_path(type(entry.interceptor)) for name, entry in code_interceptors().items()}
+        field, names = "name", set(classes)
+    elif model is ToolState:
+        field, names = "name", set(code_tools())
+    else:
+        raise TypeError(f"{model.__name__} is not an MCP inventory model")
+    rows: QuerySet[Any] = model._default_manager.using(using)
+    existing = set(rows.values_list(field, flat=True))
+    missing = sorted(names - existing)
+    new_row: Any = model
+    rows.bulk_create([new_row(**{field: name, **_class_of(classes, name)}) for name in missing], ignore_conflicts=True)
+    for name, path in classes.items():
+        rows.filter(**{field: name}).exclude(class_path=path).update(class_path=path)
+    flagged = rows.exclude(**{f"{field}__in": names}).filter(present_in_code=True).update(present_in_code=False)
+    restored = rows.filter(**{f"{field}__in": names}, present_in_code=False).update(present_in_code=True)
+    return Synced(model, len(missing), flagged, restored)
+
+
+def _class_of(classes: dict[str, str], name: str) -> dict[str, str]:
+    return {"class_path": classes[name]} if name in classes else {}
+
+
+def sync_inventory(using: str = DEFAULT_DB_ALIAS) -> list[Synced]:
+    """Sync the provider, interceptor and tool rows with the code (after `migrate`, and `manage.py mcp_sync`)."""
+    return [sync_rows(model, using) for model in (ProviderState, InterceptorState, ToolState)]

@@ -1,0 +1,85 @@
+"""The admin's overlay: what the core asks (`mcp_django.overlay.Overlay`), answered from this process's snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mcp_django.control.state import ControlState, control_state
+from mcp_django.endpoints import admitted_scope
+from mcp_django.overlay import Mounted
+from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.hooks import CallNext, OperationHook
+from mcp_django.protocol.jsonrpc import InvalidParams
+from mcp_django.providers import ProviderSource
+from mcp_django.scopes import Scope
+from mcp_django.sources import Source
+
+__all__ = ["AdminOverlay", "SwitchedProviderSource", "ToolSwitchHook"]
+
+
+class SwitchedProviderSource(ProviderSource):
+    """A provider's source as the admin set it: on or off, its minimum scope overridden (`ProviderState`).
+
+    Both are read from the snapshot on every request, so a handler built before a change serves the new state.
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, source: ProviderSource, state: ControlState) -> None:
+        super().__init__(source.provider)
+        self.state = state
+
+    @property
+    def scope(self) -> Scope:  # type: ignore[override]  # a property over the base's class attribute
+        return self.state.provider_scope(self.provider.id, self.provider.scope)
+
+    @property
+    def enabled(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
+        return self.state.provider_enabled(self.provider.id)
+
+
+class ToolSwitchHook:
+    """The outermost hook of every endpoint: refresh the admin's state (throttled); tools switched off are unknown."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: ControlState) -> None:
+        self.state = state
+
+    async def __call__(
+        self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
+    ) -> dict[str, Any]:
+        if admitted_scope(ctx.connection) is None:  # one-request connections were refreshed at admission
+            await self.state.refresh()
+        disabled = self.state.snapshot.disabled_tools
+        if disabled and method == "tools/call" and params.get("name") in disabled:
+            raise InvalidParams(f"Unknown tool: {params.get('name')}")  # exactly as for a name nobody serves
+        result = await call_next(params)
+        if disabled and method == "tools/list" and isinstance(result.get("tools"), list):
+            result = {**result, "tools": [tool for tool in result["tools"] if tool.get("name") not in disabled]}
+        return result
+
+
+class AdminOverlay:
+    """The overlay `MCPDjangoConfig.ready()` installs: the admin's rows, applied from `control_state`."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: ControlState = control_state) -> None:
+        self.state = state
+
+    async def refresh(self) -> None:
+        await self.state.refresh()
+
+    def wrap_sources(self, endpoint: Mounted, sources: Sequence[Source]) -> list[Source]:
+        return [
+            SwitchedProviderSource(source, self.state) if isinstance(source, ProviderSource) else source
+            for source in sources
+        ]
+
+    def interceptors(self, config: Any) -> Any:
+        return self.state.overlay_interceptors(config)
+
+    def hooks(self, endpoint: Mounted) -> list[OperationHook]:
+        return [ToolSwitchHook(self.state)]
