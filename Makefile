@@ -13,6 +13,9 @@ VENV := .venv
 VENV_PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.mcp-django-installed
 
+VENV_BENCH := .venv-bench
+VENV_BENCH_STAMP := $(VENV_BENCH)/.mcp-django-installed
+
 VENV6 := .venv-django6
 VENV6_PY := $(VENV6)/bin/python
 VENV6_STAMP := $(VENV6)/.mcp-django-installed
@@ -32,11 +35,12 @@ DEMO_PORT ?= 8000
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
 export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 
-.PHONY: help demo install node conformance-suite debian-packages lint typecheck pytest test test-django6 clean
+.PHONY: help demo install node conformance-suite debian-packages lint typecheck pytest test test-django6 bench clean
 
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
 	@echo "make test   - install everything the tests need, then ruff, mypy and pytest (live + conformance)"
+	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
 	@echo "make clean  - remove the virtualenvs, caches and the demo database"
 
 # ------------------------------------------------------------------ Python
@@ -126,5 +130,21 @@ test-django6:
 
 test: lint typecheck pytest test-django6
 
+# ------------------------------------------------------------------ benchmark (not part of `make test`)
+# Its own venv: the anchors (the SDK's server, FastMCP) and uvicorn[standard], the one server build that
+# serves them and mcp_django alike. wrk sends the load; without it a built-in Python driver does.
+# BENCH_QUICK=1 runs one short round (a smoke test of the harness) and writes to .cache/bench/.
+
+$(VENV_BENCH_STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 is required (tried python3.11, python3, pyenv)"; exit 1; }
+	@test -x $(VENV_BENCH)/bin/python || $(PYTHON) -m venv $(VENV_BENCH)
+	$(VENV_BENCH)/bin/python -m pip install --quiet --quiet --upgrade pip
+	$(VENV_BENCH)/bin/python -m pip install --quiet --quiet -e '.[bench]'
+	@touch $@
+
+bench: $(VENV_BENCH_STAMP)
+	scripts/ensure-debian-packages wrk:wrk || echo "wrk could not be installed: the built-in Python driver sends the load"
+	$(VENV_BENCH)/bin/python -m benchmarks.run
+
 clean:
-	rm -rf $(VENV) $(VENV6) $(CACHE) db.sqlite3 .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV6) $(VENV_BENCH) $(CACHE) db.sqlite3 .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,74 @@
+"""Settings of the benchmark project `make bench` serves: a startproject-like site, SQLite in a temporary file.
+
+The database path comes from ``BENCH_DB`` (the harness points it at a temporary folder). The middleware is
+`startproject`'s, so the Django-view rows pay what a real project pays; the fast path skips it by design.
+"""
+
+from __future__ import annotations
+
+import os
+
+SECRET_KEY = "benchmark-only-never-deploy-this-key"
+DEBUG = False
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "channels",
+    "mcp_django",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "benchmarks.urls"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.environ.get("BENCH_DB", "bench.sqlite3"),
+        "OPTIONS": {"timeout": 20},
+    }
+}
+USE_TZ = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+MCP_DJANGO = {
+    "SERVER_INFO": {"name": "mcp-django-bench", "version": "0"},
+    "STATIC_MODULE": None,
+    "DEFAULT_AUTHENTICATION_CLASSES": ["mcp_django.auth.TokenAuthentication"],
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+}
