@@ -274,7 +274,7 @@ def svg_chart(results: Results) -> str:
         ' font-family="sans-serif" font-size="12">',
         f'<rect width="{width}" height="{height}" fill="white"/>',
         '<text x="8" y="18" font-size="14" font-weight="bold">'
-        f"tools/call, calls per second ({escape(results.settings)})</text>",
+        f"calls per second, median over rounds ({escape(results.settings)})</text>",
     ]
     x = 8
     for family, text in LEGEND.items():
