@@ -21,15 +21,9 @@ import django
 
 django.setup()
 
+from benchmarks.tools import TEN_NO_OPS  # noqa: E402
 from mcp_django import Registry  # noqa: E402
-from mcp_django.interceptors import (  # noqa: E402
-    Invocation,
-    MutationInterceptor,
-    MutationResult,
-    SinkInterceptor,
-    ValidationInterceptor,
-    handler_options,
-)
+from mcp_django.interceptors import handler_options  # noqa: E402
 from mcp_django.protocol import Connection, MessageHandler  # noqa: E402
 
 CALLS = 3000
@@ -44,25 +38,7 @@ async def add(a: int, b: int) -> int:
     return a + b
 
 
-class NoOpValidation(ValidationInterceptor):
-    async def validate(self, invocation: Invocation) -> bool:
-        return True
-
-
-class NoOpMutation(MutationInterceptor):
-    async def mutate(self, invocation: Invocation) -> MutationResult:
-        return MutationResult(modified=False, payload=invocation.payload)
-
-
-class NoOpSink(SinkInterceptor):
-    async def record(self, invocation: Invocation) -> None:
-        return None
-
-
-TEN = [
-    {"CLASS": kind, "NAME": f"{kind.__name__}-{index}"}
-    for index, kind in enumerate([NoOpValidation] * 4 + [NoOpMutation] * 3 + [NoOpSink] * 3)
-]
+TEN = TEN_NO_OPS
 
 
 def handler(interceptors: list[Any]) -> MessageHandler:
