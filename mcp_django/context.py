@@ -19,12 +19,16 @@ event loop with `asgiref.sync.async_to_sync`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
 
 from mcp_django.protocol.context import RequestContext, SessionState
 from mcp_django.scopes import Scope, remembered_scope
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+    from django.contrib.auth.models import AnonymousUser
 
 __all__ = ["Context"]
 
@@ -45,9 +49,14 @@ class Context:
         return f"<Context {self.request.method} id={self.request.request_id!r}>"
 
     @property
-    def user(self) -> Any:
-        """The authenticated caller (a Django user under the Django transports), or None for anonymous callers."""
-        return self.request.principal
+    def user(self) -> AbstractBaseUser | AnonymousUser:
+        """The caller: an instance of the user model, or `AnonymousUser` for an anonymous caller (as `request.user`)."""
+        principal = self.request.principal
+        if principal is None:
+            from django.contrib.auth.models import AnonymousUser
+
+            return AnonymousUser()
+        return principal  # type: ignore[no-any-return]  # the transports admit Django users only
 
     @property
     def endpoint(self) -> Any:

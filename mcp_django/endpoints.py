@@ -16,7 +16,7 @@ manifest view.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from django.core.exceptions import ImproperlyConfigured
@@ -109,7 +109,7 @@ class Endpoint:
         allow_anonymous: bool = False,
         authentication_classes: Sequence[type | str] | None = None,
         sessions: bool | None = None,
-        interceptors: list[Any] | None = None,
+        interceptors: Sequence[str | Mapping[str, Any]] | None = None,
         interceptor_protocol: bool = False,
         fast_path: bool = True,
         overlay: Overlay | None = None,

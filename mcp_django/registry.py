@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar, overload
 
+import mcp_types
+
 from mcp_django import content
 from mcp_django.declarations import (
     NAME_PATTERN,
@@ -154,8 +156,8 @@ class Registry:
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
-        annotations: ToolAnnotations | Any | None = None,
-        icons: Sequence[Icon | Any] | None = None,
+        annotations: ToolAnnotations | mcp_types.ToolAnnotations | None = None,
+        icons: Sequence[Icon | mcp_types.Icon] | None = None,
         meta: Mapping[str, Any] | None = None,
         input_schema: Mapping[str, Any] | None = None,
         output_schema: Mapping[str, Any] | None = None,
@@ -189,8 +191,8 @@ class Registry:
         description: str | None = None,
         mime_type: str | None = "text/plain",
         size: int | None = None,
-        icons: Sequence[Icon | Any] | None = None,
-        annotations: content.Annotations | Any | None = None,
+        icons: Sequence[Icon | mcp_types.Icon] | None = None,
+        annotations: content.Annotations | mcp_types.Annotations | None = None,
         meta: Mapping[str, Any] | None = None,
         scope: Scope | str = Scope.USER,
     ) -> Callable[[F], F]:
@@ -235,7 +237,7 @@ class Registry:
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
-        icons: Sequence[Icon | Any] | None = None,
+        icons: Sequence[Icon | mcp_types.Icon] | None = None,
         meta: Mapping[str, Any] | None = None,
         scope: Scope | str = Scope.USER,
     ) -> Callable[[F], F]: ...

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import inspect
 import itertools
-from collections.abc import Callable, Coroutine
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Literal
 
 from asgiref.sync import async_to_sync
 from django.utils.module_loading import import_string
@@ -27,6 +27,10 @@ from mcp_django.endpoints import Endpoint
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.registry import Registry
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+    from django.contrib.auth.models import AnonymousUser
 
 __all__ = ["MCPCallError", "MCPTestClient"]
 
@@ -48,7 +52,7 @@ class MCPTestClient:
 
     Args:
         target: an `Endpoint`, a `Registry`, or a dotted path to either.
-        user: the principal the requests come from (a Django user, or None).
+        user: the user the requests come from; None or `AnonymousUser` for an anonymous caller.
         era: `"handshake"` (an `initialize` handshake opens the conversation) or `"stateless"`
             (every request carries 2026-07-28 `_meta`).
         capabilities: the client capabilities to declare.
@@ -63,15 +67,15 @@ class MCPTestClient:
         self,
         target: Endpoint | Registry | str,
         *,
-        user: Any = None,
+        user: AbstractBaseUser | AnonymousUser | None = None,
         era: Literal["handshake", "stateless"] = "handshake",
         capabilities: dict[str, Any] | None = None,
-        on_input: Callable[[str, dict[str, Any]], Any] | None = None,
+        on_input: Callable[[str, dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]] | None = None,
     ) -> None:
         resolved = import_string(target) if isinstance(target, str) else target
         if isinstance(resolved, Endpoint):
             self.handler = resolved.handler
-            endpoint: Any = resolved
+            endpoint: Endpoint | None = resolved
         elif isinstance(resolved, Registry):
             self.handler = MessageHandler(resolved.backend(), server_info={"name": "mcp-test", "version": "0"})
             endpoint = None
@@ -168,7 +172,7 @@ class MCPTestClient:
                 params["requestState"] = result["requestState"]
         raise MCPCallError({"code": 0, "message": f"Still asking for input after {_MAX_INPUT_ROUNDS} rounds"})
 
-    async def _answer(self, asked: dict[str, Any]) -> Any:
+    async def _answer(self, asked: dict[str, Any]) -> dict[str, Any]:
         assert self.on_input is not None
         answer = self.on_input(asked["method"], asked.get("params", {}))
         return await answer if inspect.isawaitable(answer) else answer

@@ -20,7 +20,7 @@ Mount more endpoints with `endpoint()`, which returns the patterns to splice in:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.urls import URLPattern, path
@@ -46,7 +46,7 @@ def endpoint(
     allow_anonymous: bool = False,
     authentication_classes: Sequence[type | str] | None = None,
     sessions: bool | None = None,
-    interceptors: list[Any] | None = None,
+    interceptors: Sequence[str | Mapping[str, Any]] | None = None,
     interceptor_protocol: bool = False,
     fast_path: bool = True,
 ) -> list[URLPattern]:

@@ -103,7 +103,7 @@ class BusProvider(ToolProvider):
                 Err(INVALID_ARGUMENTS, f"Unexpected argument {unexpected[0]}: pass only target and payload.")
             )
         endpoint = getattr(ctx.endpoint, "name", None)
-        metadata = Metadata(origin=AGENT, user=ctx.user, extra={"endpoint": endpoint, "tool": name})
+        metadata = Metadata(origin=AGENT, user=ctx.request.principal, extra={"endpoint": endpoint, "tool": name})
         result = await bus.dispatch(name, arguments.get("target"), arguments.get("payload"), metadata=metadata)
         if isinstance(result, Err):
             return error_result(result)

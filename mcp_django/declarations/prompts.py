@@ -6,6 +6,8 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import mcp_types
+
 from mcp_django import results
 from mcp_django.declarations.common import (
     AnyFunction,
@@ -43,7 +45,7 @@ class Prompt:
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
-        icons: Sequence[Icon | Any] | None = None,
+        icons: Sequence[Icon | mcp_types.Icon] | None = None,
         meta: Mapping[str, Any] | None = None,
         scope: Scope | str | int = Scope.USER,
     ) -> None:

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import parse_qsl, unquote
 
+import mcp_types
+
 from mcp_django import content, results
 from mcp_django.declarations.common import (
     AnyFunction,
@@ -125,8 +127,8 @@ class Resource:
         description: str | None = None,
         mime_type: str | None = "text/plain",
         size: int | None = None,
-        icons: Sequence[Icon | Any] | None = None,
-        annotations: content.Annotations | Any | None = None,
+        icons: Sequence[Icon | mcp_types.Icon] | None = None,
+        annotations: content.Annotations | mcp_types.Annotations | None = None,
         meta: Mapping[str, Any] | None = None,
         scope: Scope | str | int = Scope.USER,
     ) -> None:

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import mcp_types
 import pydantic
 import pydantic_core
 
@@ -66,8 +67,8 @@ class Tool:
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
-        annotations: ToolAnnotations | Any | None = None,
-        icons: Sequence[Icon | Any] | None = None,
+        annotations: ToolAnnotations | mcp_types.ToolAnnotations | None = None,
+        icons: Sequence[Icon | mcp_types.Icon] | None = None,
         meta: Mapping[str, Any] | None = None,
         input_schema: Mapping[str, Any] | None = None,
         output_schema: Mapping[str, Any] | None = None,

@@ -71,7 +71,7 @@ class ToolProvider(Provider):
         """Return the tools the caller of `ctx` may see, in a stable order."""
         raise self._missing("list_tools")
 
-    def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> Any:
+    def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> object:
         """Run the tool `name` (one this provider listed for the caller) and return its result."""
         raise self._missing("call_tool")
 
@@ -98,7 +98,7 @@ class ResourceProvider(Provider):
         """Return the resource templates the caller of `ctx` may see (default: none)."""
         return ()
 
-    def read_resource(self, uri: str, ctx: Context) -> Any:
+    def read_resource(self, uri: str, ctx: Context) -> object:
         """Return the contents at `uri`, or None when there is nothing there."""
         raise self._missing("read_resource")
 
@@ -117,6 +117,6 @@ class PromptProvider(Provider):
         """Return the prompts the caller of `ctx` may see, in a stable order."""
         raise self._missing("list_prompts")
 
-    def get_prompt(self, name: str, arguments: dict[str, str], ctx: Context) -> Any:
+    def get_prompt(self, name: str, arguments: dict[str, str], ctx: Context) -> object:
         """Render the prompt `name` (one this provider listed for the caller) with `arguments`."""
         raise self._missing("get_prompt")
