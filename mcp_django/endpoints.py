@@ -19,7 +19,6 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 from rest_framework.exceptions import APIException
@@ -29,6 +28,7 @@ from mcp_django.admission import Admission, Credentials, Refused, check_host, ch
 from mcp_django.auth import AuthenticationFailed, AuthRequest, aauthenticate, authenticator_instances
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors import handler_options
+from mcp_django.mounts import EndpointRegistry, canonical_path
 from mcp_django.overlay import Overlay, installed, on_change
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.backend import Backend
@@ -423,109 +423,6 @@ mcp_settings.on_reload(_reset_endpoints)
 on_change("state", _reset_endpoints)
 
 
-def canonical_path(path: str) -> str:
-    """The path an endpoint is known by: one leading slash, no trailing slash, `/` for the root."""
-    segments = [segment for segment in path.split("/") if segment]
-    return "/" + "/".join(segments)
-
-
-class EndpointRegistry:
-    """The endpoints a URLconf mounts, each at its canonical path.
-
-    Args:
-        mounted: `(path, endpoint)` pairs in URL order; an endpoint mounted twice (with and
-            without its trailing slash) counts once.
-
-    Raises:
-        ImproperlyConfigured: two endpoints share a canonical path, or a name.
-    """
-
-    def __init__(self, mounted: Iterable[tuple[str, Endpoint]]) -> None:
-        self._by_path: dict[str, Endpoint] = {}
-        self._paths: dict[int, str] = {}
-        names: dict[str, str] = {}
-        for raw_path, endpoint in mounted:
-            path = canonical_path(raw_path)
-            if id(endpoint) in self._paths:
-                continue
-            other = self._by_path.get(path)
-            if other is not None:
-                raise ImproperlyConfigured(
-                    f"Two MCP endpoints are mounted at {path!r} ({other.name!r} and {endpoint.name!r}); "
-                    "each endpoint must mount at a distinct path."
-                )
-            if endpoint.name in names:
-                raise ImproperlyConfigured(
-                    f"Two MCP endpoints are named {endpoint.name!r} (at {names[endpoint.name]!r} and {path!r}); "
-                    "each endpoint needs a name of its own."
-                )
-            names[endpoint.name] = path
-            self._by_path[path] = endpoint
-            self._paths[id(endpoint)] = path
-
-    def __iter__(self) -> Any:
-        return iter(self.endpoints)
-
-    def __len__(self) -> int:
-        return len(self._by_path)
-
-    @property
-    def endpoints(self) -> list[Endpoint]:
-        """Every endpoint, sorted by path."""
-        return [self._by_path[path] for path in sorted(self._by_path)]
-
-    def path_of(self, endpoint: Endpoint) -> str:
-        """The canonical path `endpoint` is mounted at.
-
-        Raises:
-            LookupError: the endpoint is not mounted.
-        """
-        try:
-            return self._paths[id(endpoint)]
-        except KeyError:
-            raise LookupError(f"{endpoint!r} is not mounted in the URLconf") from None
-
-    def get(self, name: str) -> Endpoint:
-        """Return the endpoint called `name`, or mounted at the path `name`.
-
-        Raises:
-            LookupError: no mounted endpoint has that name or path.
-        """
-        for endpoint in self._by_path.values():
-            if endpoint.name == name:
-                return endpoint
-        found = self._by_path.get(canonical_path(name))
-        if found is not None:
-            return found
-        known = ", ".join(repr(endpoint.name) for endpoint in self.endpoints) or "none"
-        raise LookupError(f"No MCP endpoint is named {name!r} (mounted: {known})")
-
-    def at(self, path: str) -> Endpoint | None:
-        """The endpoint mounted exactly at `path` (canonicalised), or None."""
-        return self._by_path.get(canonical_path(path))
-
-    def resolve(self, path: str) -> Endpoint | None:
-        """The endpoint serving `path`: the longest mounted path that is a prefix of it on a segment boundary.
-
-        `/mcp` covers `/mcp` and `/mcp/anything`, never `/mcpx`; `/` covers every path.
-        """
-        candidate = canonical_path(path)
-        while True:
-            found = self._by_path.get(candidate)
-            if found is not None or candidate == "/":
-                return found
-            candidate = candidate.rsplit("/", 1)[0] or "/"
-
-    def manifest(self) -> dict[str, Any]:
-        """`{"endpoints": [{"name", "path", "mode", "anonymous"}, ...]}`, sorted by path."""
-        return {
-            "endpoints": [
-                {"name": endpoint.name, "path": path, "mode": endpoint.mode, "anonymous": endpoint.allow_anonymous}
-                for path, endpoint in sorted(self._by_path.items())
-            ]
-        }
-
-
 def _mounted(patterns: Iterable[Any], prefix: str = "") -> Iterable[tuple[str, Endpoint]]:
     from django.urls import URLResolver
 
@@ -547,10 +444,10 @@ def _route_text(pattern: Any) -> str:
     return text
 
 
-_registries: dict[str, EndpointRegistry] = {}
+_registries: dict[str, EndpointRegistry[Endpoint]] = {}
 
 
-def endpoint_registry(urlconf: str | None = None) -> EndpointRegistry:
+def endpoint_registry(urlconf: str | None = None) -> EndpointRegistry[Endpoint]:
     """The endpoints the URLconf (default: the root URLconf) mounts; read once per URLconf.
 
     Raises:

@@ -22,22 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from mcp_django.mounts import Mounted
 from mcp_django.protocol.hooks import OperationHook
 from mcp_django.sources import Source
 
-__all__ = ["Mounted", "NullOverlay", "Overlay", "changed", "install", "installed", "on_change"]
+__all__ = ["NullOverlay", "Overlay", "changed", "install", "installed", "on_change"]
 
 Listener = Callable[[], None]
-
-
-class Mounted(Protocol):
-    """What an overlay is told of the endpoint it amends (an `mcp_django.endpoints.Endpoint`)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def mode(self) -> str: ...
 
 
 class Overlay(Protocol):

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp_django.control.state import ControlState, control_state
 from mcp_django.endpoints import admitted_scope
-from mcp_django.overlay import Mounted
+from mcp_django.mounts import Mounted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.jsonrpc import InvalidParams
