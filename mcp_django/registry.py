@@ -359,13 +359,6 @@ class Registry:
             self._source = RegistrySource(self)
         return self._source
 
-    def find_resource(self, uri: str, scope: Scope = Scope.SYSTEM) -> tuple[Resource, dict[str, str]] | None:
-        """Return the resource a caller of `scope` reaches at `uri` and the template variables it binds, or None."""
-        fixed = _reached(self._resources.get(uri), scope)
-        if fixed is not None:
-            return fixed, {}
-        return self.matching_template(uri, scope)
-
     def matching_template(
         self, uri: str, scope: Scope = Scope.SYSTEM
     ) -> tuple[ResourceTemplate, dict[str, str]] | None:

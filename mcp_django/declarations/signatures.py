@@ -81,7 +81,6 @@ class Signature:
         self.names: list[str] = []
         self.required: list[str] = []
         self.descriptions: dict[str, str | None] = {}
-        self.accepts_any_keyword = False
         self._fields: list[tuple[str, str]] = []
         self._json_fields: frozenset[str] = frozenset()
         definitions: dict[str, Any] = {}
@@ -94,8 +93,7 @@ class Signature:
                 self.context_param = param.name
                 continue
             if param.kind is inspect.Parameter.VAR_KEYWORD and not build_model:
-                self.accepts_any_keyword = True
-                continue
+                continue  # with a supplied input schema, **kwargs takes whatever it allows
             if param.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD and param.kind is not param.KEYWORD_ONLY:
                 raise DeclarationError(
                     f"{owner}: parameter {param.name!r} must be passable by keyword (no *args, **kwargs or /)"
