@@ -42,14 +42,13 @@ from mcp_django.protocol import (
     Connection,
     Era,
     HeaderMismatch,
-    InternalError,
     InvalidRequest,
     MCPError,
     ParseError,
     era_of_header,
 )
 from mcp_django.protocol.context import META_PROTOCOL_VERSION, aclose
-from mcp_django.protocol.errors import http_status
+from mcp_django.protocol.errors import error_response, http_status
 from mcp_django.protocol.features.subscriptions import wanted_by_session
 from mcp_django.protocol.jsonrpc import (
     RequestId,
@@ -102,6 +101,11 @@ def _json_response(message: Any, status: int = 200, headers: Mapping[str, str] |
 
 def _error(status: int, error: MCPError, request_id: RequestId | None = None, **headers: str) -> HTTPResponse:
     return _json_response(error.to_response(request_id), status, headers)
+
+
+def _failed(exc: BaseException, era: Era, request_id: RequestId | None = None) -> HTTPResponse:
+    """The answer to a request that failed with `exc`, through the one error map (`protocol.errors`)."""
+    return _reply(error_response(exc, request_id, era), era)
 
 
 def _reply(reply: Any, era: Era, headers: Mapping[str, str] | None = None) -> HTTPResponse:
@@ -291,10 +295,9 @@ class StreamableHTTP:
         """
         try:
             return await self._respond(method, headers, body, credentials, host, resource_metadata, streaming)
-        except Exception:
+        except Exception as exc:
             logger.exception("Unhandled error while serving %s /%s", method, self.endpoint.path)
-            version = _header_value(headers, "mcp-protocol-version")
-            return _error(http_status(era_of_header(version), InternalError.code), InternalError())
+            return _failed(exc, era_of_header(_header_value(headers, "mcp-protocol-version")))
 
     async def _respond(
         self,
@@ -386,7 +389,7 @@ class StreamableHTTP:
         try:
             message = parse_body(body)
         except ParseError as error:
-            return _error(400, error)
+            return _failed(error, era)
         connection = self.endpoint.connection(
             principal,
             transport="http",
@@ -401,7 +404,7 @@ class StreamableHTTP:
                 try:
                     self.check_headers(message, headers, version_header, admission.scope)
                 except HeaderMismatch as error:
-                    return _error(400, error, request_id_of(message))
+                    return _failed(error, era, request_id_of(message))
             return await self._dispatch(message, connection, era, None)
 
         store = self.endpoint.session_store
@@ -579,9 +582,9 @@ class MCPView(View):
         try:
             body = self._read_body(request)
             metadata = resource_metadata_url(request.build_absolute_uri("/"), request.path)
-        except Exception:
+        except Exception as exc:
             logger.exception("Could not read the MCP request")
-            response = _error(http_status(Era.HANDSHAKE, InternalError.code), InternalError())
+            response = _failed(exc, Era.HANDSHAKE)
         else:
             response = await self.transport.respond(
                 request.method or "GET",
