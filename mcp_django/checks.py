@@ -6,6 +6,7 @@ IDs are documented in `docs/checks.md`; never renumber one.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
@@ -29,11 +30,16 @@ INTERCEPTOR_CHECK_IDS: Final[Mapping[str, str]] = {
     "options": "mcp_django.E024",
 }
 """The check ID of each kind of interceptor-list problem (`interceptors.chain.PROBLEM_KINDS`)."""
+AUDIT_WHEN_FULL: Final = ("refuse", "drop")
 _DOCS: Final = "See docs/settings.md."
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _is_positive_int(value: Any) -> bool:
@@ -76,6 +82,11 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "{phase: 'sending' or 'receiving'}",
     ),
     "INTERCEPTOR_CHAIN_TIMEOUT_MS": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
+    "AUDIT_SPOOL_DIR": (lambda v: v is None or (isinstance(v, (str, os.PathLike)) and bool(str(v))), "a path or None"),
+    "AUDIT_SPOOL_MAX_BYTES": (_is_positive_int, "a positive integer"),
+    "AUDIT_WHEN_FULL": (lambda v: v in AUDIT_WHEN_FULL, "'refuse' or 'drop'"),
+    "AUDIT_DB_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
+    "AUDIT_REPLAY_INTERVAL": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
     "STATE_CHECK_INTERVAL": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 60,
         "a number of seconds from 0 to 60",

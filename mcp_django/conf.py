@@ -14,7 +14,10 @@ re-read when a test changes `MCP_DJANGO` (`override_settings` sends `setting_cha
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import tempfile
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -70,6 +73,13 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "INTERCEPTOR_CHAIN_TIMEOUT_MS": None,
     # The admin's state (docs/admin.md).
     "STATE_CHECK_INTERVAL": 0.5,
+    # The audit trail (docs/interceptors.md): the local spool used while the database cannot take rows.
+    # None means a directory named after the database, in the system's temporary directory.
+    "AUDIT_SPOOL_DIR": None,
+    "AUDIT_SPOOL_MAX_BYTES": 64 * MiB,
+    "AUDIT_WHEN_FULL": "refuse",
+    "AUDIT_DB_TIMEOUT": 5.0,
+    "AUDIT_REPLAY_INTERVAL": 5.0,
 }
 """Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
 
@@ -79,6 +89,13 @@ IMPORT_STRINGS: Final[frozenset[str]] = frozenset({"SESSION_STORE"})
 
 def _default_server_info() -> dict[str, Any]:
     return {"name": "mcp-django", "version": __version__}
+
+
+def _default_audit_spool_dir() -> Path:
+    """`<tmp>/mcp_django-audit-<digest of the default database>`: one spool per database, never shared by two."""
+    database = settings.DATABASES.get("default", {})
+    where = "|".join(str(database.get(key, "")) for key in ("ENGINE", "NAME", "HOST", "PORT"))
+    return Path(tempfile.gettempdir()) / f"mcp_django-audit-{hashlib.sha256(where.encode()).hexdigest()[:12]}"
 
 
 class MCPSettings:
@@ -105,6 +122,8 @@ class MCPSettings:
         value = self.user_settings.get(name, self.defaults[name])
         if name == "SERVER_INFO" and value is None:
             value = _default_server_info()
+        elif name == "AUDIT_SPOOL_DIR":
+            value = Path(value) if value else _default_audit_spool_dir()
         elif name in self.import_strings and isinstance(value, str):
             value = import_string(value)
         self._cached.add(name)

@@ -91,7 +91,8 @@ class GroupScope(models.Model):
 class ToolCallRecord(models.Model):
     """One tool call, as the audit interceptor saw it (`mcp_django.interceptors.audit`).
 
-    Rows are written off the request path, in batches; arguments are stored as the tool received
+    Rows are committed before the call's reply leaves, concurrent calls' rows in one transaction, or
+    spooled and replayed while the database is unavailable; arguments are stored as the tool received
     them, after the redaction interceptor (when it runs before the audit sink).
     """
 
@@ -114,7 +115,9 @@ class ToolCallRecord(models.Model):
     outcome = models.CharField(max_length=16, choices=Outcome.choices)
     duration_ms = models.FloatField(help_text="From the start of the request phase to the tool's result.")
     origin = models.CharField(max_length=32, default="agent", help_text="Who made the call: an MCP client's agent.")
-    trace_id = models.CharField(max_length=64, blank=True)
+    trace_id = models.CharField(
+        max_length=64, blank=True, db_index=True, help_text="The call's trace id: a spooled row is replayed once by it."
+    )
     created = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:

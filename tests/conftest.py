@@ -154,8 +154,14 @@ def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.Tem
         yield server
 
 
+@pytest.fixture(scope="session")
+def audit_spool_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The audit spool of the in-process tests: this test session's own, never another run's."""
+    return tmp_path_factory.mktemp("audit-spool")
+
+
 @pytest.fixture(scope="session", autouse=True)
-def _without_the_demo_interceptors() -> Iterator[None]:
+def _without_the_demo_interceptors(audit_spool_dir: Path) -> Iterator[None]:
     """In-process tests run without the example project's interceptors (its audit trail would write rows
     behind every test's back); tests of interceptors configure their own. The live server keeps them.
 
@@ -164,5 +170,6 @@ def _without_the_demo_interceptors() -> Iterator[None]:
     from django.conf import settings
     from django.test import override_settings
 
-    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "INTERCEPTORS": []}):
+    overrides = {"INTERCEPTORS": [], "AUDIT_SPOOL_DIR": str(audit_spool_dir)}
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides}):
         yield

@@ -107,6 +107,17 @@ def test_e003_an_import_string_that_is_not_a_string() -> None:
         ("STATIC_MODULE", "my-tools", "MCP_DJANGO['STATIC_MODULE'] must be a module name or None.", "'my-tools'"),
         ("CLIENT_REQUEST_TIMEOUT", 0, "MCP_DJANGO['CLIENT_REQUEST_TIMEOUT'] must be a number > 0.", "0"),
         ("REQUEST_STATE_TTL", "10m", "MCP_DJANGO['REQUEST_STATE_TTL'] must be a positive integer.", "'10m'"),
+        ("AUDIT_SPOOL_DIR", 3, "MCP_DJANGO['AUDIT_SPOOL_DIR'] must be a path or None.", "3"),
+        ("AUDIT_SPOOL_DIR", "", "MCP_DJANGO['AUDIT_SPOOL_DIR'] must be a path or None.", "''"),
+        ("AUDIT_SPOOL_MAX_BYTES", 0, "MCP_DJANGO['AUDIT_SPOOL_MAX_BYTES'] must be a positive integer.", "0"),
+        ("AUDIT_WHEN_FULL", "block", "MCP_DJANGO['AUDIT_WHEN_FULL'] must be 'refuse' or 'drop'.", "'block'"),
+        ("AUDIT_DB_TIMEOUT", 0, "MCP_DJANGO['AUDIT_DB_TIMEOUT'] must be a positive number of seconds.", "0"),
+        (
+            "AUDIT_REPLAY_INTERVAL",
+            "5s",
+            "MCP_DJANGO['AUDIT_REPLAY_INTERVAL'] must be a positive number of seconds.",
+            "'5s'",
+        ),
     ],
 )
 def test_e004_a_value_of_the_wrong_type_or_range(key: str, value: Any, message: str, shown: str) -> None:

@@ -222,6 +222,14 @@ class Interceptor:
     thread_sensitive: ClassVar[bool] = True
     entrypoint: ClassVar[str] = ""
 
+    def admits(self, event: str) -> None:
+        """Raise an `MCPError` to refuse `event` before its request phase runs; by default, admit it.
+
+        For an interceptor whose own duty cannot be met right now, such as an audit sink whose trail
+        cannot take another row. It sees no payload (that is a validator's job), must not wait, and
+        is only called when overridden and the entry is active.
+        """
+
 
 class ValidationInterceptor(Interceptor):
     """Decides whether an operation may go on: override `validate` to return a `ValidationResult` or a bool."""

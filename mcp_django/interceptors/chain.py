@@ -431,6 +431,11 @@ class InterceptorPlan:
         self.timeout_ms = timeout_ms
         self._selections: dict[tuple[str, str], _SELECTION] = {}
         self._events = frozenset(event for entry in self.entries for event in entry.events)
+        self._gates = tuple(
+            entry
+            for entry in self.entries
+            if type(entry.interceptor).admits is not Interceptor.admits and entry.mode == "active"
+        )
 
     def __bool__(self) -> bool:
         return bool(self.entries)
@@ -441,6 +446,12 @@ class InterceptorPlan:
     def intercepts(self, event: str) -> bool:
         """True when some entry hooks `event` in some phase."""
         return "*" in self._events or event in self._events
+
+    def admit(self, event: str) -> None:
+        """Let every active entry hooking `event` refuse it up front (`Interceptor.admits` raises `MCPError`)."""
+        for entry in self._gates:
+            if entry.hooks_event(event):
+                entry.interceptor.admits(event)
 
     def supported_events(self) -> list[str]:
         """The union of the hooked events, sorted (`"*"` when a wildcard is hooked)."""

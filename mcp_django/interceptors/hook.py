@@ -39,6 +39,7 @@ class InterceptorHook:
         plan = self.plan
         if not plan.intercepts(method):
             return await call_next(params)
+        plan.admit(method)
         started = time.perf_counter()
         context = context_for(ctx)
         request = await plan.run(method, "request", params, context)
