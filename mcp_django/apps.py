@@ -40,3 +40,7 @@ class MCPDjangoConfig(AppConfig):
         from mcp_django import control
 
         control.install(self)  # the admin's overlay, and its signals: stamps, list changes, rows synced after migrate
+
+        from mcp_django.interceptors.audit import replay_leftovers
+
+        replay_leftovers()  # audit rows a process left in the spool (killed while the database was down)

@@ -15,7 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,10 +119,13 @@ def live_server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def serve_example(env: dict[str, str], log_dir: Path) -> Iterator[LiveServer]:
+def serve_example(
+    env: dict[str, str], log_dir: Path, *, preexec_fn: Callable[[], None] | None = None
+) -> Iterator[LiveServer]:
     """Serve the example project with daphne on a free loopback port until the block ends.
 
     Several can run at once on one database: that is how the multi-worker tests stand up their workers.
+    `preexec_fn` runs in the child before daphne starts (the fault tests drop privileges with it).
     """
     host, port = "127.0.0.1", _free_port()
     log_path = log_dir / f"daphne-{port}.log"
@@ -133,6 +136,7 @@ def serve_example(env: dict[str, str], log_dir: Path) -> Iterator[LiveServer]:
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
+            preexec_fn=preexec_fn,
         )
     try:
         _wait_until_serving(process, host, port, log_path)

@@ -21,6 +21,7 @@ from mcp_django.control.inventory import (
 )
 from mcp_django.control.state import control_state
 from mcp_django.endpoints import Endpoint, mounted_endpoints
+from mcp_django.interceptors.audit import audit_status
 from mcp_django.models import InterceptorState, ProviderState, ToolCallRecord
 from mcp_django.scopes import Scope
 
@@ -170,6 +171,7 @@ def dashboard_context() -> dict[str, Any]:
         "chart": tool_call_chart(),
         "errors": errors,
         "by_outcome": by_outcome,
+        "audit": audit_status(),
         "disabled_tools": sorted(control_state.snapshot.disabled_tools),
         "stale_providers": [row.provider_id for row in provider_rows.values() if not row.present_in_code],
         "stale_interceptors": [row.name for row in interceptor_rows.values() if not row.present_in_code],

@@ -51,6 +51,7 @@ __all__ = [
     "audit_status",
     "audit_writer",
     "flush_audit_log",
+    "replay_leftovers",
 ]
 
 logger = logging.getLogger("mcp_django.interceptors")
@@ -86,12 +87,16 @@ class AuditStatus:
         spooled_bytes: what this process's spool file holds, waiting for the database.
         database_available: False from a failed write until a replay succeeds.
         refusing: new tool calls are refused (`"refuse"` and a full or unwritable spool).
+        commits: group commits so far (rows per commit = `committed / commits`).
+        committed: rows committed by group commits so far (replayed rows are not counted).
     """
 
     dropped: int
     spooled_bytes: int
     database_available: bool
     refusing: bool
+    commits: int = 0
+    committed: int = 0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -108,8 +113,11 @@ class AuditWriter:
     """
 
     def __init__(self, batch_size: int = BATCH_SIZE) -> None:
-        self._queue: queue.SimpleQueue[_Pending] = queue.SimpleQueue()
         self._batch_size = batch_size
+        self._reset()
+
+    def _reset(self) -> None:
+        self._queue: queue.SimpleQueue[_Pending] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._idle = threading.Condition()
@@ -120,6 +128,8 @@ class AuditWriter:
         self._next_attempt = 0.0
         self.dropped = 0
         self.refusing = False
+        self.commits = 0
+        self.committed = 0
 
     # -- the calling side -------------------------------------------------------------------------
 
@@ -138,7 +148,8 @@ class AuditWriter:
 
     def status(self) -> AuditStatus:
         spool = self._spool
-        return AuditStatus(self.dropped, spool.size if spool else 0, not self._down, self.refusing)
+        spooled = spool.size if spool else 0
+        return AuditStatus(self.dropped, spooled, not self._down, self.refusing, self.commits, self.committed)
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every row handed over so far is stored (or dropped); False if `timeout` passed first."""
@@ -195,6 +206,8 @@ class AuditWriter:
             except _Unavailable as exc:
                 self._went_down(exc)
             else:
+                self.commits += 1
+                self.committed += len(batch)
                 self._resolve(batch, COMMITTED)
                 return
         self._to_spool(batch)
@@ -243,7 +256,8 @@ class AuditWriter:
             if own:
                 _write_chunks(own)
                 spool.clear_own()
-                logger.warning("Audit database is back: replayed %d spooled records", len(own))
+                self._update_refusing()
+                logger.warning("Audit database is available again: replayed %d spooled records", len(own))
             with spool.orphans() as orphans:
                 for path, rows in orphans:
                     _write_chunks(rows)
@@ -251,7 +265,7 @@ class AuditWriter:
         except _Unavailable as exc:
             self._went_down(exc)
         else:
-            self._down = False
+            self._down = False  # with nothing to replay, the next batch finds out
             self._next_attempt = time.monotonic() + float(mcp_settings.AUDIT_REPLAY_INTERVAL)
         self._update_refusing()
 
@@ -282,7 +296,7 @@ class AuditWriter:
         """In a forked child: a writer of its own (the parent's thread, queue and spool lock stay the parent's)."""
         if self._spool is not None and self._spool._fd is not None:
             os.close(self._spool._fd)  # the parent keeps its lock: it holds a descriptor of its own
-        self.__init__(self._batch_size)  # type: ignore[misc]  # a fresh start, by design
+        self._reset()
 
 
 def _write_chunks(rows: Sequence[dict[str, Any]]) -> None:
@@ -367,6 +381,13 @@ def audit_writer() -> AuditWriter:
 def audit_status() -> AuditStatus:
     """The audit trail of this process: rows dropped, rows waiting in the spool, whether calls are refused."""
     return _writer.status()
+
+
+def replay_leftovers() -> None:
+    """Start the writer now if the spool holds rows, so they reach the database without waiting for a call."""
+    spool = Spool(Path(mcp_settings.AUDIT_SPOOL_DIR))
+    if spool.has_orphans():
+        _writer.start()
 
 
 def flush_audit_log(timeout: float = 5.0) -> bool:
