@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import pydantic
-from django.db import DatabaseError, DataError, IntegrityError, close_old_connections, connections, router, transaction
+from django.db import DatabaseError, DataError, IntegrityError, connections, router, transaction
 
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors.base import Invocation, SinkInterceptor, SinkResult
@@ -68,7 +68,6 @@ class AuditUnavailable(MCPError):
     """A tool call refused because its audit row could be stored nowhere (`AUDIT_WHEN_FULL = "refuse"`)."""
 
     default_message = "Tool calls are refused: the audit trail's database is unavailable and its spool is full."
-    http_status = 503
 
     def __init__(self) -> None:
         super().__init__(data={"reason": "audit_unavailable"})
@@ -181,7 +180,7 @@ class AuditWriter:
                 self._resolve(batch, DROPPED, count=True)
             finally:
                 with contextlib.suppress(Exception):
-                    close_old_connections()
+                    _tidy_connection()
                 with self._idle:
                     self._unfinished -= len(batch)
                     self._idle.notify_all()
@@ -297,6 +296,22 @@ class AuditWriter:
         if self._spool is not None and self._spool._fd is not None:
             os.close(self._spool._fd)  # the parent keeps its lock: it holds a descriptor of its own
         self._reset()
+
+
+def _tidy_connection() -> None:
+    """Keep the writer's connection between batches, as `CONN_MAX_AGE` allows, and drop a broken one.
+
+    The writer is one long-lived thread, not a request: with `CONN_MAX_AGE = 0` it keeps its connection
+    (reconnecting per batch costs more than the batch; on SQLite in WAL mode closing the last connection
+    even checkpoints). A positive `CONN_MAX_AGE` still bounds the connection's age.
+    """
+    from mcp_django.models import ToolCallRecord
+
+    connection = connections[router.db_for_write(ToolCallRecord)]
+    if connection.settings_dict.get("CONN_MAX_AGE") != 0:
+        connection.close_if_unusable_or_obsolete()
+    elif connection.errors_occurred and connection.connection is not None and not connection.is_usable():
+        connection.close()
 
 
 def _write_chunks(rows: Sequence[dict[str, Any]]) -> None:
