@@ -167,12 +167,15 @@ class AuditWriter:
     # -- the writer thread ------------------------------------------------------------------------
 
     def _run(self) -> None:
-        self._replay()
         while True:
-            batch = self._take(float(mcp_settings.AUDIT_REPLAY_INTERVAL))
-            try:
-                if time.monotonic() >= self._next_attempt:
+            if time.monotonic() >= self._next_attempt:
+                try:
                     self._replay()
+                except Exception:  # the spool directory itself failed: the rows stay where they are
+                    logger.exception("Could not replay the audit spool in %s", self._spool_dir())
+                    self._next_attempt = time.monotonic() + float(mcp_settings.AUDIT_REPLAY_INTERVAL)
+            batch = self._take(max(0.0, self._next_attempt - time.monotonic()))
+            try:
                 if batch:
                     self._store(batch)
             except Exception:  # the thread must outlive anything; unanswered rows would hang their calls
@@ -400,8 +403,12 @@ def audit_status() -> AuditStatus:
 
 def replay_leftovers() -> None:
     """Start the writer now if the spool holds rows, so they reach the database without waiting for a call."""
-    spool = Spool(Path(mcp_settings.AUDIT_SPOOL_DIR))
-    if spool.has_orphans():
+    try:
+        leftovers = Spool(Path(mcp_settings.AUDIT_SPOOL_DIR)).has_orphans()
+    except Exception:  # a wrong setting is a system check's to report, not start-up's to crash on
+        logger.exception("Could not look for audit records left in the spool")
+        return
+    if leftovers:
         _writer.start()
 
 

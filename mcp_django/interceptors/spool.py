@@ -126,7 +126,11 @@ class Spool:
 
     def has_orphans(self) -> bool:
         """True when the directory holds another process's non-empty file (alive or not)."""
-        return any(path.stat().st_size > 0 for path in self._foreign_files())
+        for path in self._foreign_files():
+            with contextlib.suppress(FileNotFoundError):  # replayed and removed meanwhile
+                if path.stat().st_size > 0:
+                    return True
+        return False
 
     def close(self) -> None:
         """Let go of this process's file (and its lock): another process may now replay what is in it."""
