@@ -25,6 +25,7 @@ from django.utils.module_loading import import_string
 
 from mcp_django.endpoints import Endpoint
 from mcp_django.protocol import Connection, MessageHandler
+from mcp_django.protocol.context import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.registry import Registry
 
@@ -117,8 +118,8 @@ class MCPTestClient:
         params = dict(params or {})
         if self.era == "stateless":
             params["_meta"] = {
-                "io.modelcontextprotocol/protocolVersion": LATEST_STATELESS_VERSION,
-                "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+                META_PROTOCOL_VERSION: LATEST_STATELESS_VERSION,
+                META_CLIENT_CAPABILITIES: self.capabilities,
                 **params.get("_meta", {}),
             }
         return await self._send(method, params)
