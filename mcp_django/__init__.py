@@ -16,8 +16,9 @@ imported through it and must stay usable without settings.
 from mcp_django import content
 from mcp_django.context import Context
 from mcp_django.declarations import DeclarationError, ToolAnnotations, ToolError
+from mcp_django.exceptions import RegistryFrozen
 from mcp_django.providers import PromptProvider, ResourceProvider, ToolProvider
-from mcp_django.registry import Registry, RegistryFrozen, default_registry
+from mcp_django.registry import Registry, default_registry
 from mcp_django.scopes import Scope
 from mcp_django.version import __version__
 
