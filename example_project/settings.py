@@ -70,6 +70,10 @@ DATABASES = {
         # daphne runs sync code (the ORM, sync tools) in a thread pool; wait for SQLite's lock
         # instead of failing with "database is locked" under concurrent requests.
         "OPTIONS": {"timeout": 20},
+        # The threads that run database work off the event loop (MCP_DJANGO["DATABASE_THREADS"]) keep
+        # their connection between requests only when it may outlive one (docs/settings.md).
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
     }
 }
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.http.request import HttpHeaders
 from django.utils.module_loading import import_string
 from rest_framework import authentication, exceptions
+
+from mcp_django.executor import run_sync
 
 __all__ = [
     "AuthRequest",
@@ -108,5 +109,6 @@ def authenticate(authenticators: Iterable[Any], request: Any) -> Any:
     return None
 
 
-aauthenticate = sync_to_async(authenticate)
-"""`authenticate` for async code (in a worker thread, where the ORM may run)."""
+async def aauthenticate(authenticators: Iterable[Any], request: Any) -> Any:
+    """`authenticate` for async code, run where the ORM may run (`mcp_django.executor.run_sync`)."""
+    return await run_sync(authenticate, authenticators, request)

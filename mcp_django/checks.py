@@ -91,6 +91,11 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 60,
         "a number of seconds from 0 to 60",
     ),
+    "DATABASE_THREADS": (_is_positive_int, "a positive integer"),
+    "AUTH_CACHE_TTL": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
+        "a number of seconds >= 0",
+    ),
 }
 
 
@@ -146,11 +151,11 @@ def _unknown_key(key: Any) -> CheckMessage:
 def _check_import(key: str, value: Any) -> list[CheckMessage]:
     if not isinstance(value, str):
         if isinstance(value, type):
-            return _check_store_class(key, value)
+            return _check_class(key, value)
         return [
             Error(
                 f"{_setting(key)} must be a dotted import path, not {_type_name(value)}.",
-                hint="Write it as a string, e.g. 'mcp_django.sessions.DatabaseSessionStore'.",
+                hint=f"Write it as a string, e.g. {DEFAULTS[key]!r}.",
                 id="mcp_django.E003",
             )
         ]
@@ -164,18 +169,25 @@ def _check_import(key: str, value: Any) -> list[CheckMessage]:
                 id="mcp_django.E003",
             )
         ]
-    return _check_store_class(key, imported)
+    return _check_class(key, imported)
 
 
-def _check_store_class(key: str, value: Any) -> list[CheckMessage]:
+def _base_classes() -> dict[str, type]:
+    """The class each import-string setting must name a subclass of."""
+    from mcp_django.scopes import ScopePolicy
     from mcp_django.sessions import SessionStore
 
-    if isinstance(value, type) and issubclass(value, SessionStore):
+    return {"SESSION_STORE": SessionStore, "SCOPE_POLICY": ScopePolicy}
+
+
+def _check_class(key: str, value: Any) -> list[CheckMessage]:
+    base = _base_classes()[key]
+    if isinstance(value, type) and issubclass(value, base):
         return []
     return [
         Error(
-            f"{_setting(key)} is not a SessionStore subclass.",
-            hint="Name a subclass of mcp_django.sessions.SessionStore.",
+            f"{_setting(key)} is not a {base.__name__} subclass.",
+            hint=f"Name a subclass of {base.__module__}.{base.__qualname__}.",
             id="mcp_django.E005",
         )
     ]

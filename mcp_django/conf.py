@@ -80,10 +80,14 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "AUDIT_WHEN_FULL": "refuse",
     "AUDIT_DB_TIMEOUT": 5.0,
     "AUDIT_REPLAY_INTERVAL": 5.0,
+    # Speed (docs/settings.md, docs/authentication.md).
+    "DATABASE_THREADS": 8,
+    "AUTH_CACHE_TTL": 60,
+    "SCOPE_POLICY": "mcp_django.scopes.GroupScopePolicy",
 }
 """Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
 
-IMPORT_STRINGS: Final[frozenset[str]] = frozenset({"SESSION_STORE"})
+IMPORT_STRINGS: Final[frozenset[str]] = frozenset({"SESSION_STORE", "SCOPE_POLICY"})
 """Keys whose value is a dotted path (or the object itself), resolved lazily."""
 
 

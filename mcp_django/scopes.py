@@ -4,8 +4,9 @@
 provider carries a minimum scope (USER unless declared otherwise); a caller sees what its
 scope reaches and nothing else, and what it cannot see answers as unknown.
 
-A user's scope is worked out by `GroupScopePolicy` on every request, so a change (a user
-added to a group, a `GroupScope` row edited in the admin) applies to the next request:
+A user's scope is worked out by the scope policy, `MCP_DJANGO["SCOPE_POLICY"]`, by default
+`GroupScopePolicy`; `mcp_django.auth_cache` keeps its answers per user and drops them when a
+user, their groups or a `GroupScope` row change, so a change applies to the next request:
 
 - a superuser is SYSTEM;
 - any other authenticated user gets the highest scope any of their groups grants, through
@@ -23,6 +24,8 @@ import enum
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
+from mcp_django.executor import run_sync
+
 if TYPE_CHECKING:
     from mcp_django.protocol.context import RequestContext
 
@@ -30,6 +33,7 @@ __all__ = [
     "ANONYMOUS_SCOPE",
     "GroupScopePolicy",
     "Scope",
+    "ScopePolicy",
     "ScopeResolver",
     "get_scope_policy",
     "is_authenticated",
@@ -100,13 +104,26 @@ def remembered_scope(ctx: RequestContext) -> tuple[bool, Scope | None]:
     return False, None
 
 
-class GroupScopePolicy:
-    """Maps a Django user to a `Scope` from the user's groups; one query per call.
+class ScopePolicy:
+    """Maps a Django user to the `Scope` it reaches; subclasses implement `scope_of`.
 
-    `scope_of` / `ascope_of` are the only entry points: a cache (keyed by user and a
-    version stamp that `GroupScope` and group-membership changes bump) fits inside them
-    without touching any caller.
+    Name a subclass in `MCP_DJANGO["SCOPE_POLICY"]`. Its answers are cached per user (see
+    `mcp_django.auth_cache`), so they must depend only on the user, its groups and `GroupScope`
+    rows (whose changes drop the cache); a policy that reads other data calls
+    `mcp_django.auth_cache.forget_credentials()` when that data changes.
     """
+
+    def scope_of(self, user: Any) -> Scope | None:
+        """Return the user's scope; None when it reaches nothing (anonymous, inactive)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement scope_of()")
+
+    async def ascope_of(self, user: Any) -> Scope | None:
+        """`scope_of` for async code, run where the ORM may run (`mcp_django.executor.run_sync`)."""
+        return await run_sync(self.scope_of, user)
+
+
+class GroupScopePolicy(ScopePolicy):
+    """Maps a Django user to a `Scope` from the user's groups; one query per call (none for superusers)."""
 
     def scope_of(self, user: Any) -> Scope | None:
         """Return the user's scope (None for anonymous or inactive users). Runs one query for non-superusers."""
@@ -122,11 +139,7 @@ class GroupScopePolicy:
             return None
         if getattr(user, "is_superuser", False):
             return Scope.SYSTEM
-        groups = getattr(user, "groups", None)
-        if groups is None:
-            return Scope.USER
-        rows = [row async for row in groups.values_list("name", "mcp_scope__scope")]
-        return self.highest(rows)
+        return self.highest(await run_sync(self._rows, user))
 
     @staticmethod
     def _counts(user: Any) -> bool:
@@ -153,12 +166,25 @@ class GroupScopePolicy:
         return best
 
 
-_policy: GroupScopePolicy | None = None
+_policy: ScopePolicy | None = None
 
 
-def get_scope_policy() -> GroupScopePolicy:
-    """The process's scope policy."""
-    global _policy
+def get_scope_policy() -> ScopePolicy:
+    """The process's scope policy, an instance of `MCP_DJANGO["SCOPE_POLICY"]` (made again when settings change)."""
+    global _policy, _listening
     if _policy is None:
-        _policy = GroupScopePolicy()
+        from mcp_django.conf import mcp_settings  # the package imports this module before Django is set up
+
+        if not _listening:
+            mcp_settings.on_reload(_forget_policy)
+            _listening = True
+        _policy = mcp_settings.SCOPE_POLICY()
     return _policy
+
+
+_listening = False
+
+
+def _forget_policy() -> None:
+    global _policy
+    _policy = None

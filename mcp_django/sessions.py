@@ -23,6 +23,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from mcp_django.conf import mcp_settings
+from mcp_django.executor import run_sync
 from mcp_django.overlay import installed, on_change
 from mcp_django.protocol import SessionState
 
@@ -169,7 +170,7 @@ class DatabaseSessionStore(SessionStore):
         from mcp_django.models import MCPSession
 
         state = record.state
-        await MCPSession.objects.acreate(
+        row = MCPSession(
             session_id=record.session_id,
             endpoint_name=record.endpoint_name,
             endpoint_path=record.endpoint_path,
@@ -182,6 +183,7 @@ class DatabaseSessionStore(SessionStore):
             last_seen=_datetime(record.touched_at),
             expires_at=_datetime(record.expires_at),
         )
+        await run_sync(row.save, force_insert=True)
         self._remember(record)
 
     async def get(self, session_id: str) -> StoredSession | None:
@@ -191,7 +193,7 @@ class DatabaseSessionStore(SessionStore):
             return cached[0]
         from mcp_django.models import MCPSession
 
-        row = await MCPSession.objects.filter(session_id=session_id).afirst()
+        row = await run_sync(MCPSession.objects.filter(session_id=session_id).first)
         if row is None:
             self._cache.pop(session_id, None)
             return None
@@ -219,7 +221,8 @@ class DatabaseSessionStore(SessionStore):
         from mcp_django.models import MCPSession
 
         state = record.state
-        updated = await MCPSession.objects.filter(session_id=record.session_id).aupdate(
+        updated = await run_sync(
+            MCPSession.objects.filter(session_id=record.session_id).update,
             protocol_version=state.protocol_version,
             client_info=state.client_info,
             client_capabilities=state.client_capabilities,
@@ -236,7 +239,7 @@ class DatabaseSessionStore(SessionStore):
         from mcp_django.models import MCPSession
 
         self._cache.pop(session_id, None)
-        await MCPSession.objects.filter(session_id=session_id).adelete()
+        await run_sync(MCPSession.objects.filter(session_id=session_id).delete)
 
     def clear_cache(self) -> None:
         """Forget every cached session (the next request of each reads the database again)."""

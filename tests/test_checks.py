@@ -32,6 +32,9 @@ def test_valid_settings_pass() -> None:
                 "CACHE_TTL_MS": 0,
                 "CACHE_SCOPE": "public",
                 "STATIC_MODULE": "mcp_tools",
+                "SCOPE_POLICY": "mcp_django.scopes.GroupScopePolicy",
+                "AUTH_CACHE_TTL": 0,
+                "DATABASE_THREADS": 2,
             }
         )
         == []
@@ -118,6 +121,10 @@ def test_e003_an_import_string_that_is_not_a_string() -> None:
             "MCP_DJANGO['AUDIT_REPLAY_INTERVAL'] must be a positive number of seconds.",
             "'5s'",
         ),
+        ("DATABASE_THREADS", 0, "MCP_DJANGO['DATABASE_THREADS'] must be a positive integer.", "0"),
+        ("DATABASE_THREADS", "8", "MCP_DJANGO['DATABASE_THREADS'] must be a positive integer.", "'8'"),
+        ("AUTH_CACHE_TTL", -1, "MCP_DJANGO['AUTH_CACHE_TTL'] must be a number of seconds >= 0.", "-1"),
+        ("AUTH_CACHE_TTL", None, "MCP_DJANGO['AUTH_CACHE_TTL'] must be a number of seconds >= 0.", "None"),
     ],
 )
 def test_e004_a_value_of_the_wrong_type_or_range(key: str, value: Any, message: str, shown: str) -> None:
@@ -137,6 +144,36 @@ def test_e005_a_session_store_that_is_not_a_session_store() -> None:
         Error(
             "MCP_DJANGO['SESSION_STORE'] is not a SessionStore subclass.",
             hint="Name a subclass of mcp_django.sessions.SessionStore.",
+            id="mcp_django.E005",
+        )
+    ]
+
+
+def test_e003_a_scope_policy_that_does_not_import() -> None:
+    assert run({"SCOPE_POLICY": "mcp_django.scopes.NoSuchPolicy"}) == [
+        Error(
+            "MCP_DJANGO['SCOPE_POLICY'] cannot be imported.",
+            hint="Check the dotted path 'mcp_django.scopes.NoSuchPolicy'.",
+            id="mcp_django.E003",
+        )
+    ]
+
+
+def test_e003_a_scope_policy_that_is_not_a_string_names_the_default_as_an_example() -> None:
+    assert run({"SCOPE_POLICY": 3}) == [
+        Error(
+            "MCP_DJANGO['SCOPE_POLICY'] must be a dotted import path, not int.",
+            hint="Write it as a string, e.g. 'mcp_django.scopes.GroupScopePolicy'.",
+            id="mcp_django.E003",
+        )
+    ]
+
+
+def test_e005_a_scope_policy_that_is_not_a_scope_policy() -> None:
+    assert run({"SCOPE_POLICY": "mcp_django.sessions.DatabaseSessionStore"}) == [
+        Error(
+            "MCP_DJANGO['SCOPE_POLICY'] is not a ScopePolicy subclass.",
+            hint="Name a subclass of mcp_django.scopes.ScopePolicy.",
             id="mcp_django.E005",
         )
     ]

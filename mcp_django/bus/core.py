@@ -24,9 +24,10 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import Any, Final, Generic, TypeAlias, TypeVar, overload
 
 import pydantic
-from asgiref.sync import async_to_sync, iscoroutinefunction, sync_to_async
+from asgiref.sync import async_to_sync, iscoroutinefunction
 
 from mcp_django.exceptions import RegistryFrozen
+from mcp_django.executor import run_sync
 from mcp_django.protocol.errors import validation_problems
 
 __all__ = [
@@ -390,7 +391,7 @@ class Bus:
         if isinstance(validated, Err):
             return validated
         handler = spec.handler
-        runner = handler if iscoroutinefunction(handler) else sync_to_async(handler)
+        runner = handler if iscoroutinefunction(handler) else functools.partial(run_sync, handler)
         try:
             value = await runner(validated[0], validated[1], command.metadata)
         except ActionError as error:

@@ -22,10 +22,10 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
-from asgiref.sync import sync_to_async
 from django.utils.module_loading import import_string
 
 from mcp_django.conf import mcp_settings
+from mcp_django.executor import run_sync
 from mcp_django.models import InterceptorState, ProviderState, StateVersion, ToolState
 from mcp_django.overlay import changed
 from mcp_django.scopes import Scope
@@ -106,7 +106,7 @@ class ControlState:
             return
         self._checked = time.monotonic()  # before awaiting: concurrent requests do not read it again
         try:
-            stamps, snapshot = await sync_to_async(self._read)(self.stamps)
+            stamps, snapshot = await run_sync(self._read, self.stamps)
         except Exception as exc:  # no table yet, no database in this test: keep the code's defaults
             logger.debug("Could not read the MCP state stamp: %s", exc)
             return

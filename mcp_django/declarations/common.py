@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Final, Literal, NotRequired, TypeAlias
 
-from asgiref.sync import iscoroutinefunction, sync_to_async
+from asgiref.sync import iscoroutinefunction
 from typing_extensions import TypedDict
 
+from mcp_django.executor import run_sync
 from mcp_django.scopes import Scope
 
 __all__ = [
@@ -54,15 +56,14 @@ class Icon(TypedDict):
 
 
 class Runner:
-    """Calls a declared function: async ones directly, sync ones through `sync_to_async`."""
+    """Calls a declared function: async ones directly, sync ones through `run_sync` (where the ORM may run)."""
 
     __slots__ = ("_call", "fn", "is_async")
 
     def __init__(self, fn: AnyFunction) -> None:
         self.fn = fn
         self.is_async = iscoroutinefunction(fn) or iscoroutinefunction(type(fn).__call__)
-        # thread_sensitive (the default) keeps sync code on the thread Django's ORM expects.
-        self._call: Callable[..., Awaitable[Any]] = fn if self.is_async else sync_to_async(fn)
+        self._call: Callable[..., Awaitable[Any]] = fn if self.is_async else functools.partial(run_sync, fn)
 
     async def __call__(self, kwargs: dict[str, Any]) -> Any:
         return await self._call(**kwargs)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import inspect
 import logging
 import time
@@ -28,6 +29,7 @@ from asgiref.sync import sync_to_async
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
+from mcp_django.executor import run_sync
 from mcp_django.interceptors.base import (
     PHASES,
     Interceptor,
@@ -119,7 +121,11 @@ class PlanEntry:
     def __post_init__(self) -> None:
         method = getattr(self.interceptor, type(self.interceptor).entrypoint)
         if not inspect.iscoroutinefunction(method):
-            method = sync_to_async(method, thread_sensitive=self.interceptor.thread_sensitive)
+            # thread_sensitive ones may use the ORM: the database threads; the others any thread.
+            if self.interceptor.thread_sensitive:
+                method = functools.partial(run_sync, method)
+            else:
+                method = sync_to_async(method, thread_sensitive=False)
         object.__setattr__(self, "call", method)  # derived once; the dataclass is frozen
 
     def hooks(self, event: str, phase: str) -> bool:

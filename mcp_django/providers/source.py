@@ -7,14 +7,16 @@ runs sync methods in a worker thread, and converts what they return through `mcp
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from asgiref.sync import iscoroutinefunction, sync_to_async
+from asgiref.sync import iscoroutinefunction
 
 from mcp_django import results
 from mcp_django.context import Context
+from mcp_django.executor import run_sync
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import internal_errors
 from mcp_django.protocol.jsonrpc import InvalidParams, MCPError, ResourceNotFound
@@ -34,8 +36,8 @@ _METHODS = {
 
 
 def _runner(method: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
-    """Async methods as they are; sync ones through `sync_to_async` (a worker thread, where the ORM works)."""
-    return method if iscoroutinefunction(method) else sync_to_async(method)
+    """Async methods as they are; sync ones through `run_sync` (a worker thread, where the ORM works)."""
+    return method if iscoroutinefunction(method) else functools.partial(run_sync, method)
 
 
 def _items(value: Any, what: str, provider: Provider) -> list[dict[str, Any]]:
