@@ -10,12 +10,18 @@ Only a thin request object is built, not DRF's full `Request`: authentication cl
 `request.META` and, for session authentication, `request._request`. `AuthRequest` offers
 both for a Django request, and can be built from bare headers, so a transport that is not a
 Django view (an ASGI fast path) authenticates the same way.
+
+A class whose result depends on the `Authorization` header alone is *header-only*
+(`is_header_only`): DRF's `TokenAuthentication` and `BasicAuthentication`, this module's
+`TokenAuthentication`, and any class that says so with `mcp_header_only = True`. Their results
+are cached per credential (`mcp_django.auth_cache`), and they are not run at all for a request
+without an `Authorization` header.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from django.http.request import HttpHeaders
 from django.utils.module_loading import import_string
@@ -30,6 +36,9 @@ __all__ = [
     "aauthenticate",
     "authenticate",
     "authenticator_instances",
+    "first_recognised",
+    "is_header_only",
+    "needs_django_request",
 ]
 
 AuthenticationFailed = exceptions.AuthenticationFailed
@@ -40,6 +49,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
     """DRF token authentication (`rest_framework.authtoken`) accepting `Bearer <key>` as well as `Token <key>`."""
 
     keywords: tuple[str, ...] = ("Bearer", "Token")
+    mcp_header_only: ClassVar[bool] = True
 
     def authenticate(self, request: Any) -> tuple[Any, Any] | None:
         """Return `(user, token)` for a valid key, None when the header is not a token header.
@@ -93,6 +103,41 @@ def authenticator_instances(classes: Iterable[type | str]) -> list[Any]:
     return [(import_string(entry) if isinstance(entry, str) else entry)() for entry in classes]
 
 
+def is_header_only(authenticator: Any) -> bool:
+    """True for an authentication class whose result depends on the `Authorization` header alone.
+
+    Such a class returns None for a request without that header, and otherwise a result that only
+    that header and the database decide, so it may be cached per header. DRF's token and basic
+    authentication (exactly those classes: a subclass may read more, so it says so itself) and
+    classes with `mcp_header_only = True`; never session authentication.
+    """
+    declared = getattr(authenticator, "mcp_header_only", None)
+    if declared is not None:
+        return bool(declared)
+    return type(authenticator) in (authentication.TokenAuthentication, authentication.BasicAuthentication)
+
+
+def needs_django_request(authenticator: Any) -> bool:
+    """True for session authentication, which finds its user on the Django request (none: it recognises nobody)."""
+    return isinstance(authenticator, authentication.SessionAuthentication)
+
+
+def first_recognised(authenticators: Iterable[Any], request: Any) -> tuple[Any, Any, Any] | None:
+    """Run `authenticators` in order: `(user, auth, authenticator)` of the first that recognises `request`, else None.
+
+    Sync: authentication classes query the database.
+
+    Raises:
+        AuthenticationFailed: credentials were offered and refused (answer 401).
+        rest_framework.exceptions.PermissionDenied: e.g. session authentication's CSRF check failed (answer 403).
+    """
+    for authenticator in authenticators:
+        result = authenticator.authenticate(request)
+        if result is not None:
+            return result[0], result[1], authenticator
+    return None
+
+
 def authenticate(authenticators: Iterable[Any], request: Any) -> Any:
     """Run `authenticators` in order on `request`; return the first user one recognises, else None.
 
@@ -102,11 +147,8 @@ def authenticate(authenticators: Iterable[Any], request: Any) -> Any:
         AuthenticationFailed: credentials were offered and refused (answer 401).
         rest_framework.exceptions.PermissionDenied: e.g. session authentication's CSRF check failed (answer 403).
     """
-    for authenticator in authenticators:
-        result = authenticator.authenticate(request)
-        if result is not None:
-            return result[0]
-    return None
+    found = first_recognised(authenticators, request)
+    return None if found is None else found[0]
 
 
 async def aauthenticate(authenticators: Iterable[Any], request: Any) -> Any:

@@ -25,8 +25,17 @@ from rest_framework.exceptions import APIException
 
 from mcp_django import notifications
 from mcp_django.admission import Admission, Credentials, Refused, check_host, check_origin, principal_of
-from mcp_django.auth import AuthenticationFailed, AuthRequest, aauthenticate, authenticator_instances
+from mcp_django.auth import (
+    AuthenticationFailed,
+    AuthRequest,
+    authenticator_instances,
+    first_recognised,
+    is_header_only,
+    needs_django_request,
+)
+from mcp_django.auth_cache import auth_cache, credential_digest
 from mcp_django.conf import mcp_settings
+from mcp_django.executor import run_sync
 from mcp_django.interceptors import handler_options
 from mcp_django.mounts import EndpointRegistry, canonical_path
 from mcp_django.overlay import Overlay, installed, on_change
@@ -41,7 +50,6 @@ from mcp_django.scopes import (
     ANONYMOUS_SCOPE,
     Scope,
     ScopeResolver,
-    get_scope_policy,
     is_authenticated,
     remember_scope,
     remembered_scope,
@@ -231,23 +239,55 @@ class Endpoint:
 
         The endpoint's authentication classes run first, as in a DRF view; when none recognises
         the credentials, the user the transport already knows (`credentials.user`) is the caller.
+        Classes that cannot recognise this request are not run: header-only classes without an
+        `Authorization` header, session authentication without a Django request. A header-only
+        class's result comes from `mcp_django.auth_cache` while it is there (no query, no thread).
 
         Raises:
             AuthenticationFailed: credentials were offered and refused.
             rest_framework.exceptions.APIException: another refusal (session authentication's CSRF check).
         """
+        authorization = credentials.headers.get("authorization") or None
+        candidates = [
+            authenticator
+            for authenticator in self.authenticators
+            if authorization is not None or not is_header_only(authenticator)
+            if credentials.request is not None or not needs_django_request(authenticator)
+        ]
+        if not candidates:
+            return principal_of(credentials.user)
+        key = None
+        if authorization is not None and is_header_only(candidates[0]) and auth_cache.ttl > 0:
+            key = (self._authentication_key, credential_digest(authorization))
+            cached = auth_cache.credential(key)
+            if cached is not None:
+                return cached
+        generation = auth_cache.generation
         request = (
             AuthRequest(credentials.request)
             if credentials.request is not None
             else AuthRequest.from_headers(credentials.headers)
         )
-        principal = await aauthenticate(self.authenticators, request)
-        return principal if principal is not None else principal_of(credentials.user)
+        found = await run_sync(first_recognised, candidates, request)
+        if found is None:
+            return principal_of(credentials.user)
+        user, auth, authenticator = found
+        if key is not None and all(map(is_header_only, candidates[: candidates.index(authenticator) + 1])):
+            lifetime = getattr(authenticator, "mcp_credential_lifetime", None)
+            auth_cache.remember_credential(
+                key, user, generation=generation, lifetime=lifetime(user, auth) if callable(lifetime) else None
+            )
+        return user
+
+    @property
+    def _authentication_key(self) -> tuple[type, ...]:
+        """What the cache keys a credential's result by besides the header: the endpoint's authentication classes."""
+        return tuple(type(authenticator) for authenticator in self.authenticators)
 
     async def scope_of(self, principal: Any) -> Scope | None:
         """The scope a principal has here: its groups' for a user, USER for anonymous callers if allowed, else None."""
         if is_authenticated(principal):
-            return await get_scope_policy().ascope_of(principal)
+            return await auth_cache.scope_of(principal)
         return ANONYMOUS_SCOPE if self.allow_anonymous else None
 
     async def resolve_scope(self, ctx: RequestContext) -> Scope | None:

@@ -241,7 +241,8 @@ class ToolState(models.Model):
 class StateVersion(models.Model):
     """A stamp every worker polls (at most twice a second) to learn that the admin changed something.
 
-    `key` is `"state"` (providers, interceptors, group scopes) or `"sessions"` (a session was ended);
+    `key` is `"state"` (providers, interceptors, group scopes), `"sessions"` (a session was ended) or
+    `"auth"` (a token, user, group membership, group or group scope changed: cached credentials go);
     `version` is a fresh random number on every change, so even a rolled-back change is noticed.
     """
 

@@ -134,12 +134,10 @@ class GroupScopePolicy(ScopePolicy):
         return self.highest(self._rows(user))
 
     async def ascope_of(self, user: Any) -> Scope | None:
-        """`scope_of` for async code."""
-        if not self._counts(user):
-            return None
-        if getattr(user, "is_superuser", False):
-            return Scope.SYSTEM
-        return self.highest(await run_sync(self._rows, user))
+        """`scope_of` for async code; on the event loop when it needs no query (anonymous, inactive, superuser)."""
+        if not self._counts(user) or getattr(user, "is_superuser", False):
+            return self.scope_of(user)
+        return await super().ascope_of(user)
 
     @staticmethod
     def _counts(user: Any) -> bool:

@@ -177,3 +177,12 @@ def _without_the_demo_interceptors(audit_spool_dir: Path) -> Iterator[None]:
     overrides = {"INTERCEPTORS": [], "AUDIT_SPOOL_DIR": str(audit_spool_dir)}
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides}):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_auth_cache() -> None:
+    """Every test starts without cached credentials or scopes: they outlive a test's rolled-back rows, and the
+    next test's users may get the same ids (docs/authentication.md, "Tests")."""
+    from mcp_django.auth_cache import auth_cache
+
+    auth_cache.clear()

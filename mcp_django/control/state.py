@@ -4,7 +4,8 @@ Defaults live in code (`mcp_providers`, `MCP_DJANGO["INTERCEPTORS"]`); the admin
 changes in `ProviderState` and `InterceptorState` rows. A process never reads those rows on the
 request path: it keeps a snapshot, and at most every `STATE_CHECK_INTERVAL` seconds (a monotonic
 clock, so a busy worker still does no query per request) it reads one `StateVersion` stamp. Every
-save or delete of a state row, a `GroupScope` or a session writes a fresh random stamp; when the
+save or delete of a state row, a `GroupScope` or a session writes a fresh random stamp (and
+`mcp_django.auth_cache` writes `"auth"` when a credential or a scope may have changed); when a
 stamp a process sees moves, it reloads the snapshot and tells the listeners of that stamp
 (`mcp_django.overlay.on_change`: the endpoints rebuild their handlers, the session store forgets its
 cache). So a change reaches every worker within `MCP_DJANGO["STATE_CHECK_INTERVAL"]` (0.5 s) plus one
