@@ -31,6 +31,7 @@ from django.core.signals import setting_changed
 from django.urls import set_script_prefix
 
 from mcp_django.admission import Credentials
+from mcp_django.auth import REQUEST, SESSION, credentials_read
 from mcp_django.conf import HTTPSettings, django_http_settings, mcp_settings
 from mcp_django.endpoints import Endpoint
 from mcp_django.executor import dedicated_threads
@@ -58,48 +59,6 @@ SECURITY_HEADERS: Final[tuple[tuple[bytes, bytes], ...]] = (
 """Sent on every fast-path answer (docs/fast-path.md says which middleware each one stands in for)."""
 
 NO_STORE: Final = (b"cache-control", b"no-store")
-
-HEADERS: Final = "headers"
-SESSION: Final = "session"
-REQUEST: Final = "request"
-KNOWN_CREDENTIALS: Final[dict[str, str]] = {
-    "mcp_django.auth.TokenAuthentication": HEADERS,
-    "rest_framework.authentication.TokenAuthentication": HEADERS,
-    "rest_framework.authentication.BasicAuthentication": HEADERS,
-    "rest_framework.authentication.SessionAuthentication": SESSION,
-    "rest_framework_simplejwt.authentication.JWTAuthentication": HEADERS,
-    "rest_framework_simplejwt.authentication.JWTStatelessUserAuthentication": HEADERS,
-    "knox.auth.TokenAuthentication": HEADERS,
-}
-"""What the authentication classes mcp_django knows read, by dotted path (subclasses included)."""
-
-
-_credentials_read: dict[type, str] = {}
-
-
-def credentials_read(cls: type) -> str:
-    """What an authentication class reads of a request: `"headers"`, `"session"` or `"request"`.
-
-    A class says so with an `mcp_credentials` attribute; otherwise the first class of its MRO
-    named in `KNOWN_CREDENTIALS` decides, and a class nobody knows is taken to need the whole
-    Django request.
-
-    - `"headers"`: only the request headers (`Authorization`): served on the fast path.
-    - `"session"`: Django's session, through the session cookie: requests carrying a `Cookie`
-      header go to the Django view, where the session middleware has run; the others stay fast.
-    - `"request"`: more of the Django request (its URL, body, `request.user`): every request of
-      an endpoint with such a class goes to the Django view.
-    """
-    found = _credentials_read.get(cls)
-    if found is None:
-        declared = getattr(cls, "mcp_credentials", None)
-        if declared in (HEADERS, SESSION, REQUEST):
-            found = str(declared)
-        else:
-            names = (f"{klass.__module__}.{klass.__qualname__}" for klass in cls.__mro__)
-            found = next((KNOWN_CREDENTIALS[name] for name in names if name in KNOWN_CREDENTIALS), REQUEST)
-        _credentials_read[cls] = found
-    return found
 
 
 class _Route:

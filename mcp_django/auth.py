@@ -11,17 +11,18 @@ Only a thin request object is built, not DRF's full `Request`: authentication cl
 both for a Django request, and can be built from bare headers, so a transport that is not a
 Django view (an ASGI fast path) authenticates the same way.
 
-A class whose result depends on the `Authorization` header alone is *header-only*
-(`is_header_only`): DRF's `TokenAuthentication` and `BasicAuthentication`, this module's
-`TokenAuthentication`, and any class that says so with `mcp_header_only = True`. Their results
-are cached per credential (`mcp_django.auth_cache`), and they are not run at all for a request
-without an `Authorization` header.
+What a class reads of a request (`credentials_read`) decides where it can run and what can be
+kept: a class that reads the headers alone (DRF's token and basic authentication, this module's
+token authentication, simplejwt, knox, or a class that says `mcp_credentials = "headers"`) is
+served on the ASGI fast path; one whose credential is the `Authorization` header alone (the known
+ones, or `mcp_credentials = "authorization"`) is also cached per header (`mcp_django.auth_cache`)
+and not run at all for a request without that header.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Any, Final
 
 from django.http.request import HttpHeaders
 from django.utils.module_loading import import_string
@@ -30,14 +31,20 @@ from rest_framework import authentication, exceptions
 from mcp_django.executor import run_sync
 
 __all__ = [
+    "AUTHORIZATION",
+    "HEADERS",
+    "KNOWN_CREDENTIALS",
+    "REQUEST",
+    "SESSION",
     "AuthRequest",
     "AuthenticationFailed",
     "TokenAuthentication",
     "aauthenticate",
     "authenticate",
     "authenticator_instances",
+    "credentials_read",
     "first_recognised",
-    "is_header_only",
+    "is_authorization_only",
     "needs_django_request",
 ]
 
@@ -49,7 +56,6 @@ class TokenAuthentication(authentication.TokenAuthentication):
     """DRF token authentication (`rest_framework.authtoken`) accepting `Bearer <key>` as well as `Token <key>`."""
 
     keywords: tuple[str, ...] = ("Bearer", "Token")
-    mcp_header_only: ClassVar[bool] = True
 
     def authenticate(self, request: Any) -> tuple[Any, Any] | None:
         """Return `(user, token)` for a valid key, None when the header is not a token header.
@@ -103,23 +109,68 @@ def authenticator_instances(classes: Iterable[type | str]) -> list[Any]:
     return [(import_string(entry) if isinstance(entry, str) else entry)() for entry in classes]
 
 
-def is_header_only(authenticator: Any) -> bool:
-    """True for an authentication class whose result depends on the `Authorization` header alone.
+HEADERS: Final = "headers"
+AUTHORIZATION: Final = "authorization"
+SESSION: Final = "session"
+REQUEST: Final = "request"
+KNOWN_CREDENTIALS: Final[dict[str, str]] = {
+    "mcp_django.auth.TokenAuthentication": HEADERS,
+    "rest_framework.authentication.TokenAuthentication": HEADERS,
+    "rest_framework.authentication.BasicAuthentication": HEADERS,
+    "rest_framework.authentication.SessionAuthentication": SESSION,
+    "rest_framework_simplejwt.authentication.JWTAuthentication": HEADERS,
+    "rest_framework_simplejwt.authentication.JWTStatelessUserAuthentication": HEADERS,
+    "knox.auth.TokenAuthentication": HEADERS,
+}
+"""What the authentication classes mcp_django knows read, by dotted path (subclasses included)."""
 
-    Such a class returns None for a request without that header, and otherwise a result that only
-    that header and the database decide, so it may be cached per header. DRF's token and basic
-    authentication (exactly those classes: a subclass may read more, so it says so itself) and
-    classes with `mcp_header_only = True`; never session authentication.
+_credentials_read: dict[type, str] = {}
+
+
+def credentials_read(cls: type) -> str:
+    """What an authentication class reads of a request: `"headers"`, `"session"` or `"request"`.
+
+    A class says so with an `mcp_credentials` attribute; otherwise the first class of its MRO
+    named in `KNOWN_CREDENTIALS` decides, and a class nobody knows is taken to need the whole
+    Django request.
+
+    - `"headers"`: only the request headers: served on the fast path. (A class declaring
+      `"authorization"`, the `Authorization` header alone, reads headers too.)
+    - `"session"`: Django's session, through the session cookie: requests carrying a `Cookie`
+      header go to the Django view, where the session middleware has run; the others stay fast.
+    - `"request"`: more of the Django request (its URL, body, `request.user`): every request of
+      an endpoint with such a class goes to the Django view.
     """
-    declared = getattr(authenticator, "mcp_header_only", None)
+    found = _credentials_read.get(cls)
+    if found is None:
+        declared = getattr(cls, "mcp_credentials", None)
+        if declared in (HEADERS, SESSION, REQUEST):
+            found = str(declared)
+        elif declared == AUTHORIZATION:
+            found = HEADERS
+        else:
+            names = (f"{klass.__module__}.{klass.__qualname__}" for klass in cls.__mro__)
+            found = next((KNOWN_CREDENTIALS[name] for name in names if name in KNOWN_CREDENTIALS), REQUEST)
+        _credentials_read[cls] = found
+    return found
+
+
+def is_authorization_only(authenticator: Any) -> bool:
+    """True for a class whose credential is the `Authorization` header alone: its result may be cached per header.
+
+    The header classes mcp_django knows (`KNOWN_CREDENTIALS`, subclasses included) and classes that
+    declare `mcp_credentials = "authorization"`; not a class declaring `"headers"` (it may read
+    another header, such as `X-API-Key`).
+    """
+    declared = getattr(type(authenticator), "mcp_credentials", None)
     if declared is not None:
-        return bool(declared)
-    return type(authenticator) in (authentication.TokenAuthentication, authentication.BasicAuthentication)
+        return bool(declared == AUTHORIZATION)
+    return credentials_read(type(authenticator)) == HEADERS
 
 
 def needs_django_request(authenticator: Any) -> bool:
     """True for session authentication, which finds its user on the Django request (none: it recognises nobody)."""
-    return isinstance(authenticator, authentication.SessionAuthentication)
+    return credentials_read(type(authenticator)) == SESSION
 
 
 def first_recognised(authenticators: Iterable[Any], request: Any) -> tuple[Any, Any, Any] | None:

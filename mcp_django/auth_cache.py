@@ -5,20 +5,20 @@ Two caches per worker process, both bounded and both dropped together:
 - **credentials**: the result of an endpoint's authentication classes (the user, its id) for one
   `Authorization` header, keyed by the endpoint's authentication classes and a keyed BLAKE2b digest
   of the header (a raw token or password is never a key, and a digest means nothing outside this
-  process). Only results of header-only classes (`mcp_django.auth.is_header_only`: DRF token and
-  basic authentication, ours, classes with `mcp_header_only = True`) are kept; session cookies are
-  never cached. Refusals (401) are not kept: a flood of random tokens would only fill the cache, and
-  a token issued a moment after a client first tried it works at once.
+  process). Only results of classes whose credential is that header alone
+  (`mcp_django.auth.is_authorization_only`: DRF token and basic authentication, ours, simplejwt,
+  knox, classes with `mcp_credentials = "authorization"`) are kept; session cookies are never
+  cached. Refusals (401) are not kept: a flood of random tokens would only fill the cache, and a token
+  issued a moment after a client first tried it works at once.
 - **scopes**: the scope policy's answer (`MCP_DJANGO["SCOPE_POLICY"]`) per user id.
 
-An entry lives `MCP_DJANGO["AUTH_CACHE_TTL"]` seconds at most (0 turns both caches off), less when a
-class says its credential expires sooner (`mcp_credential_lifetime(user, auth)`, seconds). Saving or
-deleting a DRF token, a user (not a bare `last_login` update), a group, a `GroupScope`, or changing a
-user's groups drops both caches in this process at once and moves the `"auth"` stamp, so every other
-worker drops its own within `MCP_DJANGO["STATE_CHECK_INTERVAL"]` (the installed overlay reads the stamps and tells
-`mcp_django.overlay.on_change` listeners). A change the
-signals do not see (`QuerySet.update()`, raw SQL, a custom token model) applies within the TTL, or at
-once after `forget_credentials()`.
+An entry lives `MCP_DJANGO["AUTH_CACHE_TTL"]` seconds at most (0 turns both caches off), and never
+past the credential's own expiry (`credential_lifetime`). Saving or deleting a DRF (or knox) token,
+a user (not a bare `last_login` update), a group, a `GroupScope`, or changing a user's groups drops
+both caches in this process at once and moves the `"auth"` stamp, so every other worker drops its
+own within `MCP_DJANGO["STATE_CHECK_INTERVAL"]` (the installed overlay reads the stamps and tells the
+`mcp_django.overlay.on_change` listeners). A change the signals do not see (`QuerySet.update()`, raw
+SQL, another token model) applies within the TTL, or at once after `forget_credentials()`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import hashlib
 import logging
 import secrets
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
+from datetime import datetime
 from typing import Any, ClassVar, Final
 
 from django.db import DatabaseError, transaction
@@ -36,7 +37,15 @@ from mcp_django.conf import mcp_settings
 from mcp_django.overlay import on_change
 from mcp_django.scopes import Scope, get_scope_policy
 
-__all__ = ["AUTH", "AuthCache", "auth_cache", "connect", "credential_digest", "forget_credentials"]
+__all__ = [
+    "AUTH",
+    "AuthCache",
+    "auth_cache",
+    "connect",
+    "credential_digest",
+    "credential_lifetime",
+    "forget_credentials",
+]
 
 logger = logging.getLogger("mcp_django.auth")
 
@@ -50,6 +59,24 @@ _DIGEST_KEY: Final = secrets.token_bytes(32)
 def credential_digest(authorization: str) -> bytes:
     """A keyed digest of an `Authorization` header, the part of a cache key that names the credential."""
     return hashlib.blake2b(authorization.encode("utf-8", "surrogateescape"), key=_DIGEST_KEY, digest_size=32).digest()
+
+
+def credential_lifetime(authenticator: Any, user: Any, auth: Any) -> float | None:
+    """Seconds until the credential an authentication class accepted expires; None when it does not.
+
+    The class's own `mcp_credential_lifetime(user, auth)` when it has one; else a JWT's `exp` claim
+    (`auth.payload`, as simplejwt gives it) or a token's `expiry` (knox); else None.
+    """
+    own = getattr(authenticator, "mcp_credential_lifetime", None)
+    if callable(own):
+        return own(user, auth)  # type: ignore[no-any-return]  # a float, as documented
+    payload = getattr(auth, "payload", None)
+    if isinstance(payload, Mapping) and isinstance(payload.get("exp"), (int, float)):
+        return float(payload["exp"]) - time.time()
+    expiry = getattr(auth, "expiry", None)
+    if isinstance(expiry, datetime):
+        return expiry.timestamp() - time.time()
+    return None
 
 
 class AuthCache:
@@ -202,6 +229,8 @@ def connect() -> None:
         from rest_framework.authtoken.models import Token
 
         senders.append((Token, _changed))
+    if apps.is_installed("knox"):
+        senders.append((apps.get_app_config("knox").get_model("AuthToken"), _changed))
     for model, on_save in senders:
         uid = f"mcp_django.auth_cache.{model._meta.label_lower}"
         post_save.connect(on_save, sender=model, dispatch_uid=uid)

@@ -30,10 +30,10 @@ from mcp_django.auth import (
     AuthRequest,
     authenticator_instances,
     first_recognised,
-    is_header_only,
+    is_authorization_only,
     needs_django_request,
 )
-from mcp_django.auth_cache import auth_cache, credential_digest
+from mcp_django.auth_cache import auth_cache, credential_digest, credential_lifetime
 from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
 from mcp_django.interceptors import handler_options
@@ -251,13 +251,13 @@ class Endpoint:
         candidates = [
             authenticator
             for authenticator in self.authenticators
-            if authorization is not None or not is_header_only(authenticator)
+            if authorization is not None or not is_authorization_only(authenticator)
             if credentials.request is not None or not needs_django_request(authenticator)
         ]
         if not candidates:
             return principal_of(credentials.user)
         key = None
-        if authorization is not None and is_header_only(candidates[0]) and auth_cache.ttl > 0:
+        if authorization is not None and is_authorization_only(candidates[0]) and auth_cache.ttl > 0:
             key = (self._authentication_key, credential_digest(authorization))
             cached = auth_cache.credential(key)
             if cached is not None:
@@ -272,11 +272,9 @@ class Endpoint:
         if found is None:
             return principal_of(credentials.user)
         user, auth, authenticator = found
-        if key is not None and all(map(is_header_only, candidates[: candidates.index(authenticator) + 1])):
-            lifetime = getattr(authenticator, "mcp_credential_lifetime", None)
-            auth_cache.remember_credential(
-                key, user, generation=generation, lifetime=lifetime(user, auth) if callable(lifetime) else None
-            )
+        if key is not None and all(map(is_authorization_only, candidates[: candidates.index(authenticator) + 1])):
+            lifetime = credential_lifetime(authenticator, user, auth)
+            auth_cache.remember_credential(key, user, generation=generation, lifetime=lifetime)
         return user
 
     @property

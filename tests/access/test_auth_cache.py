@@ -14,7 +14,7 @@ from django.test import Client, override_settings
 from rest_framework import authentication
 from rest_framework.authtoken.models import Token
 
-from mcp_django.auth import TokenAuthentication, is_header_only
+from mcp_django.auth import TokenAuthentication, is_authorization_only
 from mcp_django.auth_cache import AUTH, AuthCache, auth_cache
 from mcp_django.control.state import control_state
 from mcp_django.models import GroupScope, StateVersion
@@ -265,11 +265,21 @@ def test_session_authentication_still_works_and_is_never_cached(client: Client, 
 
 
 class CustomTokenAuthentication(authentication.TokenAuthentication):
-    """A project's subclass: it may read more than the header, so it is not cached unless it says so."""
+    """A project's subclass of a class that reads headers only."""
 
 
 class HeaderOnlyJWT(authentication.BaseAuthentication):
-    mcp_header_only = True
+    mcp_credentials = "authorization"
+
+
+class APIKeyAuthentication(authentication.BaseAuthentication):
+    """Reads `X-API-Key`: served on the fast path, but not cached by the Authorization header."""
+
+    mcp_credentials = "headers"
+
+
+class ReadsTheBody(authentication.BaseAuthentication):
+    """A class mcp_django does not know: it may read anything, so nothing it answers is cached."""
 
 
 @pytest.mark.parametrize(
@@ -279,14 +289,16 @@ class HeaderOnlyJWT(authentication.BaseAuthentication):
         (authentication.TokenAuthentication(), True),
         (authentication.BasicAuthentication(), True),
         (authentication.SessionAuthentication(), False),
-        (CustomTokenAuthentication(), False),
+        (CustomTokenAuthentication(), True),
         (HeaderOnlyJWT(), True),
+        (APIKeyAuthentication(), False),
+        (ReadsTheBody(), False),
     ],
 )
-def test_only_classes_whose_result_depends_on_the_authorization_header_alone_are_cached(
+def test_only_classes_whose_credential_is_the_authorization_header_alone_are_cached(
     authenticator: Any, header_only: bool
 ) -> None:
-    assert is_header_only(authenticator) is header_only
+    assert is_authorization_only(authenticator) is header_only
 
 
 # -- the scope policy setting ------------------------------------------------------------------------------
