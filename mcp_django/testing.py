@@ -24,7 +24,7 @@ from asgiref.sync import async_to_sync
 from django.utils.module_loading import import_string
 
 from mcp_django.endpoints import Endpoint
-from mcp_django.protocol import Connection, MessageHandler
+from mcp_django.protocol import Connection, MessageHandler, MethodNotFound
 from mcp_django.protocol.context import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.registry import Registry
@@ -197,7 +197,7 @@ class MCPTestClient:
     async def _reply_to_server(self, asked: dict[str, Any]) -> None:
         """Answer a server-to-client request the way a client would: with a result or an error."""
         if self.on_input is None:
-            response = {"jsonrpc": "2.0", "id": asked["id"], "error": {"code": -32601, "message": "No on_input"}}
+            response = MethodNotFound("No on_input").to_response(asked["id"])
         else:
             response = {"jsonrpc": "2.0", "id": asked["id"], "result": await self._answer(asked)}
         await self.handler.handle(response, self.connection)
