@@ -268,6 +268,7 @@ class AuditWriter:
             self._went_down(exc)
         else:
             self._down = False  # with nothing to replay, the next batch finds out
+            self._spool_broken = False  # the spool is not needed now; the next failure tries it again
             self._next_attempt = time.monotonic() + float(mcp_settings.AUDIT_REPLAY_INTERVAL)
         self._update_refusing()
 
