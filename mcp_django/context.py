@@ -19,16 +19,12 @@ event loop with `asgiref.sync.async_to_sync`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from asgiref.sync import async_to_sync
 
 from mcp_django.protocol.context import RequestContext, SessionState
-from mcp_django.scopes import Scope, remembered_scope
-
-if TYPE_CHECKING:
-    from django.contrib.auth.base_user import AbstractBaseUser
-    from django.contrib.auth.models import AnonymousUser
+from mcp_django.scopes import Scope, User, remembered_scope
 
 __all__ = ["Context"]
 
@@ -49,7 +45,7 @@ class Context:
         return f"<Context {self.request.method} id={self.request.request_id!r}>"
 
     @property
-    def user(self) -> AbstractBaseUser | AnonymousUser:
+    def user(self) -> User:
         """The caller: an instance of the user model, or `AnonymousUser` for an anonymous caller (as `request.user`)."""
         principal = self.request.principal
         if principal is None:

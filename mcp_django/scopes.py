@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 from mcp_django.executor import run_sync
 
 if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+    from django.contrib.auth.models import AnonymousUser
+
     from mcp_django.protocol.context import RequestContext
+
+User: TypeAlias = "AbstractBaseUser | AnonymousUser"
+"""A caller as Django knows one: an instance of the user model, or `AnonymousUser`."""
 
 __all__ = [
     "ANONYMOUS_SCOPE",
@@ -35,6 +41,7 @@ __all__ = [
     "Scope",
     "ScopePolicy",
     "ScopeResolver",
+    "User",
     "get_scope_policy",
     "is_authenticated",
     "remember_scope",
@@ -113,11 +120,11 @@ class ScopePolicy:
     `mcp_django.auth_cache.forget_credentials()` when that data changes.
     """
 
-    def scope_of(self, user: Any) -> Scope | None:
+    def scope_of(self, user: User | None) -> Scope | None:
         """Return the user's scope; None when it reaches nothing (anonymous, inactive)."""
         raise NotImplementedError(f"{type(self).__name__} must implement scope_of()")
 
-    async def ascope_of(self, user: Any) -> Scope | None:
+    async def ascope_of(self, user: User | None) -> Scope | None:
         """`scope_of` for async code, run where the ORM may run (`mcp_django.executor.run_sync`)."""
         return await run_sync(self.scope_of, user)
 
@@ -125,7 +132,7 @@ class ScopePolicy:
 class GroupScopePolicy(ScopePolicy):
     """Maps a Django user to a `Scope` from the user's groups; one query per call (none for superusers)."""
 
-    def scope_of(self, user: Any) -> Scope | None:
+    def scope_of(self, user: User | None) -> Scope | None:
         """Return the user's scope (None for anonymous or inactive users). Runs one query for non-superusers."""
         if not self._counts(user):
             return None
@@ -133,7 +140,7 @@ class GroupScopePolicy(ScopePolicy):
             return Scope.SYSTEM
         return self.highest(self._rows(user))
 
-    async def ascope_of(self, user: Any) -> Scope | None:
+    async def ascope_of(self, user: User | None) -> Scope | None:
         """`scope_of` for async code; on the event loop when it needs no query (anonymous, inactive, superuser)."""
         if not self._counts(user) or getattr(user, "is_superuser", False):
             return self.scope_of(user)

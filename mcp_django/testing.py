@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 import itertools
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from asgiref.sync import async_to_sync
 from django.utils.module_loading import import_string
@@ -28,10 +28,7 @@ from mcp_django.protocol import Connection, MessageHandler, MethodNotFound
 from mcp_django.protocol.context import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.registry import Registry
-
-if TYPE_CHECKING:
-    from django.contrib.auth.base_user import AbstractBaseUser
-    from django.contrib.auth.models import AnonymousUser
+from mcp_django.scopes import User
 
 __all__ = ["MCPCallError", "MCPTestClient"]
 
@@ -68,7 +65,7 @@ class MCPTestClient:
         self,
         target: Endpoint | Registry | str,
         *,
-        user: AbstractBaseUser | AnonymousUser | None = None,
+        user: User | None = None,
         era: Literal["handshake", "stateless"] = "handshake",
         capabilities: dict[str, Any] | None = None,
         on_input: Callable[[str, dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]] | None = None,
