@@ -151,12 +151,15 @@ class AuthCache:
         return len(self._credentials) + len(self._scopes)
 
     def _put(self, entries: dict[Hashable, Any], key: Hashable, value: tuple[Any, float]) -> None:
+        # A signal receiver may clear the caches from another thread meanwhile: copy before iterating
+        # (one C call under the GIL) and pop what may already be gone.
         if key not in entries and len(entries) >= self.max_entries:
             now = self.clock()
-            for stale in [k for k, (_, expires) in entries.items() if expires <= now]:
-                del entries[stale]
-            while len(entries) >= self.max_entries:
-                del entries[next(iter(entries))]
+            for stale, (_, expires) in list(entries.items()):
+                if expires <= now:
+                    entries.pop(stale, None)
+            for oldest in list(entries)[: max(0, len(entries) - self.max_entries + 1)]:
+                entries.pop(oldest, None)
         entries[key] = value
 
 
