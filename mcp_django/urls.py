@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from django.urls import URLPattern, path
 
 from mcp_django.endpoints import Endpoint, Mode
-from mcp_django.transports.http import MCPView
+from mcp_django.transports.view import MCPView
 from mcp_django.views import endpoint_manifest, protected_resource_metadata
 
 if TYPE_CHECKING:

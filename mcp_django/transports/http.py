@@ -5,10 +5,10 @@ Two layers:
 - `StreamableHTTP` holds every HTTP rule of the spec (Origin, Accept, Content-Type, body size,
   JSON parsing, sessions, the stateless era's header mirror and `Mcp-Param-*` checks, status
   codes). It knows no web framework: method, headers and body bytes in, an `HTTPResponse`
-  (status, headers, and bytes or an async iterator of bytes) out. A bare ASGI entry point can
-  reuse it.
-- `MCPView` is the Django view around it. It is async, and works under WSGI too: there a
-  streamed answer is collected and sent in one piece.
+  (status, headers, and bytes or an async iterator of bytes) out. The fast path
+  (`mcp_django.asgi`) reuses it. The header checks themselves are in `transports.headers`.
+- `MCPView` (`transports.view`) is the Django view around it. It is async, and works under WSGI
+  too: there a streamed answer is collected and sent in one piece.
 
 Which era a request belongs to is decided by its `MCP-Protocol-Version` header alone
 (`era_of_header`): absent or a handshake revision selects the handshake era, anything else
@@ -18,21 +18,11 @@ the stateless era.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import dataclasses
 import json
 import logging
-import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
-
-from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.http.request import RawPostDataException
-from django.http.response import HttpResponseBase
-from django.views import View
-from django.views.decorators.csrf import csrf_exempt
 
 from mcp_django import notifications
 from mcp_django.admission import Admission, Credentials, Refused
@@ -47,7 +37,7 @@ from mcp_django.protocol import (
     ParseError,
     era_of_header,
 )
-from mcp_django.protocol.context import META_PROTOCOL_VERSION, aclose
+from mcp_django.protocol.context import aclose
 from mcp_django.protocol.errors import error_response, http_status
 from mcp_django.protocol.features.subscriptions import wanted_by_session
 from mcp_django.protocol.jsonrpc import (
@@ -58,14 +48,15 @@ from mcp_django.protocol.jsonrpc import (
 from mcp_django.scopes import Scope
 from mcp_django.sessions import StoredSession
 from mcp_django.transports import resumable
+from mcp_django.transports.headers import check_mirror_headers, check_param_headers, header_value
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
 
 __all__ = [
     "HTTPResponse",
-    "MCPView",
     "StreamableHTTP",
     "check_mirror_headers",
     "check_param_headers",
+    "failed_response",
     "http_status",
     "resource_metadata_url",
 ]
@@ -73,12 +64,7 @@ __all__ = [
 logger = logging.getLogger("mcp_django.transports.http")
 
 SESSION_HEADER: Final = "Mcp-Session-Id"
-NAME_FIELDS: Final[Mapping[str, str]] = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-"""The methods whose `Mcp-Name` header mirrors a params field, and that field."""
-
 JSON_HEADERS: Final[Mapping[str, str]] = {"Content-Type": "application/json"}
-_BASE64_VALUE: Final = re.compile(r"=\?base64\?(.*)\?=", re.DOTALL)
-_VISIBLE_ASCII: Final = re.compile(r"[\x20-\x7e\t]*")
 
 
 _running: set[asyncio.Task[None]] = set()
@@ -103,7 +89,7 @@ def _error(status: int, error: MCPError, request_id: RequestId | None = None, **
     return _json_response(error.to_response(request_id), status, headers)
 
 
-def _failed(exc: BaseException, era: Era, request_id: RequestId | None = None) -> HTTPResponse:
+def failed_response(exc: BaseException, era: Era, request_id: RequestId | None = None) -> HTTPResponse:
     """The answer to a request that failed with `exc`, through the one error map (`protocol.errors`)."""
     return _reply(error_response(exc, request_id, era), era)
 
@@ -162,102 +148,6 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _header_value(headers: Mapping[str, str], name: str) -> str | None:
-    """A header's value with surrounding whitespace removed (RFC 9110 §5.5), or None when absent."""
-    value = headers.get(name)
-    return None if value is None else value.strip(" \t")
-
-
-def decode_header_value(value: str) -> str:
-    """Decode an MCP header value, which is either literal ASCII or `=?base64?<UTF-8 as base64>?=`.
-
-    Raises:
-        HeaderMismatch: characters outside visible ASCII, or a malformed base64 value.
-    """
-    if not _VISIBLE_ASCII.fullmatch(value):
-        raise HeaderMismatch("Header mismatch: header values must be visible ASCII")
-    encoded = _BASE64_VALUE.fullmatch(value)
-    if encoded is None:
-        return value
-    try:
-        return base64.b64decode(encoded.group(1), validate=True).decode("utf-8")
-    except (binascii.Error, ValueError):
-        raise HeaderMismatch("Header mismatch: invalid base64 header value") from None
-
-
-def check_mirror_headers(message: dict[str, Any], headers: Mapping[str, str], version_header: str) -> None:
-    """Check the stateless era's request headers against the body they mirror.
-
-    Raises:
-        HeaderMismatch: `MCP-Protocol-Version` differs from `_meta`'s protocol version (when both
-            are present), `Mcp-Method` is missing or differs from `method`, or `Mcp-Name` is missing
-            or differs from `params.name` / `params.uri` for the methods that carry one.
-    """
-    method = message.get("method")
-    params = message.get("params")
-    params = params if isinstance(params, dict) else {}
-    meta = params.get("_meta")
-    body_version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
-    if isinstance(body_version, str) and body_version != version_header:
-        raise HeaderMismatch(
-            f"Header mismatch: MCP-Protocol-Version is {version_header!r} but _meta says {body_version!r}"
-        )
-    mcp_method = _header_value(headers, "mcp-method")
-    if mcp_method is None:
-        raise HeaderMismatch("Header mismatch: the Mcp-Method header is required")
-    if decode_header_value(mcp_method) != method:
-        raise HeaderMismatch(f"Header mismatch: Mcp-Method does not match the method {method!r}")
-    field = NAME_FIELDS.get(method) if isinstance(method, str) else None
-    if field is None or not isinstance(params.get(field), str):
-        return
-    mcp_name = _header_value(headers, "mcp-name")
-    if mcp_name is None:
-        raise HeaderMismatch(f"Header mismatch: the Mcp-Name header is required for {method}")
-    if decode_header_value(mcp_name) != params[field]:
-        raise HeaderMismatch(f"Header mismatch: Mcp-Name does not match params.{field}")
-
-
-def check_param_headers(arguments: Any, headers: Mapping[str, str], declared: Mapping[str, str]) -> None:
-    """Check the `Mcp-Param-*` headers of a stateless `tools/call` against its arguments.
-
-    Args:
-        arguments: `params.arguments` of the call.
-        headers: the request headers, looked up by lower-case name.
-        declared: argument name -> header suffix, from the tool's `x-mcp-header` schema annotations.
-
-    Raises:
-        HeaderMismatch: an argument with a value lacks its header, a header comes without its
-            argument, or the (decoded) header value differs from the argument.
-    """
-    arguments = arguments if isinstance(arguments, dict) else {}
-    for argument, suffix in declared.items():
-        raw = _header_value(headers, f"mcp-param-{suffix.lower()}")
-        value = arguments.get(argument)
-        if value is None:
-            if raw is not None:
-                raise HeaderMismatch(f"Header mismatch: Mcp-Param-{suffix} is sent without the argument {argument!r}")
-            continue
-        if raw is None:
-            raise HeaderMismatch(f"Header mismatch: the Mcp-Param-{suffix} header is required")
-        if not _same_value(decode_header_value(raw), value):
-            raise HeaderMismatch(f"Header mismatch: Mcp-Param-{suffix} does not match the argument {argument!r}")
-
-
-def _same_value(header: str, value: Any) -> bool:
-    """Compare a header's text with the JSON value it mirrors (numbers numerically, booleans as true/false)."""
-    if isinstance(value, bool):
-        return header == ("true" if value else "false")
-    if isinstance(value, (int, float)):
-        try:
-            number = float(header)
-        except ValueError:
-            return False
-        return number == value if isinstance(value, int) else abs(number - value) <= 1e-9
-    if isinstance(value, str):
-        return header == value
-    return True  # x-mcp-header is only allowed on primitive arguments
-
-
 class StreamableHTTP:
     """Serves one endpoint over Streamable HTTP, independent of any web framework.
 
@@ -297,7 +187,7 @@ class StreamableHTTP:
             return await self._respond(method, headers, body, credentials, host, resource_metadata, streaming)
         except Exception as exc:
             logger.exception("Unhandled error while serving %s /%s", method, self.endpoint.path)
-            return _failed(exc, era_of_header(_header_value(headers, "mcp-protocol-version")))
+            return failed_response(exc, era_of_header(header_value(headers, "mcp-protocol-version")))
 
     async def _respond(
         self,
@@ -316,7 +206,7 @@ class StreamableHTTP:
         except Refused as refusal:
             return _error(refusal.status, InvalidRequest(refusal.message), **refusal.headers)
         principal = admission.principal
-        version_header = _header_value(headers, "mcp-protocol-version")
+        version_header = header_value(headers, "mcp-protocol-version")
         era = era_of_header(version_header)
         sessions = era is Era.HANDSHAKE and self.endpoint.sessions
         if method == "POST":
@@ -389,7 +279,7 @@ class StreamableHTTP:
         try:
             message = parse_body(body)
         except ParseError as error:
-            return _failed(error, era)
+            return failed_response(error, era)
         connection = self.endpoint.connection(
             principal,
             transport="http",
@@ -404,14 +294,14 @@ class StreamableHTTP:
                 try:
                     self.check_headers(message, headers, version_header, admission.scope)
                 except HeaderMismatch as error:
-                    return _failed(error, era, request_id_of(message))
+                    return failed_response(error, era, request_id_of(message))
             return await self._dispatch(message, connection, era, None)
 
         store = self.endpoint.session_store
         if store is None:
             return await self._dispatch(message, connection, era, None)
         connection.sessions = True
-        session_id = _header_value(headers, "mcp-session-id")
+        session_id = header_value(headers, "mcp-session-id")
         if session_id:
             record = await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal)
             if record is None:
@@ -515,12 +405,12 @@ class StreamableHTTP:
             return _error(406, InvalidRequest("Not Acceptable: Client must accept text/event-stream"))
         store = self.endpoint.session_store
         assert store is not None
-        session_id = _header_value(headers, "mcp-session-id")
+        session_id = header_value(headers, "mcp-session-id")
         if not session_id:
             return _error(400, InvalidRequest("Bad Request: Missing session ID"))
         if await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal) is None:
             return _error(404, InvalidRequest("Session not found"))
-        last_event_id = _header_value(headers, "last-event-id")
+        last_event_id = header_value(headers, "last-event-id")
         if last_event_id:
             found = resumable.buffers.find(last_event_id, session_id)
             if found is None:
@@ -551,71 +441,12 @@ class StreamableHTTP:
     async def _delete(self, headers: Mapping[str, str], principal: Any) -> HTTPResponse:
         store = self.endpoint.session_store
         assert store is not None
-        session_id = _header_value(headers, "mcp-session-id")
+        session_id = header_value(headers, "mcp-session-id")
         if not session_id:
             return _error(400, InvalidRequest("Bad Request: Missing session ID"))
         if not await store.end(session_id, endpoint_name=self.endpoint.name, principal=principal):
             return _error(404, InvalidRequest("Session not found"))
         return HTTPResponse(204)
-
-
-class MCPView(View):
-    """The Django view serving one `Endpoint` over Streamable HTTP (mount it with `mcp_django.urls.endpoint`)."""
-
-    endpoint: Endpoint | None = None
-    transport: StreamableHTTP | None = None
-    http_method_names = ["get", "post", "put", "patch", "delete", "head", "options", "trace"]
-
-    @classmethod
-    def as_view(cls, **initkwargs: Any) -> Any:
-        endpoint = initkwargs.get("endpoint")
-        if not isinstance(endpoint, Endpoint):
-            raise TypeError("MCPView.as_view() needs endpoint=<an mcp_django.endpoints.Endpoint>")
-        initkwargs.setdefault("transport", StreamableHTTP(endpoint))
-        # MCP clients are not browsers holding a CSRF cookie; the Origin check guards against web pages.
-        return csrf_exempt(super().as_view(**initkwargs))
-
-    async def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]  # async view
-        """Serve every HTTP method through the transport, which decides what is allowed."""
-        assert self.transport is not None
-        streaming = isinstance(request, ASGIRequest)
-        try:
-            body = self._read_body(request)
-            metadata = resource_metadata_url(request.build_absolute_uri("/"), request.path)
-        except Exception as exc:
-            logger.exception("Could not read the MCP request")
-            response = _failed(exc, Era.HANDSHAKE)
-        else:
-            response = await self.transport.respond(
-                request.method or "GET",
-                request.headers,
-                body,
-                credentials=Credentials(request.headers, request=request),
-                host=request.headers.get("host"),
-                resource_metadata=metadata,
-                streaming=streaming,
-            )
-        return await _to_django(response, streaming=streaming)
-
-    # Django picks sync or async handling from these; they all lead to `dispatch`.
-    async def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        return await self.dispatch(request, *args, **kwargs)
-
-    get = put = patch = delete = head = trace = post
-
-    @staticmethod
-    def _read_body(request: HttpRequest) -> bytes:
-        if request.method != "POST":
-            return b""
-        limit = int(mcp_settings.MAX_REQUEST_BYTES)
-        declared = request.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > limit:
-            return b""  # refused on the header alone; the transport answers 413
-        # One byte past the limit is enough to know the body is too large; never read more.
-        try:
-            return request.read(limit + 1)
-        except RawPostDataException:  # middleware already read it
-            return request.body[: limit + 1]
 
 
 WELL_KNOWN_RESOURCE: Final = "/.well-known/oauth-protected-resource"
@@ -625,16 +456,3 @@ def resource_metadata_url(site: str, path: str) -> str:
     """The RFC 9728 metadata URL of the resource at `path` on `site` (`https://host/`): the well-known
     prefix inserted between host and path, the path without its trailing slash."""
     return site.rstrip("/") + WELL_KNOWN_RESOURCE + (path.rstrip("/") if path.strip("/") else "")
-
-
-async def _to_django(response: HTTPResponse, *, streaming: bool) -> HttpResponseBase:
-    if response.stream is not None:
-        if streaming:
-            return StreamingHttpResponse(response.stream, status=response.status, headers=response.headers)
-        # Under WSGI nothing can be streamed: run the request to the end and send every event at once.
-        body = b"".join([chunk async for chunk in response.stream])
-        return HttpResponse(body, status=response.status, headers=response.headers)
-    django_response = HttpResponse(response.body, status=response.status, headers=response.headers)
-    if not response.body and "Content-Type" not in response.headers:
-        del django_response["Content-Type"]
-    return django_response
