@@ -75,7 +75,16 @@ def wrk_script(prepared: Prepared) -> str:
 def run_wrk(port: int, path: str, prepared: Prepared, seconds: float, connections: int, folder: Path) -> Sample:
     script = folder / f"wrk-{port}-{abs(hash((path, prepared.bodies[0], tuple(prepared.headers.items()))))}.lua"
     script.write_text(wrk_script(prepared))
-    argv = ["wrk", "-t2", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s", "-s", str(script)]
+    argv = [
+        "wrk",
+        f"-t{min(2, connections)}",
+        f"-c{connections}",
+        f"-d{max(1, round(seconds))}s",
+        "--timeout",
+        "10s",
+        "-s",
+        str(script),
+    ]
     done = subprocess.run(
         [*argv, f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True, timeout=seconds + 60
     )

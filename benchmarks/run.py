@@ -75,6 +75,9 @@ SERVERS = {
         Server("view-uvicorn", "mcp_django Django view · uvicorn", "view", "uvicorn", "benchmarks.asgi:django_view"),
         Server("view-daphne", "mcp_django Django view · daphne", "view", "daphne", "benchmarks.asgi:django_view"),
         Server(
+            "fast-uvicorn-1w", f"{FAST_LABEL} · uvicorn, 1 worker alone", "fast", "uvicorn", "benchmarks.asgi:fast_path"
+        ),
+        Server(
             "fast-uvicorn-2w", f"{FAST_LABEL} · uvicorn, 2 workers", "fast", "uvicorn", "benchmarks.asgi:fast_path", 2
         ),
     ]
@@ -87,7 +90,7 @@ CALL_2026 = Workload("call-2026", "tools/call, 2026-07-28", "2026")
 AUDIT_SESSION = Workload("audit-session", "tools/call, session, token + audit", "handshake", token=True)
 AUDIT_2026 = Workload("audit-2026", "tools/call, 2026-07-28, token + audit", "2026", token=True)
 TEN_2026 = Workload("ten-2026", "tools/call, 2026-07-28, ten no-op interceptors", "2026")
-LIST_PAGE = Workload("list-page", "tools/list page of 10,000 tools, 2026-07-28", "2026", kind="list")
+LIST_PAGE = Workload("list-page", "tools/list page of 10,000 tools, one connection", "2026", kind="list", connections=1)
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,7 @@ ROWS: Sequence[Row] = [
     Row("fast-uvicorn", AUDIT_2026, "/audit/mcp"),
     Row("fast-uvicorn", TEN_2026, "/ten/mcp"),
     Row("fast-uvicorn", LIST_PAGE, "/many/mcp"),
+    Row("fast-uvicorn-1w", CALL_2026, "/anon/mcp"),
     Row("fast-uvicorn-2w", CALL_2026, "/anon/mcp"),
     Row("fast-daphne", CALL_SESSION, "/anon/mcp"),
     Row("fast-daphne", CALL_2026, "/anon/mcp"),
@@ -274,16 +278,18 @@ def run_rows(env: dict[str, str], folder: Path, use_wrk: bool) -> list[Measured]
             print(f"warm-up: {WARMUP} s per row", flush=True)
             for index in prepared:
                 row = measured[index].row
-                measure(servers[row.server].port, row.path, prepared[index], WARMUP, CONNECTIONS, folder, use_wrk)
+                connections = row.workload.connections or CONNECTIONS
+                measure(servers[row.server].port, row.path, prepared[index], WARMUP, connections, folder, use_wrk)
         for round_number in range(1, ROUNDS + 1):
             print(f"round {round_number} of {ROUNDS}: {SECONDS:g} s per row, {CONNECTIONS} connections", flush=True)
             for index, entry in enumerate(measured):
                 if index not in prepared:
                     continue
                 running = servers[entry.row.server]
+                connections = entry.row.workload.connections or CONNECTIONS
                 try:
                     sample = measure(
-                        running.port, entry.row.path, prepared[index], SECONDS, CONNECTIONS, folder, use_wrk
+                        running.port, entry.row.path, prepared[index], SECONDS, connections, folder, use_wrk
                     )
                 except (RuntimeError, OSError, subprocess.TimeoutExpired) as failure:
                     print(f"  {running.server.label} / {entry.row.workload.label}: {failure}", flush=True)

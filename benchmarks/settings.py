@@ -53,7 +53,9 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ.get("BENCH_DB", "bench.sqlite3"),
-        "OPTIONS": {"timeout": 20},
+        # WAL with synchronous=NORMAL: what a deployment on SQLite would run (sessions and audit rows are
+        # written on the hot path); production belongs on PostgreSQL.
+        "OPTIONS": {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
     }
 }
 USE_TZ = True

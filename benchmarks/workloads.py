@@ -38,6 +38,8 @@ class Workload:
     era: Era
     kind: Literal["call", "list", "floor"] = "call"
     token: bool = False
+    connections: int | None = None
+    """None: the run's connection count; 1 measures a latency without the queueing of concurrent callers."""
 
 
 @dataclass(frozen=True)
