@@ -5,19 +5,23 @@ of a browser page, its credentials — into an `Admission` (the principal and it
 `Refused`, which carries the HTTP status, the message and the headers to answer with. The ASGI
 fast path, the Django view, the WebSocket consumer and `mcp_stdio` all call it, so a transport
 cannot forget a check. This module holds the pieces that need no endpoint: the Host and Origin
-rules and the types.
+rules, running authentication classes on credentials, the 401's challenge, and the types.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from django.http.request import split_domain_port, validate_host
 
+from mcp_django.auth import AuthRequest, first_recognised, is_authorization_only, needs_django_request
+from mcp_django.auth_cache import auth_cache, credential_digest, credential_lifetime
 from mcp_django.conf import django_allowed_hosts, mcp_settings, normalize_origin
+from mcp_django.executor import run_sync
+from mcp_django.protocol import Connection
 from mcp_django.scopes import Scope
 
 if TYPE_CHECKING:
@@ -25,17 +29,23 @@ if TYPE_CHECKING:
     from django.http import HttpRequest
 
 __all__ = [
+    "ADMITTED_SCOPE",
     "LOCAL_HOSTS",
     "Admission",
     "Credentials",
     "Refused",
+    "admitted_scope",
     "allowed_origins",
+    "authenticate_credentials",
+    "bearer_challenge",
     "check_host",
     "check_origin",
     "origin_allowed",
 ]
 
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
+ADMITTED_SCOPE: Final = "mcp_django.admitted_scope"
+"""The key of `Connection.extra` under which a one-request connection carries its admitted scope."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -141,3 +151,68 @@ mcp_settings.on_reload(_forget_allowed_origins)
 def principal_of(user: Any) -> Any:
     """`user` when it is an authenticated user, else None (an anonymous caller)."""
     return user if user is not None and getattr(user, "is_authenticated", False) is True else None
+
+
+async def authenticate_credentials(authenticators: Sequence[Any], credentials: Credentials) -> Any:
+    """The authenticated user the credentials name, or None for an anonymous caller.
+
+    The authentication classes (an endpoint's `authenticators`) run first, as in a DRF view; when none recognises
+    the credentials, the user the transport already knows (`credentials.user`) is the caller.
+    Classes that cannot recognise this request are not run: header-only classes without an
+    `Authorization` header, session authentication without a Django request. A header-only
+    class's result comes from `mcp_django.auth_cache` while it is there (no query, no thread).
+
+    Raises:
+        AuthenticationFailed: credentials were offered and refused.
+        rest_framework.exceptions.APIException: another refusal (session authentication's CSRF check).
+    """
+    authorization = credentials.headers.get("authorization") or None
+    candidates = [
+        authenticator
+        for authenticator in authenticators
+        if authorization is not None or not is_authorization_only(authenticator)
+        if credentials.request is not None or not needs_django_request(authenticator)
+    ]
+    if not candidates:
+        return principal_of(credentials.user)
+    key = None
+    if authorization is not None and is_authorization_only(candidates[0]) and auth_cache.ttl > 0:
+        key = (tuple(type(authenticator) for authenticator in authenticators), credential_digest(authorization))
+        cached = auth_cache.credential(key)
+        if cached is not None:
+            return cached
+    generation = auth_cache.generation
+    request = (
+        AuthRequest(credentials.request)
+        if credentials.request is not None
+        else AuthRequest.from_headers(credentials.headers)
+    )
+    found = await run_sync(first_recognised, candidates, request)
+    if found is None:
+        return principal_of(credentials.user)
+    user, auth, authenticator = found
+    if key is not None and all(map(is_authorization_only, candidates[: candidates.index(authenticator) + 1])):
+        lifetime = credential_lifetime(authenticator, user, auth)
+        auth_cache.remember_credential(key, user, generation=generation, lifetime=lifetime)
+    return user
+
+
+def bearer_challenge(resource_metadata: str | None, invalid_token: bool) -> dict[str, str]:
+    """The `WWW-Authenticate` header of a 401: `Bearer`, with `error="invalid_token"` (RFC 6750) when
+    credentials were offered and refused, and the RFC 9728 `resource_metadata` URL when known."""
+    parameters = []
+    if invalid_token:
+        parameters.append('error="invalid_token"')
+    if resource_metadata:
+        parameters.append(f'resource_metadata="{resource_metadata}"')
+    return {"WWW-Authenticate": "Bearer " + ", ".join(parameters) if parameters else "Bearer"}
+
+
+def admitted_scope(connection: Connection) -> Scope | None:
+    """The scope admission worked out for a connection carrying one request (HTTP); None on a long-lived one.
+
+    Whoever runs per operation (the scope resolver, the overlay's hooks) knows from it that admission
+    just ran for this request, so the caller's scope and the overlay's state are fresh.
+    """
+    scope: Scope | None = connection.extra.get(ADMITTED_SCOPE)
+    return scope

@@ -24,18 +24,20 @@ from django.utils.module_loading import import_string
 from rest_framework.exceptions import APIException
 
 from mcp_django import notifications
-from mcp_django.admission import Admission, Credentials, Refused, check_host, check_origin, principal_of
-from mcp_django.auth import (
-    AuthenticationFailed,
-    AuthRequest,
-    authenticator_instances,
-    first_recognised,
-    is_authorization_only,
-    needs_django_request,
+from mcp_django.admission import (
+    ADMITTED_SCOPE,
+    Admission,
+    Credentials,
+    Refused,
+    admitted_scope,
+    authenticate_credentials,
+    bearer_challenge,
+    check_host,
+    check_origin,
 )
-from mcp_django.auth_cache import auth_cache, credential_digest, credential_lifetime
+from mcp_django.auth import AuthenticationFailed, authenticator_instances
+from mcp_django.auth_cache import auth_cache
 from mcp_django.conf import mcp_settings
-from mcp_django.executor import run_sync
 from mcp_django.interceptors import handler_options
 from mcp_django.mounts import EndpointRegistry, canonical_path
 from mcp_django.overlay import Overlay, installed, on_change
@@ -76,7 +78,6 @@ MODES: Final[tuple[Mode, ...]] = ("server", "adapter", "combined")
 """`server`: the static registry; `adapter`: the providers; `combined`: both, static declarations first."""
 
 _endpoints: weakref.WeakSet[Endpoint] = weakref.WeakSet()
-_ADMITTED_SCOPE: Final = "mcp_django.admitted_scope"
 
 
 class Endpoint:
@@ -237,50 +238,13 @@ class Endpoint:
     async def authenticate(self, credentials: Credentials) -> Any:
         """The authenticated user the credentials name, or None for an anonymous caller.
 
-        The endpoint's authentication classes run first, as in a DRF view; when none recognises
-        the credentials, the user the transport already knows (`credentials.user`) is the caller.
-        Classes that cannot recognise this request are not run: header-only classes without an
-        `Authorization` header, session authentication without a Django request. A header-only
-        class's result comes from `mcp_django.auth_cache` while it is there (no query, no thread).
+        Runs this endpoint's authentication classes (`mcp_django.admission.authenticate_credentials`).
 
         Raises:
             AuthenticationFailed: credentials were offered and refused.
             rest_framework.exceptions.APIException: another refusal (session authentication's CSRF check).
         """
-        authorization = credentials.headers.get("authorization") or None
-        candidates = [
-            authenticator
-            for authenticator in self.authenticators
-            if authorization is not None or not is_authorization_only(authenticator)
-            if credentials.request is not None or not needs_django_request(authenticator)
-        ]
-        if not candidates:
-            return principal_of(credentials.user)
-        key = None
-        if authorization is not None and is_authorization_only(candidates[0]) and auth_cache.ttl > 0:
-            key = (self._authentication_key, credential_digest(authorization))
-            cached = auth_cache.credential(key)
-            if cached is not None:
-                return cached
-        generation = auth_cache.generation
-        request = (
-            AuthRequest(credentials.request)
-            if credentials.request is not None
-            else AuthRequest.from_headers(credentials.headers)
-        )
-        found = await run_sync(first_recognised, candidates, request)
-        if found is None:
-            return principal_of(credentials.user)
-        user, auth, authenticator = found
-        if key is not None and all(map(is_authorization_only, candidates[: candidates.index(authenticator) + 1])):
-            lifetime = credential_lifetime(authenticator, user, auth)
-            auth_cache.remember_credential(key, user, generation=generation, lifetime=lifetime)
-        return user
-
-    @property
-    def _authentication_key(self) -> tuple[type, ...]:
-        """What the cache keys a credential's result by besides the header: the endpoint's authentication classes."""
-        return tuple(type(authenticator) for authenticator in self.authenticators)
+        return await authenticate_credentials(self.authenticators, credentials)
 
     async def scope_of(self, principal: Any) -> Scope | None:
         """The scope a principal has here: its groups' for a user, USER for anonymous callers if allowed, else None."""
@@ -363,7 +327,7 @@ class Endpoint:
             notifications=notifications.source(self) if streaming else None,
         )
         if admitted_scope is not None:
-            connection.extra[_ADMITTED_SCOPE] = admitted_scope
+            connection.extra[ADMITTED_SCOPE] = admitted_scope
         return connection
 
     def build_handler(self) -> MessageHandler:
@@ -426,30 +390,9 @@ class ChainHook:
         return await (call_next(params) if hook is None else hook(method, params, ctx, call_next))
 
 
-def bearer_challenge(resource_metadata: str | None, invalid_token: bool) -> dict[str, str]:
-    """The `WWW-Authenticate` header of a 401: `Bearer`, with `error="invalid_token"` (RFC 6750) when
-    credentials were offered and refused, and the RFC 9728 `resource_metadata` URL when known."""
-    parameters = []
-    if invalid_token:
-        parameters.append('error="invalid_token"')
-    if resource_metadata:
-        parameters.append(f'resource_metadata="{resource_metadata}"')
-    return {"WWW-Authenticate": "Bearer " + ", ".join(parameters) if parameters else "Bearer"}
-
-
 def notifications_available() -> bool:
     """True when a channel layer is configured, so server notifications reach listening clients."""
     return notifications.available()
-
-
-def admitted_scope(connection: Connection) -> Scope | None:
-    """The scope admission worked out for a connection carrying one request (HTTP); None on a long-lived one.
-
-    Whoever runs per operation (the scope resolver, the overlay's hooks) knows from it that admission
-    just ran for this request, so the caller's scope and the overlay's state are fresh.
-    """
-    scope: Scope | None = connection.extra.get(_ADMITTED_SCOPE)
-    return scope
 
 
 def _reset_endpoints() -> None:
