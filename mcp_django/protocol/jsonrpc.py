@@ -3,12 +3,19 @@
 Every error the core can produce is an `MCPError` subclass carrying its JSON-RPC code and
 a default message. They are turned into wire dicts in exactly one place, `MCPError.to_response`;
 which HTTP status carries one is the HTTP transport's rule (`transports.http.http_status`).
+
+`parse_json` and `dump_json` are the one JSON codec of every transport: strict UTF-8 JSON in,
+compact ASCII JSON out. `orjson` does the common case; the standard library decides every case
+where the two could differ, so what is accepted, refused and written stays the standard library's.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, Final, TypeAlias
 
+import orjson
 from mcp_types.jsonrpc import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -42,8 +49,10 @@ __all__ = [
     "RequestId",
     "ResourceNotFound",
     "UnsupportedProtocolVersion",
+    "dump_json",
     "is_request",
     "notification",
+    "parse_json",
     "request_id_of",
     "result_response",
 ]
@@ -160,3 +169,67 @@ def request_id_of(message: Any) -> RequestId | None:
 def is_request(message: Any) -> bool:
     """True for a JSON object with a method and an id (its validity is the handler's to judge)."""
     return isinstance(message, dict) and "method" in message and "id" in message
+
+
+# -- the JSON codec ---------------------------------------------------------------------------------
+
+_FAST_BRACKETS: Final = 256
+"""Bodies with at most this many `[` and `{` go to orjson: nested no deeper, so the standard library would
+not have run out of stack on them either (orjson's own limit is 1024, Python's about 1000 frames)."""
+_DIGITS: Final = b"0123456789"
+_LONG_NUMBER: Final = re.compile(rb"[0-9]{19}")
+"""19 digits in a row may be an integer past 64 bits, which orjson reads as a float and Python as an int."""
+_DUMP_OPTIONS: Final = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+"""Hand anything but plain JSON types back (orjson then raises), so the standard library serializes it as before."""
+
+
+def parse_json(body: bytes) -> Any:
+    """Parse a message as strict UTF-8 JSON.
+
+    Raises:
+        ParseError: not UTF-8, not JSON, a non-standard constant (`NaN`, `Infinity`), or nested too deeply.
+    """
+    if body.count(b"[") + body.count(b"{") <= _FAST_BRACKETS and (
+        len(body) - len(body.translate(None, _DIGITS)) < 19 or _LONG_NUMBER.search(body) is None
+    ):
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError:
+            pass  # refused (or a lone surrogate escape, which Python accepts): the standard library decides
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ParseError("Parse error: the body is not valid UTF-8") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ParseError("Parse error: the JSON is nested too deeply") from None
+    except ValueError:
+        raise ParseError("Parse error: the body is not valid JSON") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def dump_json(message: Any) -> bytes:
+    """Serialize a message as compact JSON, non-ASCII escaped (lone surrogates a client sent cannot break it).
+
+    The output is the standard library's `json.dumps(message, separators=(",", ":"))` but for two things:
+    a float may be spelled differently (`0.00001` for `1e-05`: the same shortest round-trip value), and
+    `enum.Enum` members and `uuid.UUID`s are written, where the standard library refuses them.
+
+    Raises:
+        TypeError, ValueError, RecursionError: the message holds something JSON cannot carry.
+    """
+    try:
+        data = orjson.dumps(message, option=_DUMP_OPTIONS)
+    except TypeError:  # not plain JSON, an integer past 64 bits, nested past 254: the standard library's case
+        data = None
+    # Non-ASCII is escaped here, and orjson writes NaN and Infinity as `null` where Python writes `NaN`:
+    # those messages keep the standard library's bytes.
+    if data is not None and data.isascii() and b"null" not in data:
+        return data
+    return json.dumps(message, separators=(",", ":")).encode("ascii")

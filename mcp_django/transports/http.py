@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
@@ -43,6 +42,7 @@ from mcp_django.protocol.features.subscriptions import wanted_by_session
 from mcp_django.protocol.jsonrpc import (
     RequestId,
     is_request,
+    parse_json,
     request_id_of,
 )
 from mcp_django.scopes import Scope
@@ -127,25 +127,12 @@ def _is_json(content_type: str | None) -> bool:
 
 
 def parse_body(body: bytes) -> Any:
-    """Parse a request body as strict UTF-8 JSON.
+    """Parse a request body as strict UTF-8 JSON (`mcp_django.protocol.jsonrpc.parse_json`).
 
     Raises:
         ParseError: not UTF-8, not JSON, a non-standard constant (`NaN`, `Infinity`), or nested too deeply.
     """
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ParseError("Parse error: the body is not valid UTF-8") from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except RecursionError:
-        raise ParseError("Parse error: the JSON is nested too deeply") from None
-    except ValueError:
-        raise ParseError("Parse error: the body is not valid JSON") from None
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    return parse_json(body)
 
 
 class StreamableHTTP:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
 from mcp_django.protocol import InternalError
-from mcp_django.protocol.jsonrpc import request_id_of
+from mcp_django.protocol.jsonrpc import dump_json, request_id_of
 
 __all__ = ["SSE_HEADERS", "dump_message", "event_stream", "format_event"]
 
@@ -26,10 +25,9 @@ def dump_message(message: Any) -> bytes:
     Non-ASCII is escaped, so lone surrogates a client sent and the server echoes cannot break encoding.
     """
     try:
-        return json.dumps(message, separators=(",", ":")).encode("ascii")
+        return dump_json(message)
     except (TypeError, ValueError, RecursionError):
-        error = InternalError().to_response(request_id_of(message))
-        return json.dumps(error, separators=(",", ":")).encode("ascii")
+        return dump_json(InternalError().to_response(request_id_of(message)))
 
 
 def format_event(data: bytes, event_id: str, event: str = "message") -> bytes:
