@@ -56,6 +56,13 @@ __all__ = [
 
 T = TypeVar("T")
 
+# Results are frozen, so the common verdicts are shared instead of built on every invocation.
+_VALID: Final = ValidationResult(valid=True)
+_INVALID: Final = ValidationResult(valid=False)
+_RECORDED: Final = SinkResult(recorded=True)
+_NOT_RECORDED: Final = SinkResult(recorded=False)
+_SUMMARY_KEYS: Final = {"warn": "warnings", "info": "infos"}
+
 logger = logging.getLogger("mcp_django.interceptors")
 
 ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY", "MODE", "FAIL_OPEN", "TIMEOUT_MS")
@@ -419,7 +426,7 @@ class ChainResult:
 
 
 _SELECTION = tuple[tuple[PlanEntry, ...], tuple[PlanEntry, ...], tuple[PlanEntry, ...]]
-_Pass = Callable[[tuple["PlanEntry", ...]], Awaitable[None]]
+_PASSES = tuple[tuple[str, tuple[PlanEntry, ...]], ...]
 
 
 class InterceptorPlan:
@@ -436,6 +443,7 @@ class InterceptorPlan:
         self.directions = dict(directions)
         self.timeout_ms = timeout_ms
         self._selections: dict[tuple[str, str], _SELECTION] = {}
+        self._passes: dict[tuple[str, str], _PASSES] = {}
         self._events = frozenset(event for entry in self.entries for event in entry.events)
         self._gates = tuple(
             entry
@@ -476,17 +484,22 @@ class InterceptorPlan:
             )
         return self._selections[key]
 
+    def passes(self, event: str, phase: str) -> _PASSES:
+        """The non-empty passes of `event` in `phase`, in the order the phase's direction runs them; built once."""
+        key = (event, phase)
+        passes = self._passes.get(key)
+        if passes is None:
+            mutators, validators, sinks = self.select(event, phase)
+            ordered = [("mutate", mutators), ("validate", validators), ("sink", sinks)]
+            if self.directions.get(phase) == "receiving":
+                ordered = [ordered[1], ordered[2], ordered[0]]
+            passes = self._passes[key] = tuple((kind, entries) for kind, entries in ordered if entries)
+        return passes
+
     async def run(self, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext) -> ChainResult:
         """Run one phase of the chain on `payload` and return what happened."""
-        mutators, validators, sinks = self.select(event, phase)
+        passes = self._passes.get((event, phase)) or self.passes(event, phase)
         run = _PhaseRun(event, phase, payload, context)
-        passes: tuple[tuple[_Pass, tuple[PlanEntry, ...]], ...] = (
-            (run.mutate, mutators),
-            (run.validate, validators),
-            (run.sink, sinks),
-        )
-        if self.directions.get(phase) == "receiving":
-            passes = (passes[1], passes[2], passes[0])
         started = time.perf_counter()
         try:
             if self.timeout_ms is None:
@@ -538,30 +551,32 @@ class _PhaseRun:
         self.aborted_at: dict[str, Any] | None = None
         self.sinks_ran = False
 
-    def invocation(self, entry: PlanEntry, payload: dict[str, Any]) -> Invocation:
-        return Invocation(self.event, self.phase, payload, entry.options, self.context)  # type: ignore[arg-type]
-
     def abort(self, status: str, aborted_at: dict[str, Any]) -> None:
         if self.status == "success":
             self.status, self.aborted_at = status, aborted_at
 
-    async def passes(self, passes: Sequence[tuple[_Pass, tuple[PlanEntry, ...]]]) -> None:
-        for run_pass, entries in passes:
-            if entries:
-                await run_pass(entries)
+    async def passes(self, passes: _PASSES) -> None:
+        for kind, entries in passes:
+            if kind == "validate":
+                await self.validate(entries)
+            elif kind == "mutate":
+                await self.mutate(entries)
+            else:
+                await self.sink(entries)
             if self.status != "success":
                 return
 
     async def mutate(self, mutators: tuple[PlanEntry, ...]) -> None:
         """Sequentially; audit results are shadows; a fail-closed failure aborts and keeps the input."""
         for entry in mutators:
-            invocation = self.invocation(entry, _copy(self.payload))
+            invocation = Invocation(self.event, self.phase, _copy(self.payload), entry.options, self.context)  # type: ignore[arg-type]
             record = await _invoke(entry, invocation, entry.timeout_ms, original=self.payload)
             self.results.append(record)
             if record.error is None:
-                assert isinstance(record.result, MutationResult)
-                if entry.mode == "active" and record.result.modified:
-                    self.payload = record.result.payload
+                result = record.result
+                assert isinstance(result, MutationResult)
+                if entry.mode == "active" and result.modified:
+                    self.payload = result.payload
             elif entry.mode == "active" and not entry.fail_open:
                 reason = record.error
                 self.abort("mutation_failed", {"interceptor": entry.name, "reason": reason, "type": "mutation"})
@@ -569,12 +584,17 @@ class _PhaseRun:
 
     async def validate(self, validators: tuple[PlanEntry, ...]) -> None:
         """All at once on one snapshot; every validator runs, and the first blocker in plan order is named."""
-        snapshot = self.payload
+        event, phase, snapshot, context = self.event, self.phase, self.payload, self.context
         if len(validators) == 1:
-            records = [await _invoke(validators[0], self.invocation(validators[0], snapshot), validators[0].timeout_ms)]
+            only = validators[0]
+            invocation = Invocation(event, phase, snapshot, only.options, context)  # type: ignore[arg-type]
+            records = [await _invoke(only, invocation, only.timeout_ms)]
         else:
             records = await gather_eagerly(
-                [_invoke(entry, self.invocation(entry, snapshot), entry.timeout_ms) for entry in validators]
+                [
+                    _invoke(entry, Invocation(event, phase, snapshot, entry.options, context), entry.timeout_ms)  # type: ignore[arg-type]
+                    for entry in validators
+                ]
             )
         self.results += records
         for entry, record in zip(validators, records, strict=True):
@@ -593,8 +613,12 @@ class _PhaseRun:
     async def sink(self, sinks: tuple[PlanEntry, ...]) -> None:
         """All at once; a failure is swallowed and recorded as `recorded=False`."""
         self.sinks_ran = True
+        event, phase, payload, context = self.event, self.phase, self.payload, self.context
         self.results += await gather_eagerly(
-            [_invoke(entry, self.invocation(entry, self.payload), entry.timeout_ms) for entry in sinks]
+            [
+                _invoke(entry, Invocation(event, phase, payload, entry.options, context), entry.timeout_ms)  # type: ignore[arg-type]
+                for entry in sinks
+            ]
         )
 
     def count(self, record: InvocationRecord) -> None:
@@ -602,12 +626,13 @@ class _PhaseRun:
         if record.error is not None or not isinstance(result, ValidationResult):
             self.summary["errors"] += 1
             return
+        if result.valid and not result.messages:
+            return  # the common verdict: nothing to count
         severities: list[str] = [m.severity for m in result.messages]
         if not severities and not result.valid:
             severities = [result.severity or "error"]
         for severity in severities:
-            key = {"warn": "warnings", "info": "infos"}.get(severity, "errors")
-            self.summary[key] += 1
+            self.summary[_SUMMARY_KEYS.get(severity, "errors")] += 1
 
 
 async def gather_eagerly(coroutines: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
@@ -708,7 +733,7 @@ async def _invoke(
             "Interceptor %r failed on %s (%s)", entry.name, invocation.event, invocation.phase, exc_info=True
         )
     if error is not None and entry.type == "sink":
-        result = SinkResult(recorded=False)
+        result = _NOT_RECORDED
     duration = (time.perf_counter() - started) * 1000
     return InvocationRecord(entry.name, entry.type, invocation.phase, entry.mode, result, error, duration)
 
@@ -716,8 +741,8 @@ async def _invoke(
 def _as_result(entry: PlanEntry, raw: Any, original: dict[str, Any]) -> ValidationResult | MutationResult | SinkResult:
     """Normalize what an interceptor returned, or raise `TypeError` for a result of the wrong kind."""
     if entry.type == "validation":
-        if isinstance(raw, bool):
-            return ValidationResult(valid=raw)
+        if raw is True or raw is False:
+            return _VALID if raw else _INVALID
         if isinstance(raw, ValidationResult):
             return raw
     elif entry.type == "mutation":
@@ -726,18 +751,24 @@ def _as_result(entry: PlanEntry, raw: Any, original: dict[str, Any]) -> Validati
                 raise TypeError("modified=False with a payload that differs from the input")
             return raw
     else:
-        if raw is None or isinstance(raw, bool):
-            return SinkResult(recorded=raw is not False)
+        if raw is None or raw is True:
+            return _RECORDED
+        if raw is False:
+            return _NOT_RECORDED
         if isinstance(raw, SinkResult):
             return raw
-        return SinkResult()
+        return _RECORDED
     raise TypeError(f"a {entry.type} interceptor returned {type(raw).__name__}")
 
 
 def _copy(value: Any) -> Any:
     """A deep copy of a JSON value (dicts, lists, scalars), much cheaper than `copy.deepcopy`."""
     if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
+        return {key: item if type(item) in _ATOMS else _copy(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_copy(item) for item in value]
+        return [item if type(item) in _ATOMS else _copy(item) for item in value]
     return value
+
+
+_ATOMS: Final = frozenset({str, int, float, bool, type(None)})
+"""Values `_copy` hands back as they are, without a call."""

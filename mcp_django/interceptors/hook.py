@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import time
-import uuid
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -44,7 +44,7 @@ class InterceptorHook:
         context = context_for(ctx)
         request = await plan.run(method, "request", params, context)
         if request.blocked:
-            return await self._refuse(request, dataclasses.replace(context, request=params), started)
+            return await self._refuse(request, _with(context, request=params), started)
         try:
             result = await call_next(request.final_payload)
         except MCPError as error:
@@ -76,9 +76,7 @@ class InterceptorHook:
         )
         refusal = tool_error(REFUSED_TOOL_CALL) if chain.event == "tools/call" else {"error": error.to_error()}
         if not chain.sinks_ran or chain.phase == "request":
-            blocked = dataclasses.replace(
-                context, outcome="blocked", duration_ms=(time.perf_counter() - started) * 1000
-            )
+            blocked = _with(context, outcome="blocked", duration_ms=(time.perf_counter() - started) * 1000)
             await self.plan.run_sinks(chain.event, "response", refusal, blocked)
         if chain.event == "tools/call":
             return refusal
@@ -95,7 +93,7 @@ def context_for(ctx: RequestContext) -> InterceptorContext:
     return InterceptorContext(
         principal=principal,
         user=user,
-        trace_id=uuid.uuid4().hex,
+        trace_id=_uuid4_hex(),
         timestamp=datetime.now(UTC).isoformat(timespec="milliseconds"),
         endpoint=getattr(ctx.endpoint, "name", None),
     )
@@ -115,4 +113,21 @@ def repair_input_schemas(result: dict[str, Any]) -> None:
 
 def _outcome(context: InterceptorContext, request: ChainResult, outcome: str, started: float) -> InterceptorContext:
     duration = (time.perf_counter() - started) * 1000
-    return dataclasses.replace(context, request=request.final_payload, outcome=outcome, duration_ms=duration)
+    return _with(context, request=request.final_payload, outcome=outcome, duration_ms=duration)
+
+
+_CONTEXT_FIELDS: Final = tuple(field.name for field in dataclasses.fields(InterceptorContext))
+
+
+def _with(context: InterceptorContext, **changes: Any) -> InterceptorContext:
+    """`dataclasses.replace(context, **changes)` without its per-call introspection (the fields are known)."""
+    values = {name: getattr(context, name) for name in _CONTEXT_FIELDS}
+    values.update(changes)
+    return InterceptorContext(**values)
+
+
+def _uuid4_hex() -> str:
+    """`uuid.uuid4().hex`, without building a `UUID`: 16 random bytes with the version 4 and RFC 4122 variant bits."""
+    number = int.from_bytes(os.urandom(16), "big")
+    number = (number & ~(0xF000 << 64) & ~(0xC000 << 48)) | (4 << 76) | (0x8000 << 48)
+    return f"{number:032x}"
