@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Final, get_args
 
 import pydantic
@@ -78,6 +78,31 @@ _COMPLETE_RESULTS: Final = {
     key: next(arm for arm in get_args(row) if arm.__name__ != "InputRequiredResult") if get_args(row) else row
     for key, row in SERVER_RESULTS.items()
 }
+
+_Serializer = Callable[[Mapping[str, Any]], dict[str, Any]]
+_serializers: dict[tuple[str, str], _Serializer] = {}
+
+
+def _serialize_complete(method: str, version: str, result: Mapping[str, Any]) -> dict[str, Any]:
+    """`serialize_server_result(method, version, result, surface=_COMPLETE_RESULTS)`, its lookups done once.
+
+    The first call of a (method, version) goes through mcp-types itself (so an unknown pair raises as it
+    does); later calls go straight to the row's pydantic validator and serializer, with the same arguments.
+    """
+    serialize = _serializers.get((method, version))
+    if serialize is not None:
+        return serialize(result)
+    data = serialize_server_result(method, version, result, surface=_COMPLETE_RESULTS)
+    row: Any = _COMPLETE_RESULTS[(method, version)]
+    adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(row)
+    validate, dump = adapter.validator.validate_python, adapter.serializer.to_python
+
+    def serialize_row(row: Mapping[str, Any]) -> dict[str, Any]:
+        dumped: dict[str, Any] = dump(validate(row, by_name=False), by_alias=True, mode="json", exclude_none=True)
+        return dumped
+
+    _serializers[(method, version)] = serialize_row
+    return data
 
 
 class _Envelope:
@@ -327,8 +352,9 @@ class MessageHandler:
         if era is Era.HANDSHAKE and emit is not None and connection.streaming:
             ctx.ask = lambda requests: self._ask_client(ctx, requests)
         elif era is Era.STATELESS and method in INPUT_METHODS:
-            # Bound to the params as the client sent them, before any interceptor rewrites them.
-            ctx.state_binding = binding_of(connection.principal_id, method, params)
+            if "requestState" in params:  # only a retry carries a state to check the binding of
+                # Bound to the params as the client sent them, before any interceptor rewrites them.
+                ctx.state_binding = binding_of(connection.principal_id, method, params)
             self._restore_inputs(ctx, params)
         return ctx, spec
 
@@ -411,8 +437,9 @@ class MessageHandler:
         if spec.name in self._untyped:
             return result
         try:
-            surface = SERVER_RESULTS if result.get("resultType") == "input_required" else _COMPLETE_RESULTS
-            return serialize_server_result(spec.name, ctx.protocol_version, result, surface=surface)
+            if result.get("resultType") == "input_required":
+                return serialize_server_result(spec.name, ctx.protocol_version, result, surface=SERVER_RESULTS)
+            return _serialize_complete(spec.name, ctx.protocol_version, result)
         except pydantic.ValidationError as error:
             logger.error("Invalid %s result: %s", spec.name, error)
             if spec.name == "tools/call":
