@@ -62,6 +62,7 @@ _INVALID: Final = ValidationResult(valid=False)
 _RECORDED: Final = SinkResult(recorded=True)
 _NOT_RECORDED: Final = SinkResult(recorded=False)
 _SUMMARY_KEYS: Final = {"warn": "warnings", "info": "infos"}
+_clock: Final = time.perf_counter
 
 logger = logging.getLogger("mcp_django.interceptors")
 
@@ -176,6 +177,19 @@ def _instance(cls: type[Interceptor]) -> Interceptor:
     return _instances[cls]
 
 
+_shared_options: dict[pydantic.BaseModel, pydantic.BaseModel] = {}
+
+
+def _shared(options: pydantic.BaseModel) -> pydantic.BaseModel:
+    """Equal frozen options as one object, so entries configured alike can share one (frozen) `Invocation`."""
+    if not options.model_config.get("frozen"):
+        return options
+    try:
+        return _shared_options.setdefault(options, options)
+    except TypeError:  # a field value that cannot be hashed
+        return options
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -240,7 +254,7 @@ class _EntryParser:
             mode=mode,
             fail_open=fail_open,
             timeout_ms=timeout_ms,
-            options=options,
+            options=_shared(options),
             index=index,
         )
 
@@ -444,6 +458,7 @@ class InterceptorPlan:
         self.timeout_ms = timeout_ms
         self._selections: dict[tuple[str, str], _SELECTION] = {}
         self._passes: dict[tuple[str, str], _PASSES] = {}
+        self._common: dict[int, tuple[tuple[PlanEntry, ...], pydantic.BaseModel | None]] = {}
         self._events = frozenset(event for entry in self.entries for event in entry.events)
         self._gates = tuple(
             entry
@@ -484,6 +499,17 @@ class InterceptorPlan:
             )
         return self._selections[key]
 
+    def common_options(self, entries: tuple[PlanEntry, ...]) -> pydantic.BaseModel | None:
+        """The options object every one of `entries` has (equal frozen options are one object), else None."""
+        cached = self._common.get(id(entries))
+        if cached is None or cached[0] is not entries:
+            first = entries[0].options if entries else None
+            cached = self._common[id(entries)] = (
+                entries,
+                first if all(entry.options is first for entry in entries) else None,
+            )
+        return cached[1]
+
     def passes(self, event: str, phase: str) -> _PASSES:
         """The non-empty passes of `event` in `phase`, in the order the phase's direction runs them; built once."""
         key = (event, phase)
@@ -499,7 +525,7 @@ class InterceptorPlan:
     async def run(self, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext) -> ChainResult:
         """Run one phase of the chain on `payload` and return what happened."""
         passes = self._passes.get((event, phase)) or self.passes(event, phase)
-        run = _PhaseRun(event, phase, payload, context)
+        run = _PhaseRun(self, event, phase, payload, context)
         started = time.perf_counter()
         try:
             if self.timeout_ms is None:
@@ -525,7 +551,7 @@ class InterceptorPlan:
         """Let the sinks of `phase` observe `payload` (a refusal or an error that ended the operation)."""
         sinks = self.select(event, phase)[2]
         if sinks:
-            await _PhaseRun(event, phase, payload, context).sink(sinks)
+            await _PhaseRun(self, event, phase, payload, context).sink(sinks)
 
     async def invoke(self, entry: PlanEntry, invocation: Invocation, timeout_ms: int | None) -> InvocationRecord:
         """Invoke one entry on its own (the `interceptor/invoke` wire method)."""
@@ -538,9 +564,23 @@ class InterceptorPlan:
 class _PhaseRun:
     """The state of one phase being run: the current payload, the records, the verdict."""
 
-    __slots__ = ("aborted_at", "context", "event", "payload", "phase", "results", "sinks_ran", "status", "summary")
+    __slots__ = (
+        "aborted_at",
+        "context",
+        "event",
+        "payload",
+        "phase",
+        "plan",
+        "results",
+        "sinks_ran",
+        "status",
+        "summary",
+    )
 
-    def __init__(self, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext) -> None:
+    def __init__(
+        self, plan: InterceptorPlan, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext
+    ) -> None:
+        self.plan = plan
         self.event = event
         self.phase = phase
         self.payload = payload
@@ -584,18 +624,12 @@ class _PhaseRun:
 
     async def validate(self, validators: tuple[PlanEntry, ...]) -> None:
         """All at once on one snapshot; every validator runs, and the first blocker in plan order is named."""
-        event, phase, snapshot, context = self.event, self.phase, self.payload, self.context
+        invocations = self.invocations(validators)
         if len(validators) == 1:
-            only = validators[0]
-            invocation = Invocation(event, phase, snapshot, only.options, context)  # type: ignore[arg-type]
-            records = [await _invoke(only, invocation, only.timeout_ms)]
+            records = [await _invoke(validators[0], invocations[0], validators[0].timeout_ms)]
         else:
-            records = await gather_eagerly(
-                [
-                    _invoke(entry, Invocation(event, phase, snapshot, entry.options, context), entry.timeout_ms)  # type: ignore[arg-type]
-                    for entry in validators
-                ]
-            )
+            pairs = zip(validators, invocations, strict=True)
+            records = await gather_eagerly([_invoke(entry, call, entry.timeout_ms) for entry, call in pairs])
         self.results += records
         for entry, record in zip(validators, records, strict=True):
             self.count(record)
@@ -613,13 +647,23 @@ class _PhaseRun:
     async def sink(self, sinks: tuple[PlanEntry, ...]) -> None:
         """All at once; a failure is swallowed and recorded as `recorded=False`."""
         self.sinks_ran = True
+        pairs = zip(sinks, self.invocations(sinks), strict=True)
+        self.results += await gather_eagerly([_invoke(entry, call, entry.timeout_ms) for entry, call in pairs])
+
+    def invocations(self, entries: tuple[PlanEntry, ...]) -> list[Invocation]:
+        """The invocation of each entry on the current payload; entries with the same options share one."""
         event, phase, payload, context = self.event, self.phase, self.payload, self.context
-        self.results += await gather_eagerly(
-            [
-                _invoke(entry, Invocation(event, phase, payload, entry.options, context), entry.timeout_ms)  # type: ignore[arg-type]
-                for entry in sinks
-            ]
-        )
+        common = self.plan.common_options(entries)
+        if common is not None:
+            return [Invocation(event, phase, payload, common, context)] * len(entries)  # type: ignore[arg-type]
+        made: dict[int, Invocation] = {}
+        invocations = []
+        for entry in entries:
+            invocation = made.get(id(entry.options))
+            if invocation is None:
+                invocation = made[id(entry.options)] = Invocation(event, phase, payload, entry.options, context)  # type: ignore[arg-type]
+            invocations.append(invocation)
+        return invocations
 
     def count(self, record: InvocationRecord) -> None:
         result = record.result
@@ -717,13 +761,18 @@ async def _invoke(
 
     `original` is the payload a mutator's copy was made from: `modified=False` must return it unchanged.
     """
-    started = time.perf_counter()
+    started = _clock()
     error: str | None = None
     result: Any = None
     try:
         outcome = entry.call(invocation)
         raw = await (outcome if timeout_ms is None else asyncio.wait_for(outcome, timeout_ms / 1000))
-        result = _as_result(entry, raw, invocation.payload if original is None else original)
+        if raw is True and entry.type == "validation":
+            result = _VALID  # the common verdicts, without a call
+        elif raw is None and entry.type == "sink":
+            result = _RECORDED
+        else:
+            result = _as_result(entry, raw, invocation.payload if original is None else original)
     except TimeoutError:
         error = "timeout"
         logger.warning("Interceptor %r timed out after %s ms on %s", entry.name, timeout_ms, invocation.event)
@@ -734,7 +783,7 @@ async def _invoke(
         )
     if error is not None and entry.type == "sink":
         result = _NOT_RECORDED
-    duration = (time.perf_counter() - started) * 1000
+    duration = (_clock() - started) * 1000
     return InvocationRecord(entry.name, entry.type, invocation.phase, entry.mode, result, error, duration)
 
 
