@@ -320,11 +320,17 @@ serve one page.
 - **of floor** divides by the bare ASGI app (a fixed JSON body, no MCP at all) under the same server:
   the most any application can serve there. uvicorn's floor is about twice daphne's, so daphne rows are
   judged against daphne's floor, never against an SDK served by uvicorn.
+- Every server answers JSON, not SSE (the SDK and FastMCP with `json_response=True`); every row calls the
+  same one-line async echo tool. A handshake-era row opens one session before the rounds and all 16
+  connections call on it; every request carries a JSON-RPC id of its own.
 - The **Django view** rows serve the same endpoints through Django's request cycle with startproject's
   middleware: what `fast_path=False`, or a project that keeps Django's ASGI application, gets.
 - **1 worker alone** and **2 workers** are two more processes of the fast path under uvicorn that serve
-  nothing but the anonymous 2026-07-28 call, so they differ only in `--workers`. On a machine shared with
-  other busy processes, two workers also get a larger share of the CPU than one, which flatters the ratio.
+  nothing but the anonymous 2026-07-28 call, so they differ only in `--workers`. wrk runs on the same two
+  cores and takes about one of them at these rates, so on a quiet 2-core machine a second worker finds
+  no idle core and the ratio stays near 1; on a machine shared with other busy processes two workers get
+  a larger share of the CPU than one, which flatters it. The ratio means something with the load sent
+  from another machine, or on four cores or more.
 - The benchmark project's database is SQLite in WAL mode with `synchronous=NORMAL` (a deployment on
   SQLite would run that; production belongs on PostgreSQL): sessions and audit rows are written to it.
 - The **token + audit** rows send `Authorization: Bearer <DRF token>` to an endpoint with the audit sink,
