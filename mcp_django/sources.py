@@ -226,13 +226,13 @@ class CompositeBackend:
 
     async def _merged(self, ctx: RequestContext, method: str, key: str) -> Items:
         scope, sources = await self.reach(ctx)
-        if len(sources) == 1 and sources[0].distinct:
-            listed: Items = await getattr(sources[0], method)(ctx, scope)
-            return listed
+        lists: list[Items] = [await getattr(source, method)(ctx, scope) for source in sources]
+        if len(lists) == 1 and (sources[0].distinct or len({item.get(key) for item in lists[0]}) == len(lists[0])):
+            return lists[0]
         seen: set[Any] = set()
         merged: list[Mapping[str, Any]] = []
-        for source in sources:
-            for item in await getattr(source, method)(ctx, scope):
+        for listed in lists:
+            for item in listed:
                 if item.get(key) not in seen:
                     seen.add(item.get(key))
                     merged.append(item)

@@ -274,7 +274,9 @@ class MessageHandler:
     def page(self, key: str, items: Sequence[Any], params: Mapping[str, Any]) -> dict[str, Any]:
         """Return one page of a list result under `key`, with `nextCursor` when more follow."""
         page, next_cursor = paginate(items, params, self.page_size)
-        result: dict[str, Any] = {key: list(page)}
+        # Copies: sources hand out what they hold (a provider's dicts, a declaration's wire form), and
+        # hooks may rewrite the result in place.
+        result: dict[str, Any] = {key: [dict(item) if isinstance(item, Mapping) else item for item in page]}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
         return result

@@ -40,12 +40,17 @@ def _runner(method: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
     return method if iscoroutinefunction(method) else functools.partial(run_sync, method)
 
 
-def _items(value: Any, what: str, provider: Provider) -> list[dict[str, Any]]:
-    """A provider's list as a list of dicts; anything else is the provider's bug, reported as such."""
-    items = list(value or ())
-    if not all(isinstance(item, Mapping) for item in items):
-        raise TypeError(f"{provider!r}: {what}() must return MCP {what.removeprefix('list_')} dicts")
-    return [dict(item) for item in items]
+def _items(value: Any, what: str, provider: Provider) -> Sequence[Mapping[str, Any]]:
+    """A provider's list as a sequence of dicts; anything else is the provider's bug, reported as such.
+
+    The items are not copied: the core copies the page it sends (`MessageHandler.page`), so nothing
+    downstream changes what the provider holds.
+    """
+    items = value if isinstance(value, (list, tuple)) else list(value or ())
+    for item in items:
+        if type(item) is not dict and not isinstance(item, Mapping):
+            raise TypeError(f"{provider!r}: {what}() must return MCP {what.removeprefix('list_')} dicts")
+    return items
 
 
 class ProviderSource(Source):
@@ -88,7 +93,7 @@ class ProviderSource(Source):
             served["completions"] = {}
         return served
 
-    async def _list(self, method: str, ctx: RequestContext) -> list[dict[str, Any]]:
+    async def _list(self, method: str, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
         if method not in self._run:
             return []
         return _items(await self._run[method](Context(ctx)), method, self.provider)

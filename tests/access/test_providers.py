@@ -12,7 +12,7 @@ from django.test import override_settings
 from mcp_django import checks
 from mcp_django.context import Context
 from mcp_django.endpoints import Endpoint
-from mcp_django.protocol import InvalidParams, RequestContext
+from mcp_django.protocol import Connection, InvalidParams, MessageHandler, RequestContext
 from mcp_django.providers import PromptProvider, ProviderRegistry, ResourceProvider, ToolProvider, provider_registry
 from mcp_django.scopes import Scope
 from tests.declarations_support import make_request
@@ -254,3 +254,38 @@ def test_a_provider_that_finds_one_tool_is_called_without_listing_its_tools() ->
     assert called == {"content": [{"type": "text", "text": "called known with {'a': 1}"}]}
     with pytest.raises(InvalidParams, match="Unknown tool: other"):
         async_to_sync(backend.call_tool)("other", {}, ctx)
+
+
+class Held(ToolProvider):
+    """Returns the same tuple of dicts on every call, twice one name (the first wins)."""
+
+    id = "tests.held"
+    tools = (
+        {"name": "a", "inputSchema": {"type": "object"}},
+        {"name": "b", "inputSchema": {"type": "object"}},
+        {"name": "a", "description": "a repeat, never listed", "inputSchema": {"type": "object"}},
+    )
+
+    def list_tools(self, ctx: Context) -> tuple[dict[str, Any], ...]:
+        return self.tools
+
+    def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> str:
+        return name
+
+
+def test_what_a_provider_holds_is_listed_once_per_name_and_never_changed_by_a_hook() -> None:
+    async def rename(method: str, params: dict[str, Any], ctx: RequestContext, call_next: Any) -> dict[str, Any]:
+        result: dict[str, Any] = await call_next(params)
+        for tool in result.get("tools", ()):
+            tool["name"] = "renamed"  # a hook rewriting the page in place
+        return result
+
+    endpoint = Endpoint("x", name="held", mode="adapter", providers=[Held], allow_anonymous=True, interceptors=[])
+    backend = endpoint.build_backend(_user_scope)
+    handler = MessageHandler(backend, server_info={"name": "t", "version": "1"}, hooks=[rename])
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    reply: Any = async_to_sync(handler.handle)(message, Connection(sessions=False))
+
+    assert [tool["name"] for tool in reply["result"]["tools"]] == ["renamed", "renamed"]
+    assert [tool["name"] for tool in Held.tools] == ["a", "b", "a"]
+    assert "description" not in reply["result"]["tools"][0]
