@@ -20,6 +20,7 @@ from rest_framework.authentication import BaseAuthentication, BasicAuthenticatio
 from mcp_django import asgi
 from mcp_django.asgi import credentials_read, get_asgi_application
 from mcp_django.auth import TokenAuthentication
+from mcp_django.transports import resumable
 from tests import asgi_urls
 from tests.http_support import ACCEPT, initialize, request, sse_messages, stateless, stateless_headers
 
@@ -379,6 +380,18 @@ async def test_a_handshake_session_lives_from_initialize_to_delete_on_the_fast_p
     assert (opened.status, initialized.status, deleted.status, after.status) == (200, 202, 204, 404)
     assert {tool["name"] for tool in listed.json()["result"]["tools"]} >= {"echo", "count"}
     assert django_requests == []
+
+
+async def test_a_session_request_answered_in_one_piece_keeps_no_resumable_stream(app: Any) -> None:
+    opened = await call(app, "POST", "/mcp", initialize())
+    session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
+    before = len(resumable.buffers)
+
+    answers = [await call(app, "POST", "/mcp", request("tools/list", id=index), session) for index in range(2, 12)]
+
+    assert [answer.status for answer in answers] == [200] * 10
+    assert answers[0].headers["content-type"] == "application/json"
+    assert len(resumable.buffers) == before  # only streams that sent events can be resumed
 
 
 async def test_the_script_name_is_removed_before_resolving(app: Any, django_requests: list[Any]) -> None:

@@ -346,10 +346,9 @@ class StreamableHTTP:
         _running.add(pump)
         pump.add_done_callback(_running.discard)
         first = await buffer.first()
-        if first is None:
-            return HTTPResponse(202)
-        if "method" not in first:  # the final response came first: nothing was streamed
-            return _reply(first, era)
+        if first is None or "method" not in first:  # no message, or the final response first: no stream to resume
+            resumable.buffers.discard(buffer)
+            return HTTPResponse(202) if first is None else _reply(first, era)
         events = resumable.resumable_events(buffer, 0, priming=True, until_detached=True)
         return HTTPResponse(200, dict(SSE_HEADERS), stream=events)
 

@@ -16,7 +16,7 @@ import asyncio
 import secrets
 import time
 from collections.abc import AsyncIterator
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from mcp_django.transports.sse import dump_message, format_event
 
@@ -90,14 +90,25 @@ class EventBuffer:
 class BufferRegistry:
     """The resumable streams of this process, by stream id; finished ones are dropped after a while."""
 
+    sweep_interval: ClassVar[float] = 1.0
+    """Seconds between two sweeps for finished buffers (a sweep reads every buffer)."""
+
     def __init__(self) -> None:
         self._buffers: dict[str, EventBuffer] = {}
+        self._swept = time.monotonic()
 
     def open(self, session_id: str) -> EventBuffer:
         self._sweep()
         buffer = EventBuffer(session_id)
         self._buffers[buffer.stream_id] = buffer
         return buffer
+
+    def discard(self, buffer: EventBuffer) -> None:
+        """Forget a buffer at once: its request answered in one piece, so there is no stream to resume."""
+        self._buffers.pop(buffer.stream_id, None)
+
+    def __len__(self) -> int:
+        return len(self._buffers)
 
     def find(self, last_event_id: str, session_id: str) -> tuple[EventBuffer, int] | None:
         """The buffer and position a `Last-Event-ID` names, if it belongs to `session_id`."""
@@ -109,6 +120,9 @@ class BufferRegistry:
 
     def _sweep(self) -> None:
         now = time.monotonic()
+        if now - self._swept < self.sweep_interval:
+            return
+        self._swept = now
         for stream_id, buffer in list(self._buffers.items()):
             if buffer.finished_at is not None and now - buffer.finished_at > KEEP_FINISHED_S:
                 del self._buffers[stream_id]
