@@ -29,7 +29,7 @@ INTERCEPTOR_CHECK_IDS: Final[Mapping[str, str]] = {
     "value": "mcp_django.E023",
     "options": "mcp_django.E024",
 }
-"""The check ID of each kind of interceptor-list problem (`interceptors.chain.PROBLEM_KINDS`)."""
+"""The check ID of each kind of interceptor-list problem (`interceptors.config.PROBLEM_KINDS`)."""
 AUDIT_WHEN_FULL: Final = ("refuse", "drop")
 _DOCS: Final = "See docs/settings.md."
 
@@ -252,7 +252,7 @@ def check_registries(app_configs: Iterable[AppConfig] | None = None, **kwargs: A
 def check_interceptors(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """Check `MCP_DJANGO["INTERCEPTORS"]` and the interceptor list of every mounted endpoint."""
     from mcp_django.endpoints import mounted_endpoints
-    from mcp_django.interceptors.chain import plan_problems
+    from mcp_django.interceptors.config import plan_problems
 
     user = getattr(settings, SETTING_NAME, {})
     problems = (

@@ -19,7 +19,8 @@ from django.db.models import QuerySet
 from mcp_django.conf import mcp_settings
 from mcp_django.control.state import control_state
 from mcp_django.endpoints import Endpoint, mounted_endpoints
-from mcp_django.interceptors.chain import PlanEntry, build_plan
+from mcp_django.interceptors.chain import build_plan
+from mcp_django.interceptors.config import PlanEntry
 from mcp_django.models import InterceptorState, ProviderState, ToolState
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.versions import Era

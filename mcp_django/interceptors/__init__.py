@@ -26,14 +26,10 @@ from mcp_django.interceptors.base import (
     ValidationMessage,
     ValidationResult,
 )
-from mcp_django.interceptors.chain import (
-    ChainResult,
-    InterceptorConfigError,
-    InterceptorPlan,
-    InvocationRecord,
-    build_plan,
-)
+from mcp_django.interceptors.chain import ChainResult, InterceptorPlan, build_plan
+from mcp_django.interceptors.config import InterceptorConfigError
 from mcp_django.interceptors.hook import InterceptorHook
+from mcp_django.interceptors.invoke import InvocationRecord
 from mcp_django.interceptors.protocol import EXTENSION, interceptor_capability, interceptor_methods
 
 __all__ = [

@@ -10,36 +10,36 @@ SEP-2624 execution model (seed 004):
 By default the request phase is sending and the response phase receiving;
 `MCP_DJANGO["INTERCEPTOR_DIRECTIONS"]` flips either (the newer SEP text makes a server's
 request phase receiving).
+
+Reading the list is `interceptors.config`; calling one interceptor, `interceptors.invoke`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
-import inspect
-import logging
 import time
-import types
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping, Sequence
-from typing import Any, Final, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 import pydantic
-from asgiref.sync import sync_to_async
-from django.core.exceptions import ImproperlyConfigured
-from django.utils.module_loading import import_string
 
-from mcp_django.executor import run_sync
 from mcp_django.interceptors.base import (
-    PHASES,
     Interceptor,
     InterceptorContext,
     Invocation,
     MutationResult,
-    SinkResult,
     ValidationResult,
 )
-from mcp_django.protocol.errors import validation_problems
+from mcp_django.interceptors.config import (
+    PROBLEM_KINDS,
+    InterceptorConfigError,
+    PlanEntry,
+    Problem,
+    parse_entries,
+    plan_problems,
+)
+from mcp_django.interceptors.invoke import InvocationRecord, copy_json, gather_eagerly, invoke
 
 __all__ = [
     "DEFAULT_DIRECTIONS",
@@ -51,312 +51,12 @@ __all__ = [
     "PlanEntry",
     "Problem",
     "build_plan",
+    "gather_eagerly",
     "plan_problems",
 ]
 
-T = TypeVar("T")
-
-# Results are frozen, so the common verdicts are shared instead of built on every invocation.
-_VALID: Final = ValidationResult(valid=True)
-_INVALID: Final = ValidationResult(valid=False)
-_RECORDED: Final = SinkResult(recorded=True)
-_NOT_RECORDED: Final = SinkResult(recorded=False)
 _SUMMARY_KEYS: Final = {"warn": "warnings", "info": "infos"}
-_clock: Final = time.perf_counter
-
-logger = logging.getLogger("mcp_django.interceptors")
-
-ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY", "MODE", "FAIL_OPEN", "TIMEOUT_MS")
-MODES: Final = ("active", "audit")
 DEFAULT_DIRECTIONS: Final[Mapping[str, str]] = {"request": "sending", "response": "receiving"}
-
-# The kinds of configuration problem; `checks.py` gives each its check ID (docs/checks.md).
-PROBLEM_IMPORT: Final = "import"
-PROBLEM_NOT_INTERCEPTOR: Final = "not_interceptor"
-PROBLEM_PRIORITY_BOTH: Final = "priority_both"
-PROBLEM_DUPLICATE: Final = "duplicate"
-PROBLEM_WIDENED: Final = "widened"
-PROBLEM_VALUE: Final = "value"
-PROBLEM_OPTIONS: Final = "options"
-PROBLEM_KINDS: Final = (
-    PROBLEM_IMPORT,
-    PROBLEM_NOT_INTERCEPTOR,
-    PROBLEM_PRIORITY_BOTH,
-    PROBLEM_DUPLICATE,
-    PROBLEM_WIDENED,
-    PROBLEM_VALUE,
-    PROBLEM_OPTIONS,
-)
-
-# -- configuration --------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Problem:
-    """One mistake in an interceptor list: its kind (one of `PROBLEM_KINDS`), message and hint."""
-
-    kind: str
-    message: str
-    hint: str
-
-
-class InterceptorConfigError(ImproperlyConfigured):
-    """An interceptor list that cannot be built; the system checks report the same problems."""
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("; ".join(f"{p.message} {p.hint}" for p in self.problems))
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class PlanEntry:
-    """One configured interceptor with its effective policy (author defaults, then the entry's overrides)."""
-
-    name: str
-    interceptor: Interceptor
-    type: str
-    events: frozenset[str]
-    phases: frozenset[str]
-    priority: Mapping[str, int]
-    priority_hint: int | Mapping[str, int] | None
-    mode: str
-    fail_open: bool
-    timeout_ms: int | None
-    options: pydantic.BaseModel
-    index: int
-    call: Callable[[Invocation], Awaitable[Any]] = dataclasses.field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        method = getattr(self.interceptor, type(self.interceptor).entrypoint)
-        if not inspect.iscoroutinefunction(method):
-            # thread_sensitive ones may use the ORM: the database threads; the others any thread.
-            if self.interceptor.thread_sensitive:
-                method = functools.partial(run_sync, method)
-            else:
-                method = sync_to_async(method, thread_sensitive=False)
-        object.__setattr__(self, "call", method)  # derived once; the dataclass is frozen
-
-    def hooks(self, event: str, phase: str) -> bool:
-        """True when this entry intercepts `event` in `phase`."""
-        return phase in self.phases and ("*" in self.events or event in self.events)
-
-    def hooks_event(self, event: str) -> bool:
-        return "*" in self.events or event in self.events
-
-    def descriptor(self) -> dict[str, Any]:
-        """The SEP-2624 `Interceptor` descriptor `interceptors/list` returns (defaults omitted)."""
-        cls = type(self.interceptor)
-        data: dict[str, Any] = {"name": self.name}
-        if cls.version:
-            data["version"] = cls.version
-        if cls.description or cls.__doc__:
-            data["description"] = cls.description or (cls.__doc__ or "").strip().splitlines()[0]
-        data["type"] = self.type
-        data["hooks"] = [{"events": sorted(self.events), "phase": phase} for phase in PHASES if phase in self.phases]
-        if self.mode != "active":
-            data["mode"] = self.mode
-        if self.fail_open:
-            data["failOpen"] = True
-        if self.priority_hint is not None:
-            data["priorityHint"] = (
-                self.priority_hint if isinstance(self.priority_hint, int) else dict(self.priority_hint)
-            )
-        schema = cls.Options.model_json_schema()
-        if schema.get("properties"):
-            data["configSchema"] = schema
-        return data
-
-
-_instances: dict[type[Interceptor], Interceptor] = {}
-
-
-def _instance(cls: type[Interceptor]) -> Interceptor:
-    """The one instance of `cls` in this process (interceptors keep no per-request state)."""
-    if cls not in _instances:
-        _instances[cls] = cls()
-    return _instances[cls]
-
-
-_shared_options: dict[pydantic.BaseModel, pydantic.BaseModel] = {}
-
-
-def _shared(options: pydantic.BaseModel) -> pydantic.BaseModel:
-    """Equal frozen options as one object, so entries configured alike can share one (frozen) `Invocation`."""
-    if not options.model_config.get("frozen"):
-        return options
-    try:
-        return _shared_options.setdefault(options, options)
-    except TypeError:  # a field value that cannot be hashed
-        return options
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_string_list(value: Any) -> bool:
-    return isinstance(value, (list, tuple)) and all(isinstance(item, str) and item for item in value)
-
-
-class _EntryParser:
-    """Reads one entry into a `PlanEntry`, collecting every problem instead of stopping at the first."""
-
-    def __init__(self, label: str, problems: list[Problem]) -> None:
-        self.label = label
-        self.problems = problems
-
-    def problem(self, kind: str, message: str, hint: str) -> None:
-        self.problems.append(Problem(kind, f"{self.label} {message}", hint))
-
-    def parse(self, raw: Any, index: int) -> PlanEntry | None:
-        if isinstance(raw, str):
-            raw = {"CLASS": raw}
-        elif not isinstance(raw, Mapping):
-            self.problem(
-                PROBLEM_VALUE, "must be an import string or a dict.", "Write 'path.to.Class' or {'CLASS': ...}."
-            )
-            return None
-        for key in raw:
-            if key not in ENTRY_KEYS:
-                self.problem(
-                    PROBLEM_VALUE, f"has an unknown key {str(key)[:20]!r}.", f"Use only {', '.join(ENTRY_KEYS)}."
-                )
-        cls = self.resolve(raw.get("CLASS"))
-        if cls is None:
-            return None
-        before = len(self.problems)
-        name = raw.get("NAME", cls.name or cls.__name__)
-        if not isinstance(name, str) or not name:
-            self.problem(PROBLEM_VALUE, "has an invalid NAME.", "Use a non-empty string.")
-        events = self.narrowed("EVENTS", raw, cls.events, cls)
-        phases = self.narrowed("PHASES", raw, cls.phases, cls)
-        priority, hint = self.priority(raw, cls)
-        mode = raw.get("MODE", cls.mode)
-        if mode not in MODES:
-            self.problem(PROBLEM_VALUE, "has an invalid MODE.", "Use 'active' or 'audit'.")
-        fail_open = raw.get("FAIL_OPEN", cls.fail_open)
-        if not isinstance(fail_open, bool):
-            self.problem(PROBLEM_VALUE, "has an invalid FAIL_OPEN.", "Use True or False.")
-        timeout_ms = raw.get("TIMEOUT_MS", cls.timeout_ms)
-        if timeout_ms is not None and not (_is_int(timeout_ms) and timeout_ms > 0):
-            self.problem(PROBLEM_VALUE, "has an invalid TIMEOUT_MS.", "Use a positive number of milliseconds, or None.")
-        options = self.options(raw.get("OPTIONS") or {}, cls)
-        if len(self.problems) > before or options is None:
-            return None
-        return PlanEntry(
-            name=name,
-            interceptor=_instance(cls),
-            type=cls.type,
-            events=frozenset(events),
-            phases=frozenset(phases),
-            priority=priority,
-            priority_hint=hint,
-            mode=mode,
-            fail_open=fail_open,
-            timeout_ms=timeout_ms,
-            options=_shared(options),
-            index=index,
-        )
-
-    def resolve(self, path: Any) -> type[Interceptor] | None:
-        cls = path
-        if isinstance(path, str):
-            try:
-                cls = import_string(path)
-            except ImportError:
-                self.problem(
-                    PROBLEM_IMPORT, "names a class that cannot be imported.", f"Check the dotted path {path!r}."
-                )
-                return None
-        if not (isinstance(cls, type) and issubclass(cls, Interceptor) and cls.entrypoint):
-            self.problem(
-                PROBLEM_NOT_INTERCEPTOR,
-                "is not an interceptor class.",
-                "Subclass ValidationInterceptor, MutationInterceptor or SinkInterceptor.",
-            )
-            return None
-        return cls
-
-    def narrowed(self, key: str, raw: Mapping[str, Any], declared: Sequence[str], cls: type) -> Sequence[str]:
-        """The entry's EVENTS or PHASES: a subset of what the class declares (`"*"` covers every event)."""
-        value = raw.get(key, declared)
-        if not _is_string_list(value) or (key == "PHASES" and not set(value) <= set(PHASES)):
-            hint = "Use a list of 'request' and/or 'response'." if key == "PHASES" else "Use a list of event names."
-            self.problem(PROBLEM_VALUE, f"has an invalid {key}.", hint)
-            return ()
-        if not set(value) <= set(declared) and "*" not in declared:
-            what = "events" if key == "EVENTS" else "phases"
-            self.problem(
-                PROBLEM_WIDENED,
-                f"hooks {what} its class does not declare.",
-                f"{cls.__name__} declares {', '.join(declared)}; {key} may only narrow that.",
-            )
-            return ()
-        return list(value)
-
-    def priority(self, raw: Mapping[str, Any], cls: type[Interceptor]) -> tuple[dict[str, int], Any]:
-        if "PRIORITY" in raw:
-            hint = raw["PRIORITY"]
-        else:
-            per_phase = {
-                phase: value
-                for phase, value in (("request", cls.request_priority), ("response", cls.response_priority))
-                if value is not None
-            }
-            if cls.priority is not None and per_phase:
-                self.problem(
-                    PROBLEM_PRIORITY_BOTH,
-                    "has a scalar and a per-phase priority.",
-                    f"Give {cls.__name__} priority or request_/response_priority, not both.",
-                )
-                return {}, None
-            hint = cls.priority if cls.priority is not None else (per_phase or None)
-        if hint is None:
-            return dict.fromkeys(PHASES, 0), None
-        if _is_int(hint):
-            return dict.fromkeys(PHASES, hint), hint
-        if isinstance(hint, Mapping) and set(hint) <= set(PHASES) and all(_is_int(v) for v in hint.values()):
-            return {phase: hint.get(phase, 0) for phase in PHASES}, dict(hint)
-        self.problem(PROBLEM_VALUE, "has an invalid PRIORITY.", "Use an integer, or {'request': n, 'response': n}.")
-        return {}, None
-
-    def options(self, raw: Any, cls: type[Interceptor]) -> pydantic.BaseModel | None:
-        try:
-            options: pydantic.BaseModel = cls.Options.model_validate(raw)
-            return options
-        except pydantic.ValidationError as error:
-            where, problem, *_ = validation_problems(error)[0]
-            self.problem(
-                PROBLEM_OPTIONS, f"has OPTIONS {cls.__name__} rejects.", f"{where or 'OPTIONS'}: {problem}."[:120]
-            )
-            return None
-
-
-def _parse(config: Any, label: str) -> tuple[list[PlanEntry], list[Problem]]:
-    problems: list[Problem] = []
-    if not isinstance(config, (list, tuple)):
-        problems.append(
-            Problem(PROBLEM_VALUE, f"{label} must be a list.", "List import strings or dicts, like MIDDLEWARE.")
-        )
-        return [], problems
-    entries: list[PlanEntry] = []
-    seen: set[str] = set()
-    for index, raw in enumerate(config):
-        parser = _EntryParser(f"{label}[{index}]", problems)
-        entry = parser.parse(raw, index)
-        if entry is None:
-            continue
-        if entry.name in seen:
-            parser.problem(PROBLEM_DUPLICATE, f"reuses the name {entry.name[:20]!r}.", "Give one of them a NAME.")
-            continue
-        seen.add(entry.name)
-        entries.append(entry)
-    return entries, problems
-
-
-def plan_problems(config: Any, label: str) -> list[Problem]:
-    """Every mistake in an interceptor list (what the system checks report)."""
-    return _parse(config, label)[1]
 
 
 def build_plan(
@@ -378,32 +78,12 @@ def build_plan(
     Raises:
         InterceptorConfigError: the list has mistakes (the system checks name them first).
     """
-    entries, problems = _parse(config, label)
+    entries, problems = parse_entries(config, label)
     if problems:
         raise InterceptorConfigError(problems)
     return InterceptorPlan(
         entries, directions={**DEFAULT_DIRECTIONS, **(directions or {})}, timeout_ms=chain_timeout_ms
     )
-
-
-# -- execution ------------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class InvocationRecord:
-    """What one invocation gave: its result, or why it failed (an exception, a timeout, a malformed result)."""
-
-    interceptor: str
-    type: str
-    phase: str
-    mode: str
-    result: ValidationResult | MutationResult | SinkResult | None
-    error: str | None = None
-    duration_ms: float = 0.0
-
-    @property
-    def timed_out(self) -> bool:
-        return self.error == "timeout"
 
 
 @dataclasses.dataclass(slots=True)
@@ -557,8 +237,8 @@ class InterceptorPlan:
         """Invoke one entry on its own (the `interceptor/invoke` wire method)."""
         original = invocation.payload
         if entry.type == "mutation":
-            invocation = dataclasses.replace(invocation, payload=_copy(original))
-        return await _invoke(entry, invocation, timeout_ms, original=original)
+            invocation = dataclasses.replace(invocation, payload=copy_json(original))
+        return await invoke(entry, invocation, timeout_ms, original=original)
 
 
 class _PhaseRun:
@@ -609,8 +289,8 @@ class _PhaseRun:
     async def mutate(self, mutators: tuple[PlanEntry, ...]) -> None:
         """Sequentially; audit results are shadows; a fail-closed failure aborts and keeps the input."""
         for entry in mutators:
-            invocation = Invocation(self.event, self.phase, _copy(self.payload), entry.options, self.context)  # type: ignore[arg-type]
-            record = await _invoke(entry, invocation, entry.timeout_ms, original=self.payload)
+            invocation = Invocation(self.event, self.phase, copy_json(self.payload), entry.options, self.context)  # type: ignore[arg-type]
+            record = await invoke(entry, invocation, entry.timeout_ms, original=self.payload)
             self.results.append(record)
             if record.error is None:
                 result = record.result
@@ -626,10 +306,10 @@ class _PhaseRun:
         """All at once on one snapshot; every validator runs, and the first blocker in plan order is named."""
         invocations = self.invocations(validators)
         if len(validators) == 1:
-            records = [await _invoke(validators[0], invocations[0], validators[0].timeout_ms)]
+            records = [await invoke(validators[0], invocations[0], validators[0].timeout_ms)]
         else:
             pairs = zip(validators, invocations, strict=True)
-            records = await gather_eagerly([_invoke(entry, call, entry.timeout_ms) for entry, call in pairs])
+            records = await gather_eagerly([invoke(entry, call, entry.timeout_ms) for entry, call in pairs])
         self.results += records
         for entry, record in zip(validators, records, strict=True):
             self.count(record)
@@ -648,7 +328,7 @@ class _PhaseRun:
         """All at once; a failure is swallowed and recorded as `recorded=False`."""
         self.sinks_ran = True
         pairs = zip(sinks, self.invocations(sinks), strict=True)
-        self.results += await gather_eagerly([_invoke(entry, call, entry.timeout_ms) for entry, call in pairs])
+        self.results += await gather_eagerly([invoke(entry, call, entry.timeout_ms) for entry, call in pairs])
 
     def invocations(self, entries: tuple[PlanEntry, ...]) -> list[Invocation]:
         """The invocation of each entry on the current payload; entries with the same options share one."""
@@ -677,147 +357,3 @@ class _PhaseRun:
             severities = [result.severity or "error"]
         for severity in severities:
             self.summary[_SUMMARY_KEYS.get(severity, "errors")] += 1
-
-
-async def gather_eagerly(coroutines: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
-    """Run coroutines concurrently, like `asyncio.gather`, but start each one at once in the current task.
-
-    Most interceptors finish without ever waiting (a regex, a dict lookup): those complete right here,
-    with no task and no trip through the event loop. Only a coroutine that really suspends is handed,
-    from the point where it suspended, to a task of its own. (Python 3.12's eager tasks do the same.)
-    Cancelling the caller cancels every coroutine still running, as with `gather`.
-    """
-    results: list[Any] = [None] * len(coroutines)
-    suspended: list[tuple[int, _Resumed]] = []
-    for index, coroutine in enumerate(coroutines):
-        try:
-            awaited = coroutine.send(None)
-        except StopIteration as finished:
-            results[index] = finished.value
-        else:
-            suspended.append((index, _Resumed(coroutine, awaited)))
-    try:
-        for index, resumed in suspended:
-            results[index] = await resumed.task
-    except BaseException:
-        for _, resumed in suspended:
-            resumed.cancel()
-        raise
-    return results
-
-
-class _Resumed:
-    """A coroutine that suspended while started eagerly, carried on by a task from where it stopped."""
-
-    def __init__(self, coroutine: Coroutine[Any, Any, Any], awaited: Any) -> None:
-        self.coroutine = coroutine
-        self.started = False
-        self.task: asyncio.Future[Any] = asyncio.ensure_future(self._carry_on(awaited))
-
-    async def _carry_on(self, awaited: Any) -> Any:
-        self.started = True
-        return await _resume(self.coroutine, awaited)
-
-    def cancel(self) -> None:
-        self.task.cancel()
-        if not self.started:
-            # The task will never run, so the coroutine would stay suspended: cancel it where it waits.
-            self.task.add_done_callback(lambda _: _throw_cancel(self.coroutine))
-
-
-def _throw_cancel(coroutine: Coroutine[Any, Any, Any]) -> None:
-    try:
-        coroutine.throw(asyncio.CancelledError())
-    except (asyncio.CancelledError, StopIteration):
-        return
-    except BaseException:
-        logger.debug("A cancelled interceptor raised while being cancelled", exc_info=True)
-        return
-    coroutine.close()  # it swallowed the cancellation and waited again: stop it for good
-
-
-@types.coroutine
-def _resume(coroutine: Coroutine[Any, Any, Any], awaited: Any) -> Generator[Any, Any, Any]:
-    """Drive a coroutine that already suspended on `awaited`, from within the task awaiting this."""
-    while True:
-        try:
-            sent = yield awaited
-        except BaseException as exc:  # cancellation and the like go down to the coroutine
-            try:
-                awaited = coroutine.throw(exc)
-            except StopIteration as finished:
-                return finished.value
-        else:
-            try:
-                awaited = coroutine.send(sent)
-            except StopIteration as finished:
-                return finished.value
-
-
-async def _invoke(
-    entry: PlanEntry, invocation: Invocation, timeout_ms: int | None, *, original: dict[str, Any] | None = None
-) -> InvocationRecord:
-    """Call one interceptor, bounded by `timeout_ms`, and turn whatever happens into a record.
-
-    `original` is the payload a mutator's copy was made from: `modified=False` must return it unchanged.
-    """
-    started = _clock()
-    error: str | None = None
-    result: Any = None
-    try:
-        outcome = entry.call(invocation)
-        raw = await (outcome if timeout_ms is None else asyncio.wait_for(outcome, timeout_ms / 1000))
-        if raw is True and entry.type == "validation":
-            result = _VALID  # the common verdicts, without a call
-        elif raw is None and entry.type == "sink":
-            result = _RECORDED
-        else:
-            result = _as_result(entry, raw, invocation.payload if original is None else original)
-    except TimeoutError:
-        error = "timeout"
-        logger.warning("Interceptor %r timed out after %s ms on %s", entry.name, timeout_ms, invocation.event)
-    except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}"
-        logger.warning(
-            "Interceptor %r failed on %s (%s)", entry.name, invocation.event, invocation.phase, exc_info=True
-        )
-    if error is not None and entry.type == "sink":
-        result = _NOT_RECORDED
-    duration = (_clock() - started) * 1000
-    return InvocationRecord(entry.name, entry.type, invocation.phase, entry.mode, result, error, duration)
-
-
-def _as_result(entry: PlanEntry, raw: Any, original: dict[str, Any]) -> ValidationResult | MutationResult | SinkResult:
-    """Normalize what an interceptor returned, or raise `TypeError` for a result of the wrong kind."""
-    if entry.type == "validation":
-        if raw is True or raw is False:
-            return _VALID if raw else _INVALID
-        if isinstance(raw, ValidationResult):
-            return raw
-    elif entry.type == "mutation":
-        if isinstance(raw, MutationResult):
-            if not raw.modified and raw.payload != original:
-                raise TypeError("modified=False with a payload that differs from the input")
-            return raw
-    else:
-        if raw is None or raw is True:
-            return _RECORDED
-        if raw is False:
-            return _NOT_RECORDED
-        if isinstance(raw, SinkResult):
-            return raw
-        return _RECORDED
-    raise TypeError(f"a {entry.type} interceptor returned {type(raw).__name__}")
-
-
-def _copy(value: Any) -> Any:
-    """A deep copy of a JSON value (dicts, lists, scalars), much cheaper than `copy.deepcopy`."""
-    if isinstance(value, dict):
-        return {key: item if type(item) in _ATOMS else _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [item if type(item) in _ATOMS else _copy(item) for item in value]
-    return value
-
-
-_ATOMS: Final = frozenset({str, int, float, bool, type(None)})
-"""Values `_copy` hands back as they are, without a call."""

@@ -1,0 +1,189 @@
+"""Calling interceptors: one at a time (`invoke`, bounded by its timeout, whatever happens turned
+into an `InvocationRecord`), or several concurrently (`gather_eagerly`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+import types
+from collections.abc import Coroutine, Generator, Sequence
+from typing import Any, Final, TypeVar
+
+from mcp_django.interceptors.base import Invocation, MutationResult, SinkResult, ValidationResult
+from mcp_django.interceptors.config import PlanEntry
+
+__all__ = ["InvocationRecord", "copy_json", "gather_eagerly", "invoke"]
+
+T = TypeVar("T")
+
+# Results are frozen, so the common verdicts are shared instead of built on every invocation.
+_VALID: Final = ValidationResult(valid=True)
+_INVALID: Final = ValidationResult(valid=False)
+_RECORDED: Final = SinkResult(recorded=True)
+_NOT_RECORDED: Final = SinkResult(recorded=False)
+_clock: Final = time.perf_counter
+logger = logging.getLogger("mcp_django.interceptors")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class InvocationRecord:
+    """What one invocation gave: its result, or why it failed (an exception, a timeout, a malformed result)."""
+
+    interceptor: str
+    type: str
+    phase: str
+    mode: str
+    result: ValidationResult | MutationResult | SinkResult | None
+    error: str | None = None
+    duration_ms: float = 0.0
+
+    @property
+    def timed_out(self) -> bool:
+        return self.error == "timeout"
+
+
+async def gather_eagerly(coroutines: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
+    """Run coroutines concurrently, like `asyncio.gather`, but start each one at once in the current task.
+
+    Most interceptors finish without ever waiting (a regex, a dict lookup): those complete right here,
+    with no task and no trip through the event loop. Only a coroutine that really suspends is handed,
+    from the point where it suspended, to a task of its own. (Python 3.12's eager tasks do the same.)
+    Cancelling the caller cancels every coroutine still running, as with `gather`.
+    """
+    results: list[Any] = [None] * len(coroutines)
+    suspended: list[tuple[int, _Resumed]] = []
+    for index, coroutine in enumerate(coroutines):
+        try:
+            awaited = coroutine.send(None)
+        except StopIteration as finished:
+            results[index] = finished.value
+        else:
+            suspended.append((index, _Resumed(coroutine, awaited)))
+    try:
+        for index, resumed in suspended:
+            results[index] = await resumed.task
+    except BaseException:
+        for _, resumed in suspended:
+            resumed.cancel()
+        raise
+    return results
+
+
+class _Resumed:
+    """A coroutine that suspended while started eagerly, carried on by a task from where it stopped."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Any], awaited: Any) -> None:
+        self.coroutine = coroutine
+        self.started = False
+        self.task: asyncio.Future[Any] = asyncio.ensure_future(self._carry_on(awaited))
+
+    async def _carry_on(self, awaited: Any) -> Any:
+        self.started = True
+        return await _resume(self.coroutine, awaited)
+
+    def cancel(self) -> None:
+        self.task.cancel()
+        if not self.started:
+            # The task will never run, so the coroutine would stay suspended: cancel it where it waits.
+            self.task.add_done_callback(lambda _: _throw_cancel(self.coroutine))
+
+
+def _throw_cancel(coroutine: Coroutine[Any, Any, Any]) -> None:
+    try:
+        coroutine.throw(asyncio.CancelledError())
+    except (asyncio.CancelledError, StopIteration):
+        return
+    except BaseException:
+        logger.debug("A cancelled interceptor raised while being cancelled", exc_info=True)
+        return
+    coroutine.close()  # it swallowed the cancellation and waited again: stop it for good
+
+
+@types.coroutine
+def _resume(coroutine: Coroutine[Any, Any, Any], awaited: Any) -> Generator[Any, Any, Any]:
+    """Drive a coroutine that already suspended on `awaited`, from within the task awaiting this."""
+    while True:
+        try:
+            sent = yield awaited
+        except BaseException as exc:  # cancellation and the like go down to the coroutine
+            try:
+                awaited = coroutine.throw(exc)
+            except StopIteration as finished:
+                return finished.value
+        else:
+            try:
+                awaited = coroutine.send(sent)
+            except StopIteration as finished:
+                return finished.value
+
+
+async def invoke(
+    entry: PlanEntry, invocation: Invocation, timeout_ms: int | None, *, original: dict[str, Any] | None = None
+) -> InvocationRecord:
+    """Call one interceptor, bounded by `timeout_ms`, and turn whatever happens into a record.
+
+    `original` is the payload a mutator's copy was made from: `modified=False` must return it unchanged.
+    """
+    started = _clock()
+    error: str | None = None
+    result: Any = None
+    try:
+        outcome = entry.call(invocation)
+        raw = await (outcome if timeout_ms is None else asyncio.wait_for(outcome, timeout_ms / 1000))
+        if raw is True and entry.type == "validation":
+            result = _VALID  # the common verdicts, without a call
+        elif raw is None and entry.type == "sink":
+            result = _RECORDED
+        else:
+            result = _as_result(entry, raw, invocation.payload if original is None else original)
+    except TimeoutError:
+        error = "timeout"
+        logger.warning("Interceptor %r timed out after %s ms on %s", entry.name, timeout_ms, invocation.event)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        logger.warning(
+            "Interceptor %r failed on %s (%s)", entry.name, invocation.event, invocation.phase, exc_info=True
+        )
+    if error is not None and entry.type == "sink":
+        result = _NOT_RECORDED
+    duration = (_clock() - started) * 1000
+    return InvocationRecord(entry.name, entry.type, invocation.phase, entry.mode, result, error, duration)
+
+
+def _as_result(entry: PlanEntry, raw: Any, original: dict[str, Any]) -> ValidationResult | MutationResult | SinkResult:
+    """Normalize what an interceptor returned, or raise `TypeError` for a result of the wrong kind."""
+    if entry.type == "validation":
+        if raw is True or raw is False:
+            return _VALID if raw else _INVALID
+        if isinstance(raw, ValidationResult):
+            return raw
+    elif entry.type == "mutation":
+        if isinstance(raw, MutationResult):
+            if not raw.modified and raw.payload != original:
+                raise TypeError("modified=False with a payload that differs from the input")
+            return raw
+    else:
+        if raw is None or raw is True:
+            return _RECORDED
+        if raw is False:
+            return _NOT_RECORDED
+        if isinstance(raw, SinkResult):
+            return raw
+        return _RECORDED
+    raise TypeError(f"a {entry.type} interceptor returned {type(raw).__name__}")
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, scalars), much cheaper than `copy.deepcopy`."""
+    if isinstance(value, dict):
+        return {key: item if type(item) in _ATOMS else copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [item if type(item) in _ATOMS else copy_json(item) for item in value]
+    return value
+
+
+_ATOMS: Final = frozenset({str, int, float, bool, type(None)})
+"""Values `copy_json` hands back as they are, without a call."""
