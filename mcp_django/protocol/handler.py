@@ -15,14 +15,13 @@ from mcp_types.methods import (
     validate_client_request,
 )
 
+from mcp_django.protocol.asking import ask_client, restore_inputs, session_key
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import (
     CLOSE_STREAM,
-    LOG_LEVELS,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
     META_SERVER_INFO,
     Connection,
     Emit,
@@ -33,13 +32,11 @@ from mcp_django.protocol.features import METHODS, MethodSpec
 from mcp_django.protocol.hooks import OperationHook, compose
 from mcp_django.protocol.inputs import (
     INPUT_METHODS,
-    ClientRequestError,
     InputRequired,
     PendingRequests,
     RequestStateCodec,
     ResponseRelay,
     binding_of,
-    error_of,
 )
 from mcp_django.protocol.jsonrpc import (
     InternalError,
@@ -49,20 +46,16 @@ from mcp_django.protocol.jsonrpc import (
     Message,
     MethodNotFound,
     RequestId,
-    UnsupportedProtocolVersion,
     request_id_of,
     result_response,
 )
+from mcp_django.protocol.meta import check_stateless_meta, era_of
 from mcp_django.protocol.pagination import paginate
 from mcp_django.protocol.results import tool_error
 from mcp_django.protocol.versions import (
     BATCH_VERSIONS,
-    DEFAULT_HEADERLESS_VERSION,
-    LATEST_HANDSHAKE_VERSION,
     STATELESS_VERSIONS,
-    SUPPORTED_VERSIONS,
     Era,
-    era_of_header,
 )
 
 __all__ = ["MessageHandler"]
@@ -260,7 +253,7 @@ class MessageHandler:
         if not isinstance(message, dict) or "id" not in message:
             return False
         params = message.get("params")
-        if self._era_of(params, connection)[0] is Era.HANDSHAKE:
+        if era_of(params, connection)[0] is Era.HANDSHAKE:
             return True
         meta = params.get("_meta") if isinstance(params, dict) else None
         if not isinstance(meta, dict):
@@ -284,7 +277,7 @@ class MessageHandler:
     # -- dispatch -----------------------------------------------------------------------------------
 
     async def _handle_batch(self, batch: list[Any], connection: Connection) -> Message | list[Message] | None:
-        era, version = self._era_of(None, connection)
+        era, version = era_of(None, connection)
         if era is not Era.HANDSHAKE or version not in BATCH_VERSIONS:
             return InvalidRequest("Invalid request: batches are only allowed in protocol 2025-03-26").to_response(None)
         if not batch:
@@ -298,7 +291,7 @@ class MessageHandler:
         try:
             envelope = _Envelope(message)
             if envelope.method is None:
-                await self.pending.route(message, _session_key(connection))
+                await self.pending.route(message, session_key(connection))
                 return None
             if not envelope.has_id:
                 self._notify(envelope.method, envelope.params, connection)
@@ -311,7 +304,7 @@ class MessageHandler:
             if isinstance(message, dict) and "id" not in message and "method" in message:
                 return None  # a malformed notification gets no reply
             params = message.get("params") if isinstance(message, dict) else None
-            return error_response(error, request_id, self._era_of(params, connection)[0])
+            return error_response(error, request_id, era_of(params, connection)[0])
         except Exception as error:
             logger.exception("Unhandled error while serving %r", _method_of(message))
             return error_response(error, request_id, Era.HANDSHAKE)
@@ -321,11 +314,11 @@ class MessageHandler:
     ) -> tuple[RequestContext, MethodSpec]:
         method, params = envelope.method, envelope.params
         assert method is not None
-        era, version = self._era_of(params, connection)
+        era, version = era_of(params, connection)
         meta = params.get("_meta")
         meta = meta if isinstance(meta, dict) else {}
         if era is Era.STATELESS:
-            version, log_level = self._check_stateless_meta(params)
+            version, log_level = check_stateless_meta(params)
             capabilities, client_info = meta[META_CLIENT_CAPABILITIES], meta.get(META_CLIENT_INFO)
         else:
             session = connection.session
@@ -352,12 +345,12 @@ class MessageHandler:
             emit=emit,
         )
         if era is Era.HANDSHAKE and emit is not None and connection.streaming:
-            ctx.ask = lambda requests: self._ask_client(ctx, requests)
+            ctx.ask = lambda requests: ask_client(self.pending, self.client_request_timeout, ctx, requests)
         elif era is Era.STATELESS and method in INPUT_METHODS:
             if "requestState" in params:  # only a retry carries a state to check the binding of
                 # Bound to the params as the client sent them, before any interceptor rewrites them.
                 ctx.state_binding = binding_of(connection.principal_id, method, params)
-            self._restore_inputs(ctx, params)
+            restore_inputs(self.state_codec, ctx, params)
         return ctx, spec
 
     async def _perform(self, spec: MethodSpec, params: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
@@ -386,49 +379,6 @@ class MessageHandler:
                 ),
             }
 
-    # -- asking the client --------------------------------------------------------------------------
-
-    def _restore_inputs(self, ctx: RequestContext, params: Mapping[str, Any]) -> None:
-        """Load the answers and state an `input_required` retry carries back."""
-        if "requestState" in params:
-            restored = self.state_codec.open(params["requestState"], ctx.state_binding)
-            ctx.answers.update(restored.get("answers") or {})
-            ctx.state.update(restored.get("state") or {})
-        responses = params.get("inputResponses")
-        if isinstance(responses, dict):
-            ctx.answers.update(responses)
-
-    async def _ask_client(self, ctx: RequestContext, requests: Mapping[str, Message]) -> dict[str, Any]:
-        """Send handshake-era server-to-client requests on the request's stream and await their results."""
-        owner = _session_key(ctx.connection)
-        emit = ctx.emit
-        assert emit is not None
-
-        async def ask(request: Message) -> Any:
-            request_id, answer = self.pending.open(owner)
-            try:
-                await self.pending.watch(request_id)
-                await emit(
-                    {"jsonrpc": "2.0", "id": request_id, "method": request["method"], "params": request["params"]}
-                )
-                try:
-                    reply = await asyncio.wait_for(answer, self.client_request_timeout)
-                except TimeoutError:
-                    await ctx.send_notification(
-                        "notifications/cancelled", {"requestId": request_id, "reason": "timeout"}
-                    )
-                    raise ClientRequestError(0, "The client did not answer in time") from None
-            finally:
-                self.pending.close(request_id)
-                await self.pending.unwatch(request_id)
-            if "error" in reply:
-                raise error_of(reply["error"])
-            return reply.get("result")
-
-        keys = list(requests)
-        results = await asyncio.gather(*(ask(requests[key]) for key in keys))
-        return dict(zip(keys, results, strict=True))
-
     def _finish(self, spec: MethodSpec, result: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         if ctx.era is Era.STATELESS:
             result.setdefault("resultType", "complete")
@@ -448,38 +398,7 @@ class MessageHandler:
                 return self._finish(spec, tool_error("The tool returned an invalid result"), ctx)
             raise InternalError() from None
 
-    # -- era, metadata and validation ---------------------------------------------------------------------
-
-    def _era_of(self, params: Any, connection: Connection) -> tuple[Era, str]:
-        """Decide the era of a message and the protocol version it is served at."""
-        if connection.session is not None:
-            return Era.HANDSHAKE, connection.session.protocol_version
-        header = connection.version_header
-        if header is not None:
-            era = era_of_header(header)
-            return era, (header if era is Era.HANDSHAKE else LATEST_HANDSHAKE_VERSION)
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:
-            return Era.STATELESS, LATEST_HANDSHAKE_VERSION
-        return Era.HANDSHAKE, DEFAULT_HEADERLESS_VERSION
-
-    @staticmethod
-    def _check_stateless_meta(params: Mapping[str, Any]) -> tuple[str, str | None]:
-        """Validate the per-request `_meta` of a stateless request, in the order the spec gives."""
-        meta = params.get("_meta")
-        if not isinstance(meta, dict):
-            raise InvalidParams("Invalid params: _meta is required")
-        version = meta.get(META_PROTOCOL_VERSION)
-        if not isinstance(version, str):
-            raise InvalidParams(f"Invalid params: _meta[{META_PROTOCOL_VERSION!r}] is required")
-        if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
-            raise InvalidParams(f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] is required")
-        if version not in STATELESS_VERSIONS:
-            raise UnsupportedProtocolVersion(data={"supported": list(SUPPORTED_VERSIONS), "requested": version})
-        log_level = meta.get(META_LOG_LEVEL)
-        if log_level is not None and log_level not in LOG_LEVELS:
-            raise InvalidParams(f"Invalid params: unknown log level {log_level!r}")
-        return version, log_level
+    # -- validation -----------------------------------------------------------------------------------
 
     @staticmethod
     def _validate_params(method: str, version: str, params: Mapping[str, Any]) -> None:
@@ -496,7 +415,7 @@ class MessageHandler:
     # -- notifications --------------------------------------------------------------------------------
 
     def _notify(self, method: str, params: Mapping[str, Any], connection: Connection) -> None:
-        era, version = self._era_of(params, connection)
+        era, version = era_of(params, connection)
         try:
             validate_client_notification(method, STATELESS_VERSIONS[-1] if era is Era.STATELESS else version, params)
         except (KeyError, ValueError, pydantic.ValidationError):
@@ -506,24 +425,17 @@ class MessageHandler:
             session.initialized = True
             session.changed = True
         elif method == "notifications/cancelled":
-            key = _session_key(connection)
+            key = session_key(connection)
             task = self._inflight.get((key, params["requestId"])) if key is not None else None
             if task is not None:
                 task.cancel()
 
     def _inflight_key(self, message: Any, connection: Connection) -> tuple[str, RequestId] | None:
-        key = _session_key(connection)
+        key = session_key(connection)
         if key is None or not isinstance(message, dict) or "method" not in message:
             return None
         request_id = message.get("id")
         return (key, request_id) if isinstance(request_id, (str, int)) else None
-
-
-def _session_key(connection: Connection) -> str | None:
-    session = connection.session
-    if session is None:
-        return None
-    return session.session_id or str(id(session))
 
 
 def _method_of(message: Any) -> Any:

@@ -1,0 +1,57 @@
+"""Which era and protocol version a message is served at, and the stateless era's per-request `_meta` checks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mcp_django.protocol.context import (
+    LOG_LEVELS,
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    Connection,
+)
+from mcp_django.protocol.jsonrpc import InvalidParams, UnsupportedProtocolVersion
+from mcp_django.protocol.versions import (
+    DEFAULT_HEADERLESS_VERSION,
+    LATEST_HANDSHAKE_VERSION,
+    STATELESS_VERSIONS,
+    SUPPORTED_VERSIONS,
+    Era,
+    era_of_header,
+)
+
+__all__ = ["check_stateless_meta", "era_of"]
+
+
+def era_of(params: Any, connection: Connection) -> tuple[Era, str]:
+    """Decide the era of a message and the protocol version it is served at."""
+    if connection.session is not None:
+        return Era.HANDSHAKE, connection.session.protocol_version
+    header = connection.version_header
+    if header is not None:
+        era = era_of_header(header)
+        return era, (header if era is Era.HANDSHAKE else LATEST_HANDSHAKE_VERSION)
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:
+        return Era.STATELESS, LATEST_HANDSHAKE_VERSION
+    return Era.HANDSHAKE, DEFAULT_HEADERLESS_VERSION
+
+
+def check_stateless_meta(params: Mapping[str, Any]) -> tuple[str, str | None]:
+    """Validate the per-request `_meta` of a stateless request, in the order the spec gives."""
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        raise InvalidParams("Invalid params: _meta is required")
+    version = meta.get(META_PROTOCOL_VERSION)
+    if not isinstance(version, str):
+        raise InvalidParams(f"Invalid params: _meta[{META_PROTOCOL_VERSION!r}] is required")
+    if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
+        raise InvalidParams(f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] is required")
+    if version not in STATELESS_VERSIONS:
+        raise UnsupportedProtocolVersion(data={"supported": list(SUPPORTED_VERSIONS), "requested": version})
+    log_level = meta.get(META_LOG_LEVEL)
+    if log_level is not None and log_level not in LOG_LEVELS:
+        raise InvalidParams(f"Invalid params: unknown log level {log_level!r}")
+    return version, log_level
