@@ -307,6 +307,22 @@ def run_rows(env: dict[str, str], folder: Path, use_wrk: bool) -> list[Measured]
     return measured
 
 
+def result_of(row: Row, samples: list[Sample], error: str | None = None) -> report.RowResult:
+    """A row's measurements as the report shows them."""
+    server, workload = SERVERS[row.server], row.workload
+    return report.RowResult(
+        server.label,
+        server.family,
+        server.server,
+        row.server,
+        workload.key,
+        workload.label,
+        workload.era,
+        samples,
+        error,
+    )
+
+
 def group_commit_report() -> str | None:
     """The audit group commit's in-process micro benchmark (`benchmarks/bench_audit.py`), when it exists."""
     script = ROOT / "benchmarks" / "bench_audit.py"
@@ -347,20 +363,7 @@ def main() -> None:
                 print(f"  failed: {failure}", flush=True)
         commit_report = group_commit_report()
     results = report.Results(
-        rows=[
-            report.RowResult(
-                SERVERS[m.row.server].label,
-                SERVERS[m.row.server].family,
-                SERVERS[m.row.server].server,
-                m.row.server,
-                m.row.workload.key,
-                m.row.workload.label,
-                m.row.workload.era,
-                m.samples,
-                m.error,
-            )
-            for m in measured
-        ],
+        rows=[result_of(m.row, m.samples, m.error) for m in measured],
         memory=memory,
         machine=info,
         settings=f"{ROUNDS} round(s) of {SECONDS:g} s per row, {CONNECTIONS} connections, {SESSIONS} sessions",

@@ -58,19 +58,7 @@ def test_each_workload_is_prepared_loaded_and_reported(servers: dict[str, run.Ru
         sample = measure(port, row.path, prepared, 0.5, 4, tmp_path, use_wrk=False)
         assert sample.calls_per_second > 0
         assert sample.failures == 0
-        server = run.SERVERS[row.server]
-        results.append(
-            report.RowResult(
-                server.label,
-                server.family,
-                server.server,
-                row.server,
-                row.workload.key,
-                row.workload.label,
-                row.workload.era,
-                [sample],
-            )
-        )
+        results.append(run.result_of(row, [sample]))
     opened = asyncio.run(run.open_idle_sessions(servers["fast-uvicorn"].port, "/anon/mcp", 20))
     assert opened == 20
 
