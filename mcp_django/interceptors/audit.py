@@ -2,8 +2,9 @@
 
 The sink hands its row to `AuditWriter`, one long-lived thread per process, and waits until the
 row is stored. The writer takes every row waiting when it is free and commits them in one
-`bulk_create` transaction (a group commit: concurrent calls share it), so a call the client saw
-succeed is always in the trail.
+transaction (a group commit: concurrent calls share it; `mcp_django.interceptors.audit_store`), so a
+call the client saw succeed is always in the trail. The rows of a batch awaited on one event loop are
+answered with one wake-up of that loop.
 
 When the database cannot take a batch within `MCP_DJANGO["AUDIT_DB_TIMEOUT"]` seconds (locked,
 read-only, unreachable), the rows are appended to a local spool file and fsynced
@@ -29,15 +30,15 @@ import queue
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 import pydantic
-from django.db import DatabaseError, DataError, IntegrityError, connections, router, transaction
 
 from mcp_django.conf import mcp_settings
+from mcp_django.interceptors.audit_store import BATCH_SIZE, Unavailable, tidy_connection, write_chunks, write_rows
 from mcp_django.interceptors.base import Invocation, SinkInterceptor, SinkResult
 from mcp_django.interceptors.spool import Spool, dump_row
 from mcp_django.protocol import MCPError
@@ -56,9 +57,6 @@ __all__ = [
 
 logger = logging.getLogger("mcp_django.interceptors")
 
-BATCH_SIZE: Final = 500
-"""Rows per transaction, for a group commit and for a replayed chunk alike."""
-
 COMMITTED: Final = "committed"
 SPOOLED: Final = "spooled"
 DROPPED: Final = "dropped"
@@ -71,10 +69,6 @@ class AuditUnavailable(MCPError):
 
     def __init__(self) -> None:
         super().__init__(data={"reason": "audit_unavailable"})
-
-
-class _Unavailable(Exception):
-    """The database could not take a batch (locked past the bounded wait, read-only, unreachable)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -101,7 +95,7 @@ class AuditStatus:
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Pending:
     row: dict[str, Any]
-    done: concurrent.futures.Future[str]
+    done: concurrent.futures.Future[str] | asyncio.Future[str]
 
 
 class AuditWriter:
@@ -133,17 +127,30 @@ class AuditWriter:
     # -- the calling side -------------------------------------------------------------------------
 
     def submit(self, row: dict[str, Any]) -> concurrent.futures.Future[str]:
-        """Hand over one row (keyword arguments of `ToolCallRecord`, with a `trace_id`).
+        """Hand over one row (keyword arguments of `ToolCallRecord`, with a `trace_id`), from any thread.
 
         Returns:
             A future resolved with `"committed"`, `"spooled"` or `"dropped"` once the writer is done with it.
         """
-        self.start()
         done: concurrent.futures.Future[str] = concurrent.futures.Future()
+        self._hand_over(_Pending(row, done))
+        return done
+
+    def submit_async(self, row: dict[str, Any]) -> asyncio.Future[str]:
+        """`submit` from a coroutine: a future of the running loop, which the writer wakes once per batch.
+
+        A batch's rows waited on from one loop are resolved by one callback on that loop, not one
+        thread-safe wake-up per row.
+        """
+        done: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._hand_over(_Pending(row, done))
+        return done
+
+    def _hand_over(self, pending: _Pending) -> None:
+        self.start()
         with self._idle:
             self._unfinished += 1
-        self._queue.put(_Pending(row, done))
-        return done
+        self._queue.put(pending)
 
     def status(self) -> AuditStatus:
         spool = self._spool
@@ -183,7 +190,7 @@ class AuditWriter:
                 self._resolve(batch, DROPPED, count=True)
             finally:
                 with contextlib.suppress(Exception):
-                    _tidy_connection()
+                    tidy_connection()
                 with self._idle:
                     self._unfinished -= len(batch)
                     self._idle.notify_all()
@@ -204,8 +211,8 @@ class AuditWriter:
     def _store(self, batch: list[_Pending]) -> None:
         if not self._down:
             try:
-                _write([pending.row for pending in batch], dedupe=False)
-            except _Unavailable as exc:
+                write_rows([pending.row for pending in batch], dedupe=False)
+            except Unavailable as exc:
                 self._went_down(exc)
             else:
                 self.commits += 1
@@ -256,15 +263,15 @@ class AuditWriter:
         own = spool.read_own()
         try:
             if own:
-                _write_chunks(own)
+                write_chunks(own)
                 spool.clear_own()
                 self._update_refusing()
                 logger.warning("Audit database is available again: replayed %d spooled records", len(own))
             with spool.orphans() as orphans:
                 for path, rows in orphans:
-                    _write_chunks(rows)
+                    write_chunks(rows)
                     logger.warning("Replayed %d audit records from %s, left by another process", len(rows), path)
-        except _Unavailable as exc:
+        except Unavailable as exc:
             self._went_down(exc)
         else:
             self._down = False  # with nothing to replay, the next batch finds out
@@ -289,11 +296,19 @@ class AuditWriter:
         return Path(mcp_settings.AUDIT_SPOOL_DIR)
 
     def _resolve(self, batch: Iterable[_Pending], outcome: str, *, count: bool = False) -> None:
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[str]]] = {}
         for pending in batch:
             if count:
                 self.dropped += 1
-            with contextlib.suppress(concurrent.futures.InvalidStateError):  # a cancelled caller
-                pending.done.set_result(outcome)
+            done = pending.done
+            if isinstance(done, asyncio.Future):
+                by_loop.setdefault(done.get_loop(), []).append(done)
+            else:
+                with contextlib.suppress(concurrent.futures.InvalidStateError):  # a cancelled caller
+                    done.set_result(outcome)
+        for loop, futures in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for these any more
+                loop.call_soon_threadsafe(_settle, futures, outcome)
 
     def _after_fork(self) -> None:
         """In a forked child: a writer of its own (the parent's thread, queue and spool lock stay the parent's)."""
@@ -302,90 +317,11 @@ class AuditWriter:
         self._reset()
 
 
-def _tidy_connection() -> None:
-    """Keep the writer's connection between batches, as `CONN_MAX_AGE` allows, and drop a broken one.
-
-    The writer is one long-lived thread, not a request: with `CONN_MAX_AGE = 0` it keeps its connection
-    (reconnecting per batch costs more than the batch; on SQLite in WAL mode closing the last connection
-    even checkpoints). A positive `CONN_MAX_AGE` still bounds the connection's age.
-    """
-    from mcp_django.models import ToolCallRecord
-
-    connection = connections[router.db_for_write(ToolCallRecord)]
-    if connection.settings_dict.get("CONN_MAX_AGE") != 0:
-        connection.close_if_unusable_or_obsolete()
-    elif connection.errors_occurred and connection.connection is not None and not connection.is_usable():
-        connection.close()
-
-
-def _write_chunks(rows: Sequence[dict[str, Any]]) -> None:
-    for start in range(0, len(rows), BATCH_SIZE):
-        _write(rows[start : start + BATCH_SIZE], dedupe=True)
-
-
-def _write(rows: Sequence[dict[str, Any]], *, dedupe: bool) -> None:
-    """Insert `rows` in one transaction (with `dedupe`, leaving out the ones already there).
-
-    Raises:
-        _Unavailable: the database could not take them; nothing was written.
-    """
-    from mcp_django.models import ToolCallRecord  # models need the app registry, ready only later
-
-    alias = router.db_for_write(ToolCallRecord)
-    try:
-        with transaction.atomic(using=alias):
-            _bound_the_wait(alias)
-            if dedupe:
-                rows = _missing(ToolCallRecord, alias, rows)
-            ToolCallRecord.objects.using(alias).bulk_create([ToolCallRecord(**row) for row in rows])
-    except (IntegrityError, DataError):
-        _write_one_by_one(ToolCallRecord, alias, rows)
-    except DatabaseError as exc:
-        with contextlib.suppress(Exception):
-            connections[alias].close()  # a read-only or broken connection is not reused once the database is back
-        raise _Unavailable(str(exc) or type(exc).__name__) from exc
-
-
-def _missing(model: Any, alias: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows whose (trace_id, origin) is neither in the database nor earlier in `rows`."""
-    seen = set(
-        model.objects.using(alias)
-        .filter(trace_id__in={row["trace_id"] for row in rows})
-        .values_list("trace_id", "origin")
-    )
-    missing = []
-    for row in rows:
-        key = (row["trace_id"], row["origin"])
-        if key not in seen:
-            seen.add(key)
-            missing.append(row)
-    return missing
-
-
-def _write_one_by_one(model: Any, alias: str, rows: Sequence[dict[str, Any]]) -> None:
-    """A batch the database rejected as data: keep every row it takes (a deleted user becomes none)."""
-    for row in rows:
-        for attempt in (row, {**row, "user_id": None}):
-            try:
-                with transaction.atomic(using=alias):
-                    model.objects.using(alias).create(**attempt)
-                break
-            except (IntegrityError, DataError):
-                continue
-        else:
-            logger.error("The database rejected an audit record: %r", row)
-
-
-def _bound_the_wait(alias: str) -> None:
-    """Wait at most `AUDIT_DB_TIMEOUT` seconds for a lock in this transaction (SQLite and PostgreSQL)."""
-    connection = connections[alias]
-    milliseconds = max(1, int(float(mcp_settings.AUDIT_DB_TIMEOUT) * 1000))
-    with connection.cursor() as cursor:
-        if connection.vendor == "sqlite":
-            cursor.execute(f"PRAGMA busy_timeout = {milliseconds}")
-        elif connection.vendor == "postgresql":
-            cursor.execute("SELECT set_config('lock_timeout', %s, true)", [f"{milliseconds}ms"])
-            cursor.execute("SELECT set_config('statement_timeout', %s, true)", [f"{milliseconds}ms"])
+def _settle(futures: list[asyncio.Future[str]], outcome: str) -> None:
+    """On the waiting loop: resolve a batch's futures (a cancelled caller's is left alone)."""
+    for future in futures:
+        if not future.done():
+            future.set_result(outcome)
 
 
 _writer = AuditWriter()
@@ -458,19 +394,17 @@ class AuditSinkInterceptor(SinkInterceptor):
         options: AuditOptions = invocation.options
         user = context.user if context.principal.get("type") == "user" else None
         arguments = request.get("arguments") if options.record_arguments else None
-        stored = await asyncio.wrap_future(
-            audit_writer().submit(
-                {
-                    "user_id": getattr(user, "pk", None),
-                    "endpoint": context.endpoint or "",
-                    "tool": str(request.get("name", ""))[:128],
-                    "arguments": arguments if isinstance(arguments, dict) else {},
-                    "outcome": context.outcome or "ok",
-                    "duration_ms": round(context.duration_ms or 0.0, 3),
-                    "origin": options.origin,
-                    "trace_id": context.trace_id or uuid.uuid4().hex,
-                    "created": datetime.fromisoformat(context.timestamp) if context.timestamp else datetime.now(UTC),
-                }
-            )
+        stored = await audit_writer().submit_async(
+            {
+                "user_id": getattr(user, "pk", None),
+                "endpoint": context.endpoint or "",
+                "tool": str(request.get("name", ""))[:128],
+                "arguments": arguments if isinstance(arguments, dict) else {},
+                "outcome": context.outcome or "ok",
+                "duration_ms": round(context.duration_ms or 0.0, 3),
+                "origin": options.origin,
+                "trace_id": context.trace_id or uuid.uuid4().hex,
+                "created": datetime.fromisoformat(context.timestamp) if context.timestamp else datetime.now(UTC),
+            }
         )
         return SinkResult(recorded=stored != DROPPED, info={"stored": stored})

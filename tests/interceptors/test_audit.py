@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,91 @@ def test_clearing_the_own_file_empties_it_and_keeps_it_held(tmp_path: Path) -> N
     assert (spool.size, spool.read_own()) == (0, [])
     with Spool(tmp_path).orphans() as orphans:
         assert orphans == []
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_row_is_stored_with_every_column_as_the_model_would_store_it() -> None:
+    from django.contrib.auth import get_user_model
+
+    from mcp_django.interceptors.audit import audit_writer
+
+    user = await get_user_model().objects.acreate(username="auditor")
+    created = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
+    row = {
+        "user_id": user.pk,
+        "endpoint": "audited",
+        "tool": "echo",
+        "arguments": {"text": "é ✓", "nested": [1, None, {"deep": True}]},
+        "outcome": "ok",
+        "duration_ms": 1.25,
+        "trace_id": "t-columns",
+        "created": created,
+    }  # no "origin": the column's default
+    assert await audit_writer().submit_async(row) == "committed"
+    record = await ToolCallRecord.objects.aget(trace_id="t-columns")
+    assert (record.user_id, record.endpoint, record.tool, record.outcome) == (user.pk, "audited", "echo", "ok")
+    assert record.arguments == row["arguments"]
+    assert (record.duration_ms, record.origin, record.created) == (1.25, "agent", created)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_cancelled_caller_leaves_its_row_stored_and_the_others_of_its_batch_answered() -> None:
+    from mcp_django.interceptors.audit import audit_writer, flush_audit_log
+
+    def row(trace_id: str) -> dict[str, object]:
+        return {"tool": "echo", "outcome": "ok", "duration_ms": 0.0, "trace_id": trace_id, "created": datetime.now(UTC)}
+
+    writer = audit_writer()
+    gone = asyncio.ensure_future(writer.submit_async(row("t-gone")))
+    kept = [writer.submit_async(row(f"t-kept-{n}")) for n in range(3)]
+    gone.cancel()
+    assert await asyncio.gather(*kept) == ["committed"] * 3
+    assert await asyncio.to_thread(flush_audit_log)
+    stored = {record.trace_id async for record in ToolCallRecord.objects.all()}
+    assert stored == {"t-gone", "t-kept-0", "t-kept-1", "t-kept-2"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_waited_on_from_two_event_loops_and_a_thread_are_each_answered() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mcp_django.interceptors.audit import audit_writer
+
+    def row(trace_id: str) -> dict[str, object]:
+        return {"tool": "echo", "outcome": "ok", "duration_ms": 0.0, "trace_id": trace_id, "created": datetime.now(UTC)}
+
+    async def on_a_loop(prefix: str) -> list[str]:
+        return list(await asyncio.gather(*(audit_writer().submit_async(row(f"{prefix}{n}")) for n in range(5))))
+
+    with ThreadPoolExecutor(2) as pool:
+        loops = [pool.submit(asyncio.run, on_a_loop(prefix)) for prefix in ("a", "b")]
+        plain = audit_writer().submit(row("c0"))
+        assert [loop.result(timeout=10) for loop in loops] == [["committed"] * 5] * 2
+    assert plain.result(timeout=10) == "committed"
+    assert ToolCallRecord.objects.count() == 11
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_busy_timeout_is_set_again_on_a_new_writer_connection(settings: object) -> None:
+    from django.db import connection
+
+    from mcp_django.interceptors import audit_store
+
+    if connection.vendor != "sqlite":
+        pytest.skip("a SQLite pragma")
+
+    def busy_timeout() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA busy_timeout")
+            return int(cursor.fetchone()[0])
+
+    row = {"tool": "echo", "outcome": "ok", "duration_ms": 0.0, "trace_id": "t", "created": datetime.now(UTC)}
+    settings.MCP_DJANGO = {"AUDIT_DB_TIMEOUT": 1.5}  # type: ignore[attr-defined]
+    audit_store.write_rows([row], dedupe=False)
+    assert busy_timeout() == 1500
+    connection.close()
+    audit_store.write_rows([{**row, "trace_id": "u"}], dedupe=False)
+    assert busy_timeout() == 1500  # a fresh connection, set again
+    settings.MCP_DJANGO = {"AUDIT_DB_TIMEOUT": 2.5}  # type: ignore[attr-defined]
+    audit_store.write_rows([{**row, "trace_id": "v"}], dedupe=False)
+    assert busy_timeout() == 2500

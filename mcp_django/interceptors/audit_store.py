@@ -1,0 +1,178 @@
+"""Writing `ToolCallRecord` rows for the audit writer (`mcp_django.interceptors.audit`): one transaction a batch.
+
+A batch is inserted with one `executemany` of the model's INSERT (the values prepared by each field, as
+`bulk_create` prepares them, without building model instances); the wait for a lock is bounded by
+`MCP_DJANGO["AUDIT_DB_TIMEOUT"]` (SQLite: the writer connection's busy timeout, set once per connection;
+PostgreSQL: per transaction). A batch the database cannot take raises `Unavailable`, and the writer spools it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Sequence
+from typing import Any, Final
+
+from django.db import DatabaseError, DataError, IntegrityError, connections, router, transaction
+
+from mcp_django.conf import mcp_settings
+
+__all__ = ["BATCH_SIZE", "Unavailable", "tidy_connection", "write_chunks", "write_rows"]
+
+logger = logging.getLogger("mcp_django.interceptors")
+
+BATCH_SIZE: Final = 500
+"""Rows per transaction, for a group commit and for a replayed chunk alike."""
+
+
+class Unavailable(Exception):
+    """The database could not take a batch (locked past the bounded wait, read-only, unreachable)."""
+
+
+def tidy_connection() -> None:
+    """Keep the writer's connection between batches, as `CONN_MAX_AGE` allows, and drop a broken one.
+
+    The writer is one long-lived thread, not a request: with `CONN_MAX_AGE = 0` it keeps its connection
+    (reconnecting per batch costs more than the batch; on SQLite in WAL mode closing the last connection
+    even checkpoints). A positive `CONN_MAX_AGE` still bounds the connection's age.
+    """
+    from mcp_django.models import ToolCallRecord
+
+    connection = connections[router.db_for_write(ToolCallRecord)]
+    if connection.settings_dict.get("CONN_MAX_AGE") != 0:
+        connection.close_if_unusable_or_obsolete()
+    elif connection.errors_occurred and connection.connection is not None and not connection.is_usable():
+        connection.close()
+
+
+def write_chunks(rows: Sequence[dict[str, Any]]) -> None:
+    for start in range(0, len(rows), BATCH_SIZE):
+        write_rows(rows[start : start + BATCH_SIZE], dedupe=True)
+
+
+def write_rows(rows: Sequence[dict[str, Any]], *, dedupe: bool) -> None:
+    """Insert `rows` in one transaction (with `dedupe`, leaving out the ones already there).
+
+    Raises:
+        Unavailable: the database could not take them; nothing was written.
+    """
+    from mcp_django.models import ToolCallRecord  # models need the app registry, ready only later
+
+    alias = router.db_for_write(ToolCallRecord)
+    try:
+        _bound_the_wait_once(alias)
+        with transaction.atomic(using=alias):
+            _bound_the_wait(alias)
+            if dedupe:
+                rows = _missing(ToolCallRecord, alias, rows)
+            _insert(ToolCallRecord, alias, rows)
+    except (IntegrityError, DataError):
+        _write_one_by_one(ToolCallRecord, alias, rows)
+    except DatabaseError as exc:
+        with contextlib.suppress(Exception):
+            connections[alias].close()  # a read-only or broken connection is not reused once the database is back
+        raise Unavailable(str(exc) or type(exc).__name__) from exc
+
+
+def _missing(model: Any, alias: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows whose (trace_id, origin) is neither in the database nor earlier in `rows`."""
+    seen = set(
+        model.objects.using(alias)
+        .filter(trace_id__in={row["trace_id"] for row in rows})
+        .values_list("trace_id", "origin")
+    )
+    missing = []
+    for row in rows:
+        key = (row["trace_id"], row["origin"])
+        if key not in seen:
+            seen.add(key)
+            missing.append(row)
+    return missing
+
+
+def _write_one_by_one(model: Any, alias: str, rows: Sequence[dict[str, Any]]) -> None:
+    """A batch the database rejected as data: keep every row it takes (a deleted user becomes none)."""
+    for row in rows:
+        for attempt in (row, {**row, "user_id": None}):
+            try:
+                with transaction.atomic(using=alias):
+                    model.objects.using(alias).create(**attempt)
+                break
+            except (IntegrityError, DataError):
+                continue
+        else:
+            logger.error("The database rejected an audit record: %r", row)
+
+
+def _insert(model: Any, alias: str, rows: Sequence[dict[str, Any]]) -> None:
+    """`bulk_create` of `rows` without building model instances: one `executemany` of the model's INSERT.
+
+    The values go through each field's `get_db_prep_save`, as `bulk_create` sends them; a column a row
+    leaves out gets the field's default.
+    """
+    if not rows:
+        return
+    connection = connections[alias]
+    fields, sql = _insert_statement(model, connection)
+    values = [
+        [
+            field.get_db_prep_save(row[field.attname] if field.attname in row else field.get_default(), connection)
+            for field in fields
+        ]
+        for row in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, values)
+
+
+_statements: dict[tuple[Any, str], tuple[list[Any], str]] = {}
+
+
+def _insert_statement(model: Any, connection: Any) -> tuple[list[Any], str]:
+    key = (model, connection.vendor)
+    if key not in _statements:
+        fields = [field for field in model._meta.concrete_fields if field is not model._meta.auto_field]
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(field.column) for field in fields)
+        placeholders = ", ".join(["%s"] * len(fields))
+        _statements[key] = fields, f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({placeholders})"
+    return _statements[key]
+
+
+_bounded: tuple[Any, int] | None = None
+"""The SQLite connection `_bound_the_wait_once` last set a busy timeout on, and the timeout."""
+
+
+def _bound_the_wait_once(alias: str) -> None:
+    """On SQLite: a busy timeout of `AUDIT_DB_TIMEOUT` seconds on the writer's connection (a per-connection pragma).
+
+    It is set when the connection is new or the setting changed, not per batch.
+    """
+    global _bounded
+    connection = connections[alias]
+    if connection.vendor != "sqlite":
+        return
+    connection.ensure_connection()
+    milliseconds = _wait_milliseconds()
+    if _bounded is not None and _bounded[0] is connection.connection and _bounded[1] == milliseconds:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"PRAGMA busy_timeout = {milliseconds}")
+    _bounded = (connection.connection, milliseconds)
+
+
+def _wait_milliseconds() -> int:
+    return max(1, int(float(mcp_settings.AUDIT_DB_TIMEOUT) * 1000))
+
+
+def _bound_the_wait(alias: str) -> None:
+    """On PostgreSQL: wait at most `AUDIT_DB_TIMEOUT` seconds for a lock in this transaction.
+
+    SQLite's busy timeout belongs to the connection: `_bound_the_wait_once`.
+    """
+    connection = connections[alias]
+    if connection.vendor == "postgresql":
+        milliseconds = _wait_milliseconds()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", [f"{milliseconds}ms"])
+            cursor.execute("SELECT set_config('statement_timeout', %s, true)", [f"{milliseconds}ms"])
