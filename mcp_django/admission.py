@@ -100,9 +100,22 @@ def check_host(host: str | None) -> None:
     """
     if host is None:
         return
+    global _admitted_hosts
+    allowed = django_allowed_hosts()
+    if _admitted_hosts[0] is not allowed:  # ALLOWED_HOSTS changed: what it admitted before counts no more
+        _admitted_hosts = (allowed, set())
+    if host in _admitted_hosts[1]:
+        return
     domain, _port = split_domain_port(host)
-    if not domain or not validate_host(domain, django_allowed_hosts()):
+    if not domain or not validate_host(domain, allowed):
         raise Refused(400, "Bad Request: invalid Host header")
+    if len(_admitted_hosts[1]) < _ADMITTED_HOSTS_KEPT:
+        _admitted_hosts[1].add(host)
+
+
+_ADMITTED_HOSTS_KEPT: Final = 256
+"""Host values remembered as admitted (a wildcard in `ALLOWED_HOSTS` admits any number; only the first are kept)."""
+_admitted_hosts: tuple[list[str] | None, set[str]] = (None, set())
 
 
 def origin_allowed(origin: str, allowed: frozenset[str]) -> bool:

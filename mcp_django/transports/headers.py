@@ -42,9 +42,9 @@ def decode_header_value(value: str) -> str:
     Raises:
         HeaderMismatch: characters outside visible ASCII, or a malformed base64 value.
     """
-    if not _VISIBLE_ASCII.fullmatch(value):
+    if not (value.isascii() and value.isprintable()) and not _VISIBLE_ASCII.fullmatch(value):
         raise HeaderMismatch("Header mismatch: header values must be visible ASCII")
-    encoded = _BASE64_VALUE.fullmatch(value)
+    encoded = _BASE64_VALUE.fullmatch(value) if value.startswith("=?") else None
     if encoded is None:
         return value
     try:
