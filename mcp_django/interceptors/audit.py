@@ -110,7 +110,9 @@ class AuditWriter:
         self._reset()
 
     def _reset(self) -> None:
-        self._queue: queue.SimpleQueue[_Pending] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[list[_Pending]] = queue.SimpleQueue()
+        self._gathering: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
+        self._carried: list[_Pending] = []
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._idle = threading.Condition()
@@ -133,24 +135,33 @@ class AuditWriter:
             A future resolved with `"committed"`, `"spooled"` or `"dropped"` once the writer is done with it.
         """
         done: concurrent.futures.Future[str] = concurrent.futures.Future()
-        self._hand_over(_Pending(row, done))
+        self._hand_over([_Pending(row, done)])
         return done
 
     def submit_async(self, row: dict[str, Any]) -> asyncio.Future[str]:
-        """`submit` from a coroutine: a future of the running loop, which the writer wakes once per batch.
+        """`submit` from a coroutine: a future of the running loop.
 
-        A batch's rows waited on from one loop are resolved by one callback on that loop, not one
-        thread-safe wake-up per row.
+        The rows a loop submits in one pass of its ready callbacks are handed to the writer together,
+        at the end of that pass (one wake-up of the writer, not one per row), and the rows of a batch
+        awaited on one loop are answered by one callback on that loop.
         """
-        done: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._hand_over(_Pending(row, done))
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[str] = loop.create_future()
+        gathered = self._gathering.get(loop)
+        if gathered is None:
+            gathered = self._gathering[loop] = []
+            loop.call_soon(self._hand_over_gathered, loop)
+        gathered.append(_Pending(row, done))
         return done
 
-    def _hand_over(self, pending: _Pending) -> None:
+    def _hand_over_gathered(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._hand_over(self._gathering.pop(loop))
+
+    def _hand_over(self, rows: list[_Pending]) -> None:
         self.start()
         with self._idle:
-            self._unfinished += 1
-        self._queue.put(pending)
+            self._unfinished += len(rows)
+        self._queue.put(rows)
 
     def status(self) -> AuditStatus:
         spool = self._spool
@@ -196,16 +207,19 @@ class AuditWriter:
                     self._idle.notify_all()
 
     def _take(self, timeout: float) -> list[_Pending]:
-        """Every row waiting, up to a batch, after waiting at most `timeout` for the first one."""
-        try:
-            batch = [self._queue.get(timeout=timeout)]
-        except queue.Empty:
-            return []
+        """Every row waiting, up to a batch, after waiting at most `timeout` for the first ones."""
+        batch, self._carried = self._carried, []
+        if not batch:
+            try:
+                batch = list(self._queue.get(timeout=timeout))
+            except queue.Empty:
+                return []
         while len(batch) < self._batch_size:
             try:
-                batch.append(self._queue.get_nowait())
+                batch += self._queue.get_nowait()
             except queue.Empty:
                 break
+        batch, self._carried = batch[: self._batch_size], batch[self._batch_size :]  # the rest is the next batch
         return batch
 
     def _store(self, batch: list[_Pending]) -> None:

@@ -29,6 +29,10 @@ def audited() -> MCPTestClient:
     return MCPTestClient(endpoint, era="stateless")
 
 
+def _row(trace_id: str) -> dict[str, object]:
+    return {"tool": "echo", "outcome": "ok", "duration_ms": 0.0, "trace_id": trace_id, "created": datetime.now(UTC)}
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_a_call_returns_only_once_its_row_is_committed() -> None:
     await audited().call_tool("echo", {"text": "first"})
@@ -136,12 +140,9 @@ async def test_a_row_is_stored_with_every_column_as_the_model_would_store_it() -
 async def test_a_cancelled_caller_leaves_its_row_stored_and_the_others_of_its_batch_answered() -> None:
     from mcp_django.interceptors.audit import audit_writer, flush_audit_log
 
-    def row(trace_id: str) -> dict[str, object]:
-        return {"tool": "echo", "outcome": "ok", "duration_ms": 0.0, "trace_id": trace_id, "created": datetime.now(UTC)}
-
     writer = audit_writer()
-    gone = asyncio.ensure_future(writer.submit_async(row("t-gone")))
-    kept = [writer.submit_async(row(f"t-kept-{n}")) for n in range(3)]
+    gone = asyncio.ensure_future(writer.submit_async(_row("t-gone")))
+    kept = [writer.submit_async(_row(f"t-kept-{n}")) for n in range(3)]
     gone.cancel()
     assert await asyncio.gather(*kept) == ["committed"] * 3
     assert await asyncio.to_thread(flush_audit_log)
@@ -155,15 +156,12 @@ def test_rows_waited_on_from_two_event_loops_and_a_thread_are_each_answered() ->
 
     from mcp_django.interceptors.audit import audit_writer
 
-    def row(trace_id: str) -> dict[str, object]:
-        return {"tool": "echo", "outcome": "ok", "duration_ms": 0.0, "trace_id": trace_id, "created": datetime.now(UTC)}
-
     async def on_a_loop(prefix: str) -> list[str]:
-        return list(await asyncio.gather(*(audit_writer().submit_async(row(f"{prefix}{n}")) for n in range(5))))
+        return list(await asyncio.gather(*(audit_writer().submit_async(_row(f"{prefix}{n}")) for n in range(5))))
 
     with ThreadPoolExecutor(2) as pool:
         loops = [pool.submit(asyncio.run, on_a_loop(prefix)) for prefix in ("a", "b")]
-        plain = audit_writer().submit(row("c0"))
+        plain = audit_writer().submit(_row("c0"))
         assert [loop.result(timeout=10) for loop in loops] == [["committed"] * 5] * 2
     assert plain.result(timeout=10) == "committed"
     assert ToolCallRecord.objects.count() == 11
@@ -193,3 +191,25 @@ def test_the_busy_timeout_is_set_again_on_a_new_writer_connection(settings: obje
     settings.MCP_DJANGO = {"AUDIT_DB_TIMEOUT": 2.5}  # type: ignore[attr-defined]
     audit_store.write_rows([{**row, "trace_id": "v"}], dedupe=False)
     assert busy_timeout() == 2500
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_rows_a_loop_submits_in_one_pass_reach_the_writer_together() -> None:
+    from mcp_django.interceptors.audit import audit_writer
+
+    writer, before = audit_writer(), audit_status()
+    waiting = [writer.submit_async(_row(f"t-{n}")) for n in range(30)]  # one pass: no await in between
+    assert await asyncio.gather(*waiting) == ["committed"] * 30
+    after = audit_status()
+    assert (after.commits - before.commits, after.committed - before.committed) == (1, 30)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_hand_over_larger_than_a_batch_is_committed_in_batches_and_every_row_answered() -> None:
+    from mcp_django.interceptors.audit import AuditWriter
+
+    writer = AuditWriter(batch_size=3)
+    waiting = [writer.submit_async(_row(f"t-{n}")) for n in range(7)]
+    assert await asyncio.gather(*waiting) == ["committed"] * 7
+    assert (writer.status().commits, writer.status().committed) == (3, 7)
+    assert sorted([record.trace_id async for record in ToolCallRecord.objects.all()]) == [f"t-{n}" for n in range(7)]
