@@ -39,7 +39,15 @@ from mcp_django.interceptors.config import (
     parse_entries,
     plan_problems,
 )
-from mcp_django.interceptors.invoke import InvocationRecord, copy_json, gather_eagerly, invoke
+from mcp_django.interceptors.invoke import (
+    InvocationRecord,
+    Outcome,
+    copy_json,
+    gather_eagerly,
+    invoke,
+    record,
+    start,
+)
 
 __all__ = [
     "DEFAULT_DIRECTIONS",
@@ -92,30 +100,38 @@ class ChainResult:
 
     `status` is `"success"`, `"validation_failed"`, `"mutation_failed"` or `"timeout"`; anything
     but success blocks the operation, and `final_payload` is then the phase's input, untouched.
+    `results` (a record per invocation, in run order) is built from `outcomes` when first read.
     """
 
     event: str
     phase: str
     status: str
     final_payload: dict[str, Any]
-    results: list[InvocationRecord]
+    outcomes: list[Outcome] = dataclasses.field(repr=False, compare=False)
     validation_summary: dict[str, int]
     aborted_at: dict[str, Any] | None = None
     total_duration_ms: float = 0.0
     sinks_ran: bool = False
+    _results: list[InvocationRecord] | None = dataclasses.field(default=None, init=False, repr=False, compare=False)
 
     @property
     def blocked(self) -> bool:
         return self.status != "success"
 
+    @property
+    def results(self) -> list[InvocationRecord]:
+        if self._results is None:
+            self._results = [record(outcome, self.phase) for outcome in self.outcomes]
+        return self._results
+
     def messages(self) -> list[str]:
         """Every validation message and failure, for the log (never for the client)."""
         lines = []
-        for record in self.results:
-            if record.error is not None:
-                lines.append(f"{record.interceptor}: failed: {record.error}")
-            elif isinstance(record.result, ValidationResult):
-                lines += [f"{record.interceptor}: [{m.severity}] {m.message}" for m in record.result.messages]
+        for entry, result, error, _ in self.outcomes:
+            if error is not None:
+                lines.append(f"{entry.name}: failed: {error}")
+            elif isinstance(result, ValidationResult):
+                lines += [f"{entry.name}: [{m.severity}] {m.message}" for m in result.messages]
         return lines
 
 
@@ -220,7 +236,7 @@ class InterceptorPlan:
             phase=phase,
             status=run.status,
             final_payload=run.payload if run.status == "success" else payload,
-            results=run.results,
+            outcomes=run.outcomes,
             validation_summary=run.summary,
             aborted_at=run.aborted_at,
             total_duration_ms=(time.perf_counter() - started) * 1000,
@@ -248,10 +264,10 @@ class _PhaseRun:
         "aborted_at",
         "context",
         "event",
+        "outcomes",
         "payload",
         "phase",
         "plan",
-        "results",
         "sinks_ran",
         "status",
         "summary",
@@ -265,7 +281,7 @@ class _PhaseRun:
         self.phase = phase
         self.payload = payload
         self.context = context
-        self.results: list[InvocationRecord] = []
+        self.outcomes: list[Outcome] = []
         self.summary = {"errors": 0, "warnings": 0, "infos": 0}
         self.status = "success"
         self.aborted_at: dict[str, Any] | None = None
@@ -290,35 +306,30 @@ class _PhaseRun:
         """Sequentially; audit results are shadows; a fail-closed failure aborts and keeps the input."""
         for entry in mutators:
             invocation = Invocation(self.event, self.phase, copy_json(self.payload), entry.options, self.context)  # type: ignore[arg-type]
-            record = await invoke(entry, invocation, entry.timeout_ms, original=self.payload)
-            self.results.append(record)
-            if record.error is None:
-                result = record.result
+            outcome = start(entry, invocation, self.payload)
+            if not isinstance(outcome, tuple):
+                outcome = await outcome
+            self.outcomes.append(outcome)
+            _, result, error, _ = outcome
+            if error is None:
                 assert isinstance(result, MutationResult)
                 if entry.mode == "active" and result.modified:
                     self.payload = result.payload
             elif entry.mode == "active" and not entry.fail_open:
-                reason = record.error
-                self.abort("mutation_failed", {"interceptor": entry.name, "reason": reason, "type": "mutation"})
+                self.abort("mutation_failed", {"interceptor": entry.name, "reason": error, "type": "mutation"})
                 return
 
     async def validate(self, validators: tuple[PlanEntry, ...]) -> None:
         """All at once on one snapshot; every validator runs, and the first blocker in plan order is named."""
-        invocations = self.invocations(validators)
-        if len(validators) == 1:
-            records = [await invoke(validators[0], invocations[0], validators[0].timeout_ms)]
-        else:
-            pairs = zip(validators, invocations, strict=True)
-            records = await gather_eagerly([invoke(entry, call, entry.timeout_ms) for entry, call in pairs])
-        self.results += records
-        for entry, record in zip(validators, records, strict=True):
-            self.count(record)
+        outcomes = await self.all(validators)
+        self.outcomes += outcomes
+        for entry, result, error, _ in outcomes:
+            self.count(result, error)
             if entry.mode != "active":
                 continue
-            result = record.result
-            if record.error is not None and not entry.fail_open:
-                reason = record.error
-            elif isinstance(result, ValidationResult) and record.error is None and result.blocks():
+            if error is not None and not entry.fail_open:
+                reason = error
+            elif isinstance(result, ValidationResult) and error is None and result.blocks():
                 reason = result.messages[0].message if result.messages else "Validation failed"
             else:
                 continue
@@ -327,8 +338,20 @@ class _PhaseRun:
     async def sink(self, sinks: tuple[PlanEntry, ...]) -> None:
         """All at once; a failure is swallowed and recorded as `recorded=False`."""
         self.sinks_ran = True
-        pairs = zip(sinks, self.invocations(sinks), strict=True)
-        self.results += await gather_eagerly([invoke(entry, call, entry.timeout_ms) for entry, call in pairs])
+        self.outcomes += await self.all(sinks)
+
+    async def all(self, entries: tuple[PlanEntry, ...]) -> list[Outcome]:
+        """Run `entries` concurrently on the current payload: each started at once, the waiting ones carried on."""
+        pairs = zip(entries, self.invocations(entries), strict=True)
+        outcomes: list[Any] = [start(entry, call) for entry, call in pairs]
+        waiting = [index for index, outcome in enumerate(outcomes) if not isinstance(outcome, tuple)]
+        if len(waiting) == 1:  # no task for a lone waiter: what it sets in its context stays in ours
+            outcomes[waiting[0]] = await outcomes[waiting[0]]
+        elif waiting:
+            finished = await gather_eagerly([outcomes[index] for index in waiting])
+            for index, outcome in zip(waiting, finished, strict=True):
+                outcomes[index] = outcome
+        return outcomes
 
     def invocations(self, entries: tuple[PlanEntry, ...]) -> list[Invocation]:
         """The invocation of each entry on the current payload; entries with the same options share one."""
@@ -345,9 +368,8 @@ class _PhaseRun:
             invocations.append(invocation)
         return invocations
 
-    def count(self, record: InvocationRecord) -> None:
-        result = record.result
-        if record.error is not None or not isinstance(result, ValidationResult):
+    def count(self, result: Any, error: str | None) -> None:
+        if error is not None or not isinstance(result, ValidationResult):
             self.summary["errors"] += 1
             return
         if result.valid and not result.messages:

@@ -15,7 +15,7 @@ from typing import Any, Final, TypeVar
 from mcp_django.interceptors.base import Invocation, MutationResult, SinkResult, ValidationResult
 from mcp_django.interceptors.config import PlanEntry
 
-__all__ = ["InvocationRecord", "copy_json", "gather_eagerly", "invoke"]
+__all__ = ["InvocationRecord", "Outcome", "attempt", "copy_json", "gather_eagerly", "invoke", "record", "start"]
 
 T = TypeVar("T")
 
@@ -120,6 +120,16 @@ def _resume(coroutine: Coroutine[Any, Any, Any], awaited: Any) -> Generator[Any,
                 return finished.value
 
 
+Outcome = tuple[PlanEntry, "ValidationResult | MutationResult | SinkResult | None", "str | None", float]
+"""What one invocation gave, compactly: (entry, result, error, duration in ms); `record()` makes the record."""
+
+
+def record(outcome: Outcome, phase: str) -> InvocationRecord:
+    """The `InvocationRecord` of an outcome (built only when someone reads it)."""
+    entry, result, error, duration = outcome
+    return InvocationRecord(entry.name, entry.type, phase, entry.mode, result, error, duration)
+
+
 async def invoke(
     entry: PlanEntry, invocation: Invocation, timeout_ms: int | None, *, original: dict[str, Any] | None = None
 ) -> InvocationRecord:
@@ -127,30 +137,87 @@ async def invoke(
 
     `original` is the payload a mutator's copy was made from: `modified=False` must return it unchanged.
     """
+    return record(await attempt(entry, invocation, timeout_ms, original), invocation.phase)
+
+
+def start(
+    entry: PlanEntry, invocation: Invocation, original: dict[str, Any] | None = None
+) -> Outcome | Coroutine[Any, Any, Outcome]:
+    """Call one interceptor with its own timeout: its outcome, or a coroutine to await for it.
+
+    Without a timeout the interceptor is started right here: one that finishes without waiting
+    (most do) gives its outcome at once, with no coroutine of ours around it; one that waits is
+    carried on, from where it stopped, by the coroutine returned.
+    """
+    if entry.timeout_ms is not None:
+        return attempt(entry, invocation, entry.timeout_ms, original)
     started = _clock()
-    error: str | None = None
-    result: Any = None
+    try:
+        coroutine = entry.call(invocation)
+        awaited = coroutine.send(None)  # type: ignore[attr-defined]  # entry.call makes a coroutine
+    except StopIteration as finished:
+        return _settle(entry, invocation, finished.value, original, started)
+    except Exception as exc:
+        return _failure(entry, invocation, exc, None, started)
+    return _carry_on(entry, invocation, coroutine, awaited, original, started)  # type: ignore[arg-type]
+
+
+async def attempt(
+    entry: PlanEntry, invocation: Invocation, timeout_ms: int | None, original: dict[str, Any] | None
+) -> Outcome:
+    """Call one interceptor, bounded by `timeout_ms`, and return its outcome."""
+    started = _clock()
     try:
         outcome = entry.call(invocation)
         raw = await (outcome if timeout_ms is None else asyncio.wait_for(outcome, timeout_ms / 1000))
-        if raw is True and entry.type == "validation":
-            result = _VALID  # the common verdicts, without a call
-        elif raw is None and entry.type == "sink":
-            result = _RECORDED
-        else:
+    except Exception as exc:
+        return _failure(entry, invocation, exc, timeout_ms, started)
+    return _settle(entry, invocation, raw, original, started)
+
+
+async def _carry_on(
+    entry: PlanEntry,
+    invocation: Invocation,
+    coroutine: Coroutine[Any, Any, Any],
+    awaited: Any,
+    original: dict[str, Any] | None,
+    started: float,
+) -> Outcome:
+    try:
+        raw = await _resume(coroutine, awaited)
+    except Exception as exc:
+        return _failure(entry, invocation, exc, None, started)
+    return _settle(entry, invocation, raw, original, started)
+
+
+def _settle(
+    entry: PlanEntry, invocation: Invocation, raw: Any, original: dict[str, Any] | None, started: float
+) -> Outcome:
+    """The outcome of an interceptor that returned `raw`."""
+    if raw is True and entry.type == "validation":
+        result: Any = _VALID  # the common verdicts, without a call
+    elif raw is None and entry.type == "sink":
+        result = _RECORDED
+    else:
+        try:
             result = _as_result(entry, raw, invocation.payload if original is None else original)
-    except TimeoutError:
+        except Exception as exc:
+            return _failure(entry, invocation, exc, None, started)
+    return (entry, result, None, (_clock() - started) * 1000)
+
+
+def _failure(
+    entry: PlanEntry, invocation: Invocation, exc: Exception, timeout_ms: int | None, started: float
+) -> Outcome:
+    """The outcome of an interceptor that raised `exc` (or timed out), logged."""
+    if isinstance(exc, TimeoutError):
         error = "timeout"
         logger.warning("Interceptor %r timed out after %s ms on %s", entry.name, timeout_ms, invocation.event)
-    except Exception as exc:
+    else:
         error = f"{type(exc).__name__}: {exc}"
-        logger.warning(
-            "Interceptor %r failed on %s (%s)", entry.name, invocation.event, invocation.phase, exc_info=True
-        )
-    if error is not None and entry.type == "sink":
-        result = _NOT_RECORDED
-    duration = (_clock() - started) * 1000
-    return InvocationRecord(entry.name, entry.type, invocation.phase, entry.mode, result, error, duration)
+        logger.warning("Interceptor %r failed on %s (%s)", entry.name, invocation.event, invocation.phase, exc_info=exc)
+    result = _NOT_RECORDED if entry.type == "sink" else None
+    return (entry, result, error, (_clock() - started) * 1000)
 
 
 def _as_result(entry: PlanEntry, raw: Any, original: dict[str, Any]) -> ValidationResult | MutationResult | SinkResult:
