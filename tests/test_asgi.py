@@ -7,6 +7,7 @@ else, the opted-out endpoint and session-cookie requests reach Django with its m
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -466,3 +467,9 @@ async def test_other_scope_types_go_to_the_wrapped_application() -> None:
     await app(http_scope("GET", "/hello/", {"Host": "localhost"}), receive, send)
 
     assert seen == ["websocket", "http"]
+
+
+def test_building_the_application_puts_what_is_loaded_out_of_the_collectors_reach() -> None:
+    gc.unfreeze()
+    get_asgi_application()
+    assert gc.get_freeze_count() > 0  # a full collection no longer walks Django's heap (docs/fast-path.md)
