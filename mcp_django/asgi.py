@@ -325,5 +325,7 @@ def get_asgi_application(django_app: ASGIApp | None = None) -> FastPath:
             django.setup(set_prefix=False)
     # Everything loaded so far (Django, the apps, their models) lives as long as the process: out of the
     # collector's reach, a full collection no longer walks it, which took tens of ms every few seconds.
+    # Garbage is collected first, so none of it is kept for good.
+    gc.collect()
     gc.freeze()
     return FastPath(django_app)
