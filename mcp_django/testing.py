@@ -178,6 +178,8 @@ class MCPTestClient:
     async def _send_once(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
         reply: dict[str, Any] | None = None
+        if self.connection.endpoint is not None:  # as every transport does before a message: the admin's state
+            await self.connection.endpoint.overlay.refresh()
         async for item in self.handler.stream(message, self.connection):
             if "method" in item and "id" in item:
                 await self._reply_to_server(item)

@@ -16,6 +16,7 @@ from rest_framework.authtoken.models import Token
 
 from mcp_django import Context, Registry
 from mcp_django.endpoints import Endpoint
+from mcp_django.models import ToolState
 from mcp_django.notifications import send_notification
 from mcp_django.protocol import MessageHandler
 from mcp_django.routing import websocket_endpoint
@@ -438,3 +439,23 @@ async def test_the_example_project_serves_its_endpoints_over_websocket_by_name()
     assert accepted
     assert reply["result"]["content"][0]["type"] == "text"
     assert not server_accepted
+
+
+async def test_an_open_socket_follows_a_tool_switched_off_and_on_in_the_admin(socket: WebsocketCommunicator) -> None:
+    await socket.send_json_to(stateless("tools/list", id=1))
+    before = await socket.receive_json_from()
+
+    await ToolState.objects.acreate(name="echo", enabled=False)  # what the admin's switch saves
+    await socket.send_json_to(stateless("tools/list", id=2))
+    after = await socket.receive_json_from()
+    await socket.send_json_to(stateless("tools/call", {"name": "echo", "arguments": {"text": "hi"}}, id=3))
+    called = await socket.receive_json_from()
+
+    assert "echo" in {tool["name"] for tool in before["result"]["tools"]}
+    assert "echo" not in {tool["name"] for tool in after["result"]["tools"]}
+    assert called["error"]["message"] == "Unknown tool: echo"
+
+    await ToolState.objects.filter(name="echo").adelete()  # switched on again (and this process's state with it)
+    await socket.send_json_to(stateless("tools/list", id=4))
+    again = await socket.receive_json_from()
+    assert "echo" in {tool["name"] for tool in again["result"]["tools"]}

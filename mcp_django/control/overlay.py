@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcp_django.control.state import ControlState, control_state
-from mcp_django.endpoints import admitted_scope
 from mcp_django.mounts import Mounted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
@@ -40,7 +39,11 @@ class SwitchedProviderSource(ProviderSource):
 
 
 class ToolSwitchHook:
-    """The outermost hook of every endpoint: refresh the admin's state (throttled); tools switched off are unknown."""
+    """The outermost hook of every endpoint: tools switched off in the admin are unknown.
+
+    The state it reads was brought up to date where the message came in: at admission (HTTP), or
+    before each message of a long-lived channel (WebSocket, stdio, `MCPTestClient`).
+    """
 
     __slots__ = ("state",)
 
@@ -50,8 +53,6 @@ class ToolSwitchHook:
     async def __call__(
         self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
     ) -> dict[str, Any]:
-        if admitted_scope(ctx.connection) is None:  # one-request connections were refreshed at admission
-            await self.state.refresh()
         disabled = self.state.snapshot.disabled_tools
         if disabled and method == "tools/call" and params.get("name") in disabled:
             raise InvalidParams(f"Unknown tool: {params.get('name')}")  # exactly as for a name nobody serves

@@ -53,12 +53,22 @@ class DuplexTransport:
         connection: the channel's `Connection` (principal, endpoint, transport name); it lives as
             long as the channel and holds the handshake session, if one is opened.
         send: writes one serialized message to the channel.
+        refresh: brings the endpoint's overlay (the admin's state) up to date before each message
+            (`Overlay.refresh`, throttled): a long-lived channel is admitted once, so it is refreshed here.
     """
 
-    def __init__(self, handler: MessageHandler, connection: Connection, send: Send) -> None:
+    def __init__(
+        self,
+        handler: MessageHandler,
+        connection: Connection,
+        send: Send,
+        *,
+        refresh: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.handler = handler
         self.connection = connection
         self._send = send
+        self._refresh = refresh
         self._send_lock = asyncio.Lock()
         self._requests: dict[RequestId, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -74,6 +84,8 @@ class DuplexTransport:
 
     async def receive(self, message: Any) -> None:
         """Serve one parsed message: requests in a task of their own, everything else right away."""
+        if self._refresh is not None:
+            await self._refresh()
         if not is_request(message) or message.get("method") in _UNCANCELLABLE:
             if _is_cancellation(message):
                 self._cancel(message["params"]["requestId"])

@@ -82,6 +82,7 @@ async def serve_stdio(
     write: Write,
     *,
     limit: int,
+    refresh: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Serve newline-delimited JSON-RPC from `read` to `write` until end of input.
 
@@ -91,6 +92,7 @@ async def serve_stdio(
         read: the input, chunk by chunk.
         write: the output; each call gets one message and its newline.
         limit: the longest line accepted, in bytes (`MAX_REQUEST_BYTES`).
+        refresh: brings the endpoint's overlay up to date before each message (`DuplexTransport`).
 
     When the connection has a notification source, server notifications are relayed to a
     handshake-era client as they are sent (see `DuplexTransport.push`).
@@ -99,7 +101,7 @@ async def serve_stdio(
     async def send(data: bytes) -> None:
         await write(data + b"\n")
 
-    transport = DuplexTransport(handler, connection, send)
+    transport = DuplexTransport(handler, connection, send, refresh=refresh)
     source = connection.notifications
     relay = asyncio.ensure_future(_relay(await source(), transport)) if source is not None else None
     try:

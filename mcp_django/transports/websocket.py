@@ -77,7 +77,8 @@ class MCPWebSocketConsumer(AsyncWebsocketConsumer):
             await self.close()
             return
         connection = endpoint.connection(admission.principal, transport="websocket")
-        self.transport = DuplexTransport(endpoint.handler, connection, self._send_frame)
+        refresh = endpoint.overlay.refresh
+        self.transport = DuplexTransport(endpoint.handler, connection, self._send_frame, refresh=refresh)
         if self.channel_layer is not None:
             self.group = notifications.group_name(endpoint)
             await self.channel_layer.group_add(self.group, self.channel_name)

@@ -59,7 +59,8 @@ class Command(BaseCommand):
         connection = endpoint.connection(admission.principal, transport="stdio")
         read = threaded_reader(sys.stdin.buffer)
         write = writer(protect_stdout())
-        await serve_stdio(endpoint.handler, connection, read, write, limit=int(mcp_settings.MAX_REQUEST_BYTES))
+        limit = int(mcp_settings.MAX_REQUEST_BYTES)
+        await serve_stdio(endpoint.handler, connection, read, write, limit=limit, refresh=endpoint.overlay.refresh)
 
     @staticmethod
     def principal(username: str | None, endpoint: Endpoint) -> Any:
