@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
-from mcp_django.overlay import installed, on_change
+from mcp_django.overlay import on_change
 from mcp_django.protocol import SessionState
 
 __all__ = [
@@ -187,7 +187,6 @@ class DatabaseSessionStore(SessionStore):
         self._remember(record)
 
     async def get(self, session_id: str) -> StoredSession | None:
-        await installed().refresh()
         cached = self._cache.get(session_id)
         if cached is not None and time.monotonic() - cached[1] < self.revalidate_after:
             return cached[0]

@@ -416,6 +416,7 @@ class StreamableHTTP:
         assert store is not None
         try:
             async for note in inbox:
+                await self.endpoint.overlay.refresh()  # a stream outlives its admission: a revocation ends it
                 record = await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal)
                 if record is None:
                     return  # the session was ended or expired: so is its stream
