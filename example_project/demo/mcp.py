@@ -10,6 +10,7 @@ import asyncio
 import json
 from typing import Annotated
 
+from django.db.models import Q
 from pydantic import BaseModel, Field
 
 import mcp_django
@@ -45,16 +46,29 @@ def _as_json(book: Book) -> str:
     return json.dumps({**_info(book).model_dump(), "summary": book.summary})
 
 
+SEARCH_MAX_WORDS = 8
+"""Words `search_books` looks for at most: each word is one more condition in one query."""
+
+SEARCH_MAX_CHARS = 200
+"""The longest query `search_books` accepts (longer ones are refused before anything runs)."""
+
+
 @mcp_django.tool(annotations={"readOnlyHint": True})
 def search_books(
-    query: Annotated[str, Field(description="Words to look for in titles and authors")] = "",
+    query: Annotated[
+        str, Field(max_length=SEARCH_MAX_CHARS, description="Words to look for in titles and authors (at most 8)")
+    ] = "",
     limit: Annotated[int, Field(ge=1, le=50, description="At most this many books")] = 10,
 ) -> str:
     """Search the catalogue by title or author and list the matching books, one per line."""
-    books = Book.objects.all()
-    for word in query.split():
-        books = books.filter(title__icontains=word) | books.filter(author__icontains=word)
-    lines = [f"#{book.pk} {book}" for book in books.distinct()[:limit]]
+    words = query.split()
+    if len(words) > SEARCH_MAX_WORDS:
+        raise mcp_django.ToolError(f"Search for at most {SEARCH_MAX_WORDS} words, not {len(words)}.")
+    # One condition per word, all in one WHERE clause: the query grows with the words, never doubles.
+    matches = Q()
+    for word in words:
+        matches &= Q(title__icontains=word) | Q(author__icontains=word)
+    lines = [f"#{book.pk} {book}" for book in Book.objects.filter(matches).order_by("title", "pk")[:limit]]
     return "\n".join(lines) if lines else f"No book matches {query!r}."
 
 
