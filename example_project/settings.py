@@ -113,6 +113,8 @@ MCP_DJANGO = {
     ],
     # bob's group grants TEAM here; carol's group grants SYSTEM through a GroupScope row (see seed_demo).
     "SCOPE_GROUPS": {"mcp-team": "TEAM"},
+    # Browser pages (besides localhost ones) that may call the endpoints, space-separated: docs/cors.md.
+    "ALLOWED_ORIGINS": os.environ.get("MCP_EXAMPLE_ALLOWED_ORIGINS", "").split(),
 }
 
 LOGGING = {

@@ -48,6 +48,7 @@ from mcp_django.protocol.jsonrpc import (
 from mcp_django.scopes import Scope
 from mcp_django.sessions import StoredSession
 from mcp_django.transports import resumable
+from mcp_django.transports.cors import cors_headers, is_preflight, preflight_headers
 from mcp_django.transports.headers import check_mirror_headers, check_param_headers, header_value
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
 
@@ -171,10 +172,20 @@ class StreamableHTTP:
                 (WSGI) nothing can be asked of the client mid-request.
         """
         try:
-            return await self._respond(method, headers, body, credentials, host, resource_metadata, streaming)
+            if is_preflight(method, headers):
+                preflight = preflight_headers(headers, host)
+                if preflight is not None:
+                    return HTTPResponse(204, preflight)
+            response = await self._respond(method, headers, body, credentials, host, resource_metadata, streaming)
         except Exception as exc:
             logger.exception("Unhandled error while serving %s /%s", method, self.endpoint.path)
-            return failed_response(exc, era_of_header(header_value(headers, "mcp-protocol-version")))
+            response = failed_response(exc, era_of_header(header_value(headers, "mcp-protocol-version")))
+        origin = headers.get("origin")
+        if origin is not None:
+            cors = cors_headers(origin, host)
+            if cors is not None:
+                response.headers.update(cors)
+        return response
 
     async def _respond(
         self,
