@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pydantic
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.query_utils import DeferredAttribute
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -18,6 +21,7 @@ __all__ = [
     "InterceptorState",
     "MCPSession",
     "ProviderState",
+    "ScopeField",
     "StateVersion",
     "ToolCallRecord",
     "ToolState",
@@ -61,6 +65,44 @@ class MCPSession(models.Model):
         return f"{self.endpoint_name} session {self.session_id[:8]}…"
 
 
+if TYPE_CHECKING:
+    _SmallIntegerFieldBase = models.PositiveSmallIntegerField[Any, Any]
+else:
+    _SmallIntegerFieldBase = models.PositiveSmallIntegerField
+
+
+class _ScopeDescriptor(DeferredAttribute):
+    """Turns what is assigned to a `ScopeField` (a `Scope`, its number or its name) into the `Scope` at once."""
+
+    def __set__(self, instance: models.Model, value: Any) -> None:
+        instance.__dict__[self.field.attname] = None if value is None else Scope.parse(value)
+
+
+class ScopeField(_SmallIntegerFieldBase):
+    """A `Scope`, stored as its number: takes a `Scope`, its number or its name (`"SYSTEM"`), gives back a `Scope`."""
+
+    descriptor_class = _ScopeDescriptor
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("choices", [(scope.value, scope.label) for scope in Scope])
+        super().__init__(*args, **kwargs)
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Scope | None:
+        return None if value is None else Scope(value)
+
+    def to_python(self, value: Any) -> Scope | None:
+        if value is None or value == "":
+            return None
+        try:
+            return Scope.parse(int(value) if isinstance(value, str) and value.isdigit() else value)
+        except ValueError as error:
+            raise ValidationError(str(error), code="invalid") from None
+
+    def get_prep_value(self, value: Any) -> int | None:
+        scope = self.to_python(value)
+        return None if scope is None else int(scope)
+
+
 class GroupScope(models.Model):
     """Grants every member of a Django auth group an MCP scope (see `mcp_django.scopes`).
 
@@ -74,8 +116,7 @@ class GroupScope(models.Model):
         related_name="mcp_scope",
         help_text="Every member of this group gets the scope.",
     )
-    scope = models.PositiveSmallIntegerField(
-        choices=[(scope.value, scope.label) for scope in Scope],
+    scope = ScopeField(
         help_text="user < team < system: members see every tool, resource and prompt up to this scope.",
     )
 

@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 
+_NUMERIC_FORMATS: Final = frozenset("bcdoxXneEfFgG%")
+
+
 class Scope(enum.IntEnum):
     """How far a caller reaches: `USER < TEAM < SYSTEM`; a caller sees every item whose scope is <= its own."""
 
@@ -58,6 +61,16 @@ class Scope(enum.IntEnum):
     """Data shared by the caller's team."""
     SYSTEM = 2
     """Application-wide infrastructure and cross-team data (superusers, and groups granted it)."""
+
+    def __str__(self) -> str:
+        """The name (`"TEAM"`), as the setting and the decorators spell it; `int(scope)` is the number."""
+        return self.name
+
+    def __format__(self, spec: str) -> str:
+        """The name in f-strings (`f"{ctx.scope}"` is `"TEAM"`); a numeric format (`:d`) formats the number."""
+        if spec and spec[-1] in _NUMERIC_FORMATS:
+            return int.__format__(self, spec)
+        return format(self.name, spec)
 
     @property
     def label(self) -> str:

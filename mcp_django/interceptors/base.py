@@ -123,12 +123,19 @@ class ValidationMessage:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ValidationResult:
-    """A validator's verdict. `valid=False` blocks unless `severity` is `"warn"` or `"info"`."""
+    """A validator's verdict. `valid=False` blocks unless `severity` is `"warn"` or `"info"`.
+
+    `messages` go to the log only. What the client (and the model behind it) is told of a refusal is
+    `reason`, a sentence it can act on ("at most 3 calls of 'search' every 60 seconds"), and
+    `retry_after`, the seconds after which the same call may succeed; without them the refusal is generic.
+    """
 
     valid: bool
     severity: str | None = None
     messages: Sequence[ValidationMessage] = ()
     info: Mapping[str, Any] | None = None
+    reason: str | None = None
+    retry_after: int | None = None
     type: ClassVar[str] = "validation"
 
     def blocks(self) -> bool:

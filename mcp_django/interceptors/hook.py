@@ -9,24 +9,25 @@ import time
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from mcp_django.interceptors.base import InterceptorContext
+from mcp_django.interceptors.base import InterceptorContext, ValidationResult
 from mcp_django.interceptors.chain import ChainResult, InterceptorPlan
 from mcp_django.protocol import CallNext, InternalError, InvalidParams, MCPError, RequestContext
 from mcp_django.results import tool_error
 
-__all__ = ["REFUSED_TOOL_CALL", "InterceptorHook", "context_for", "repair_input_schemas"]
+__all__ = ["REFUSED_TOOL_CALL", "InterceptorHook", "context_for", "refusal_text", "repair_input_schemas"]
 
 logger = logging.getLogger("mcp_django.interceptors")
 
 REFUSED_TOOL_CALL: Final = "The server refused this tool call."
-"""The text of the `isError` result a refused `tools/call` gets; interceptor messages only go to the log."""
+"""The text of a refused `tools/call` whose refusal gives no reason; interceptor messages only go to the log."""
 
 
 class InterceptorHook:
     """Runs the request phase, the operation, then the response phase; a blocked phase refuses the operation.
 
-    A refused `tools/call` is an `isError` result with a generic text; any other refused method is a
-    JSON-RPC error (`-32602` when request validation refused it, `-32603` otherwise). Sinks of the
+    A refused `tools/call` is an `isError` result with a generic text, or the blocking verdict's
+    `reason` and `retry_after`; any other refused method is a JSON-RPC error (`-32602` when request
+    validation refused it, `-32603` otherwise), whose `data` carries the reason when there is one. Sinks of the
     response phase also observe refusals and protocol errors, with `context.outcome` saying which.
     """
 
@@ -69,18 +70,42 @@ class InterceptorHook:
             (chain.aborted_at or {}).get("interceptor"),
             "; ".join(chain.messages()) or "no messages",
         )
+        told = _told(chain)
+        data: dict[str, Any] | None = None
+        if told is not None:
+            data = {"reason": told.reason}
+            if told.retry_after is not None:
+                data["retryAfter"] = told.retry_after
         error: MCPError = (
-            InvalidParams("Invalid params: refused by the server's policy")
+            InvalidParams("Invalid params: refused by the server's policy", data=data)
             if chain.status == "validation_failed" and chain.phase == "request"
-            else InternalError()
+            else InternalError(data=data)
         )
-        refusal = tool_error(REFUSED_TOOL_CALL) if chain.event == "tools/call" else {"error": error.to_error()}
+        refusal = tool_error(refusal_text(told)) if chain.event == "tools/call" else {"error": error.to_error()}
         if not chain.sinks_ran or chain.phase == "request":
             blocked = _with(context, outcome="blocked", duration_ms=(time.perf_counter() - started) * 1000)
             await self.plan.run_sinks(chain.event, "response", refusal, blocked)
         if chain.event == "tools/call":
             return refusal
         raise error
+
+
+def _told(chain: ChainResult) -> ValidationResult | None:
+    """The first blocking verdict of the phase that gives the client a reason, if any."""
+    for _entry, result, _error, _duration in chain.outcomes:
+        if isinstance(result, ValidationResult) and result.blocks() and result.reason:
+            return result
+    return None
+
+
+def refusal_text(verdict: ValidationResult | None) -> str:
+    """The text of a refused `tools/call`: generic, or the verdict's reason and when to try again."""
+    if verdict is None or not verdict.reason:
+        return REFUSED_TOOL_CALL
+    text = f"{REFUSED_TOOL_CALL[:-1]}: {verdict.reason.rstrip('.')}."
+    if verdict.retry_after is not None:
+        text += f" Try again in {verdict.retry_after} seconds."
+    return text
 
 
 def context_for(ctx: RequestContext) -> InterceptorContext:

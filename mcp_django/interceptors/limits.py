@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import pydantic
@@ -43,7 +44,8 @@ class RateLimitInterceptor(ValidationInterceptor):
         if options.tools is not None and tool not in options.tools:
             return True
         caller = invocation.context.principal.get("id", "anonymous")
-        window = int(time.time() // options.per_seconds)
+        now = time.time()
+        window = int(now // options.per_seconds)
         key = f"mcp_django:rate:{caller}:{tool}:{options.per_seconds}:{window}"
         cache = caches[options.cache]
         if await cache.aadd(key, 1, timeout=options.per_seconds + 1):
@@ -57,7 +59,13 @@ class RateLimitInterceptor(ValidationInterceptor):
         if count <= options.calls:
             return True
         message = f"more than {options.calls} calls of {tool!r} in {options.per_seconds}s"
-        return ValidationResult(valid=False, severity="error", messages=[ValidationMessage(message)])
+        return ValidationResult(
+            valid=False,
+            severity="error",
+            messages=[ValidationMessage(message)],
+            reason=f"rate limit reached: at most {options.calls} calls of {tool!r} every {options.per_seconds} seconds",
+            retry_after=max(1, math.ceil((window + 1) * options.per_seconds - now)),
+        )
 
 
 class ArgumentSizeOptions(pydantic.BaseModel):
@@ -84,4 +92,9 @@ class ArgumentSizeInterceptor(ValidationInterceptor):
         if size <= options.max_bytes:
             return True
         message = f"arguments are {size} bytes, more than {options.max_bytes}"
-        return ValidationResult(valid=False, severity="error", messages=[ValidationMessage(message, path="arguments")])
+        return ValidationResult(
+            valid=False,
+            severity="error",
+            messages=[ValidationMessage(message, path="arguments")],
+            reason=f"the arguments are {size} bytes long; send at most {options.max_bytes}",
+        )

@@ -35,6 +35,41 @@ def test_anything_else_is_not_a_scope(value: object) -> None:
         Scope.parse(value)
 
 
+def test_a_scope_prints_as_its_name_and_formats_as_a_number_on_request() -> None:
+    assert f"{Scope.TEAM}" == str(Scope.TEAM) == "TEAM"
+    assert f"{Scope.SYSTEM:>8}" == "  SYSTEM"
+    assert f"{Scope.TEAM:d}" == "1"
+    assert int(Scope.TEAM) == 1
+
+
+def test_a_group_scope_takes_a_name_as_the_setting_does(alice: Caller) -> None:
+    group = Group.objects.create(name="ops")
+
+    row = GroupScope.objects.create(group=group, scope="SYSTEM")
+    alice.user.groups.add(group)
+
+    assert row.scope is Scope.SYSTEM
+    assert GroupScope.objects.get(pk=row.pk).scope is Scope.SYSTEM
+    assert GroupScope.objects.filter(scope="system").get() == row
+    assert GroupScopePolicy().scope_of(alice.user) is Scope.SYSTEM
+
+
+def test_a_group_scope_refuses_what_is_no_scope() -> None:
+    with pytest.raises(ValueError, match="'admin' is not a scope; use one of USER, TEAM, SYSTEM"):
+        GroupScope(group=Group.objects.create(name="ops"), scope="admin")
+
+
+def test_the_admin_form_of_a_group_scope_stores_the_scope_chosen() -> None:
+    from django.forms import modelform_factory
+
+    form = modelform_factory(GroupScope, fields=["group", "scope"])(
+        {"group": Group.objects.create(name="ops").pk, "scope": "1"}
+    )
+
+    assert form.is_valid(), form.errors
+    assert form.save().scope is Scope.TEAM
+
+
 def test_an_authenticated_user_without_groups_is_user(alice: Caller) -> None:
     assert GroupScopePolicy().scope_of(alice.user) is Scope.USER
 
