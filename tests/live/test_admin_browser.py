@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
 import shutil
 import time
@@ -51,24 +52,31 @@ def admin_server(live_server_env: dict[str, str], tmp_path_factory: pytest.TempP
         yield server
 
 
-@pytest.fixture
-def page(tmp_path: Path) -> Iterator[Any]:
+@contextlib.contextmanager
+def chromium(profile: Path, *args: str) -> Iterator[Any]:
+    """Headless Debian chromium driven by Playwright (a browser context); skips the test without either."""
     executable = chromium_path()
     if executable is None:
         pytest.skip("chromium not found: install Debian's chromium (make test does) or set MCP_TEST_CHROMIUM")
     sync_api = pytest.importorskip("playwright.sync_api", reason="the test extras install playwright")
     with sync_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"),
+            str(profile),
             executable_path=executable,
             headless=True,
-            args=CHROMIUM_ARGS,
+            args=[*CHROMIUM_ARGS, *args],
             viewport={"width": 1280, "height": 900},
         )
         try:
-            yield context.pages[0] if context.pages else context.new_page()
+            yield context
         finally:
             context.close()
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[Any]:
+    with chromium(tmp_path / "chromium-profile") as context:
+        yield context.pages[0] if context.pages else context.new_page()
 
 
 def adapter_tools(server: LiveServer) -> set[str]:

@@ -18,10 +18,11 @@ import pytest
 
 from tests.conftest import LiveServer, _free_port, serve_example
 from tests.live.admin_support import private_env
-from tests.live.test_admin_browser import CHROMIUM_ARGS, chromium_path
+from tests.live.test_admin_browser import chromium
 
 pytestmark = pytest.mark.live
 
+RESOLVE_TEST_NAMES = "--host-resolver-rules=MAP client.test 127.0.0.1, MAP evil.test 127.0.0.1"
 PAGE = b"<!doctype html><title>an MCP client in a page</title><p>client</p>"
 
 CALL_THE_SERVER = """
@@ -87,21 +88,8 @@ def cors_server(
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    executable = chromium_path()
-    if executable is None:
-        pytest.skip("chromium not found: install Debian's chromium (make test does) or set MCP_TEST_CHROMIUM")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the test extras install playwright")
-    with sync_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"),
-            executable_path=executable,
-            headless=True,
-            args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP client.test 127.0.0.1, MAP evil.test 127.0.0.1"],
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+    with chromium(tmp_path / "chromium-profile", RESOLVE_TEST_NAMES) as context:
+        yield context
 
 
 def call_from(browser: Any, origin: str, server: LiveServer, token: str | None) -> dict[str, Any]:
