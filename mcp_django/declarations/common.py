@@ -10,6 +10,7 @@ from typing import Any, Final, Literal, NotRequired, TypeAlias
 from asgiref.sync import iscoroutinefunction
 from typing_extensions import TypedDict
 
+from mcp_django.declarations.django_values import evaluate, needs_evaluation
 from mcp_django.executor import run_sync
 from mcp_django.scopes import Scope
 
@@ -56,17 +57,31 @@ class Icon(TypedDict):
 
 
 class Runner:
-    """Calls a declared function: async ones directly, sync ones through `run_sync` (where the ORM may run)."""
+    """Calls a declared function: async ones directly, sync ones through `run_sync` (where the ORM may run).
+
+    What the function returns comes back with Django values evaluated where the ORM may run
+    (`declarations.django_values.evaluate`): a sync function's in its own thread, an async one's
+    through `run_sync` when it returned a QuerySet or model instances.
+    """
 
     __slots__ = ("_call", "fn", "is_async")
 
     def __init__(self, fn: AnyFunction) -> None:
         self.fn = fn
         self.is_async = iscoroutinefunction(fn) or iscoroutinefunction(type(fn).__call__)
-        self._call: Callable[..., Awaitable[Any]] = fn if self.is_async else functools.partial(run_sync, fn)
+        self._call: Callable[..., Awaitable[Any]] = (
+            fn if self.is_async else functools.partial(run_sync, functools.partial(_evaluated, fn))
+        )
 
     async def __call__(self, kwargs: dict[str, Any]) -> Any:
-        return await self._call(**kwargs)
+        value = await self._call(**kwargs)
+        if self.is_async and needs_evaluation(value):
+            value = await run_sync(evaluate, value)
+        return value
+
+
+def _evaluated(fn: AnyFunction, /, **kwargs: Any) -> Any:
+    return evaluate(fn(**kwargs))
 
 
 def declared_scope(owner: str, value: Scope | str | int) -> Scope:

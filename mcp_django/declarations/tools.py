@@ -23,6 +23,7 @@ from mcp_django.declarations.common import (
     require_description,
     wire,
 )
+from mcp_django.declarations.django_values import output_annotation
 from mcp_django.declarations.signatures import (
     ArgumentsInvalid,
     Signature,
@@ -117,7 +118,7 @@ class Tool:
         return f"<Tool {self.name}>"
 
     def _structured_output(self, wanted: bool | None) -> StructuredOutput | None:
-        annotation = self.signature.return_annotation
+        annotation = output_annotation(self.signature.return_annotation)  # a model: the pydantic model of its fields
         unsupported = (
             annotation in (inspect.Signature.empty, Any, None, type(None), bytes)
             or mentions_content(annotation)
