@@ -103,8 +103,9 @@ typecheck: $(VENV_STAMP)
 	$(VENV)/bin/mypy
 
 # Debian packages the tests drive for real (command:package): redis-server for the two-worker tests,
-# chromium for the admin's browser test (Playwright drives it; `playwright install` is never run).
-DEBIAN_PACKAGES := redis-server:redis-server chromium:chromium
+# chromium for the admin's and the CORS browser tests (Playwright drives it; `playwright install` is never
+# run), curl for the quickstart's own curl example (tests/live/test_quickstart.py).
+DEBIAN_PACKAGES := redis-server:redis-server chromium:chromium curl:curl
 
 debian-packages:
 	scripts/ensure-debian-packages $(DEBIAN_PACKAGES)

@@ -1,0 +1,182 @@
+"""The Quickstart, run as written: README's and docs/quickstart.md's snippets, in a fresh `startproject`.
+
+Between the page's `<!-- quickstart: start -->` and `<!-- quickstart: end -->` marks, every fenced block
+runs, in order, in a temporary directory with this virtualenv first on the PATH:
+
+- a `python` block whose first line is a path comment (`# catalogue/models.py`) is that file, written
+  relative to the current directory; `# mysite/settings.py: add at the end` appends it instead;
+- a `bash` block runs in one `bash -e`, and the directory and environment it leaves carry over to the
+  next block (`cd mysite`, `export MCP_TOKEN=...`). A `pip install` line is skipped: the project under
+  test is installed in this virtualenv already. A `daphne` line starts the server in the background;
+- `8000` becomes a free port everywhere.
+
+A python block without a path comment fails the test; blocks of other languages are prose. The test then
+checks what the page promises besides the commands succeeding: `check` finds no issue, the first tool
+calls print what they should, and the admin's static files are served.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import _free_port
+
+pytestmark = pytest.mark.live
+
+ROOT = Path(__file__).resolve().parents[2]
+FIRST_CALL = {
+    "README.md": "{'result': [{'id': 1, 'name': 'Dune', 'category': 'books'}]}",
+    "docs/quickstart.md": "Dune (Frank Herbert, 1965)",
+}
+"""A line each page's first successful tool calls print."""
+START, END = "<!-- quickstart: start", "<!-- quickstart: end -->"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+PATH_COMMENT = re.compile(r"# ([\w./-]+\.py)(: add at the end)?\s*$")
+COMMAND_TIMEOUT_S = 120
+SERVER_START_TIMEOUT_S = 30
+
+
+@dataclass
+class Block:
+    language: str
+    text: str
+
+
+def quickstart_blocks(page: str) -> list[Block]:
+    """The fenced blocks between the page's quickstart marks."""
+    text = (ROOT / page).read_text()
+    assert START in text, f"{page} has no quickstart start mark"
+    assert END in text, f"{page} has no quickstart end mark"
+    part = text[text.index(START) : text.index(END)]
+    return [Block(match.group(1), match.group(2)) for match in FENCE.finditer(part)]
+
+
+@dataclass
+class Shell:
+    """A shell session spread over blocks: the directory and environment one block leaves, the next starts in."""
+
+    cwd: Path
+    env: dict[str, str]
+    port: int
+    servers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+
+    def write(self, block: Block) -> None:
+        first = block.text.partition("\n")[0]
+        found = PATH_COMMENT.match(first)
+        assert found is not None, f"a python block of the quickstart names no file: {first!r}"
+        path = self.cwd / found.group(1)
+        text = self.localize(block.text)
+        if found.group(2):
+            with path.open("a") as file:
+                file.write("\n" + text)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+    def run(self, block: Block) -> None:
+        lines = []
+        for line in self.localize(block.text).replace("\\\n", " ").splitlines():
+            command = line.strip()
+            if command.startswith("pip install"):
+                continue
+            if command.startswith("daphne "):
+                self.serve(command)
+                continue
+            lines.append(line)
+        if not any(line.strip() for line in lines):
+            return
+        state = self.cwd / ".quickstart-state"
+        script = "\n".join(["set -e", *lines, f'pwd > "{state}.cwd"', f'env -0 > "{state}.env"'])
+        result = subprocess.run(
+            ["bash", "-c", script],
+            cwd=self.cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+        )
+        self.outputs.append(result.stdout)
+        assert result.returncode == 0, f"{block.text}\nfailed:\n{result.stdout}\n{result.stderr}"
+        cwd = Path(Path(f"{state}.cwd").read_text().strip())
+        self.env = dict(item.split("=", 1) for item in Path(f"{state}.env").read_text().split("\0") if "=" in item)
+        Path(f"{state}.cwd").unlink()
+        Path(f"{state}.env").unlink()
+        self.cwd = cwd
+
+    def serve(self, command: str) -> None:
+        log = (self.cwd / "daphne.log").open("wb")
+        process = subprocess.Popen(
+            ["bash", "-c", "exec " + command], cwd=self.cwd, env=self.env, stdout=log, stderr=subprocess.STDOUT
+        )
+        self.servers.append(process)
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while status("127.0.0.1", self.port, "/admin/login/") is None:
+            assert process.poll() is None, (self.cwd / "daphne.log").read_text()
+            assert time.monotonic() < deadline, "daphne did not start:\n" + (self.cwd / "daphne.log").read_text()
+            time.sleep(0.2)
+
+    def localize(self, text: str) -> str:
+        return text.replace("8000", str(self.port))
+
+
+def status(host: str, port: int, path: str) -> int | None:
+    """The HTTP status of a GET (None when nothing answers)."""
+    connection = http.client.HTTPConnection(host, port, timeout=5)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    except OSError:
+        return None
+    finally:
+        connection.close()
+
+
+@contextlib.contextmanager
+def shell(directory: Path) -> Iterator[Shell]:
+    venv_bin = str(Path(sys.executable).parent)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "MCP_EXAMPLE", "PYTEST", "COV_"))
+    }
+    env.update(PATH=venv_bin + os.pathsep + env.get("PATH", ""), PYTHONPATH="", PYTHONUNBUFFERED="1")
+    session = Shell(cwd=directory, env=env, port=_free_port())
+    try:
+        yield session
+    finally:
+        for server in session.servers:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(timeout=10)
+
+
+@pytest.mark.parametrize("page", FIRST_CALL)
+def test_the_quickstart_runs_as_written_to_a_first_tool_call(page: str, tmp_path: Path) -> None:
+    with shell(tmp_path) as session:
+        for block in quickstart_blocks(page):
+            if block.language == "python":
+                session.write(block)
+            elif block.language in ("bash", "sh", "shell"):
+                session.run(block)
+        assert session.servers, f"{page} never serves the project"
+        static = status("127.0.0.1", session.port, "/static/admin/css/base.css")
+
+    output = "\n".join(session.outputs)
+    assert "System check identified no issues" in output, output
+    assert FIRST_CALL[page] in output.splitlines(), output
+    assert static == 200, "the admin's static files are not served"
