@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.db.models import QuerySet
 from pydantic import BaseModel
+from rest_framework import serializers
 
 from example_project.demo.models import Book
 from mcp_django import Registry
@@ -60,6 +61,32 @@ def infos() -> list[BookInfo]:
 def permission(codename: str) -> Permission:
     """A permission: a model with a foreign key."""
     return Permission.objects.get(codename=codename)
+
+
+class BookSerializer(serializers.ModelSerializer[Book]):
+    """A book, as the API shows it."""
+
+    label = serializers.SerializerMethodField()
+    added_by = serializers.CharField(write_only=True, required=False)
+
+    class Meta:
+        model = Book
+        fields = ["id", "title", "year", "label", "added_by"]
+
+    def get_label(self, book: Book) -> str:
+        return f"{book.title} ({book.year})"
+
+
+@registry.tool
+def serialized(author: str) -> list[BookSerializer]:
+    """An author's books through a DRF serializer the tool names (a QuerySet, serialized in the tool's thread)."""
+    return Book.objects.filter(author=author).order_by("year")  # type: ignore[return-value]  # serialized
+
+
+@registry.tool
+def one_serialized(title: str) -> BookSerializer:
+    """One book, returned as the serializer."""
+    return BookSerializer(Book.objects.get(title=title))
 
 
 @pytest.fixture
@@ -158,3 +185,26 @@ async def test_a_relation_is_the_related_rows_key(era: str) -> None:
     assert result["structuredContent"]["codename"] == "add_book"
     expected = await Permission.objects.aget(codename="add_book")
     assert result["structuredContent"]["content_type"] == expected.content_type_id
+
+
+async def test_a_drf_serializer_the_tool_names_gives_the_schema_and_the_data(era: str, books: None) -> None:
+    schema = (await tools(era))["serialized"]["outputSchema"]
+
+    result = await client(era).call_tool("serialized", {"author": "Frank Herbert"})
+
+    book = schema["$defs"]["Book"]
+    assert schema["properties"]["result"]["items"] == {"$ref": "#/$defs/Book"}
+    assert set(book["properties"]) == {"id", "title", "year", "label"}  # write-only fields are not output
+    assert book["properties"]["year"]["type"] == "integer"
+    assert book["description"] == "A book, as the API shows it."
+    assert [(row["title"], row["label"]) for row in result["structuredContent"]["result"]] == [
+        ("Dune", "Dune (1965)"),
+        ("Children of Dune", "Children of Dune (1976)"),
+    ]
+
+
+async def test_a_returned_serializer_is_its_data(era: str, books: None) -> None:
+    result = await client(era).call_tool("one_serialized", {"title": "Kindred"})
+
+    assert not result.get("isError"), result
+    assert result["structuredContent"]["label"] == "Kindred (1979)"

@@ -64,24 +64,26 @@ class Runner:
     through `run_sync` when it returned a QuerySet or model instances.
     """
 
-    __slots__ = ("_call", "fn", "is_async")
+    __slots__ = ("_call", "_evaluate", "fn", "is_async")
 
-    def __init__(self, fn: AnyFunction) -> None:
+    def __init__(self, fn: AnyFunction, *, serializer: tuple[type, bool] | None = None) -> None:
+        """Args: serializer: the DRF serializer the function's results are serialized with (and if many)."""
         self.fn = fn
         self.is_async = iscoroutinefunction(fn) or iscoroutinefunction(type(fn).__call__)
+        self._evaluate = functools.partial(evaluate, serializer=serializer)
         self._call: Callable[..., Awaitable[Any]] = (
-            fn if self.is_async else functools.partial(run_sync, functools.partial(_evaluated, fn))
+            fn if self.is_async else functools.partial(run_sync, functools.partial(_evaluated, fn, self._evaluate))
         )
 
     async def __call__(self, kwargs: dict[str, Any]) -> Any:
         value = await self._call(**kwargs)
         if self.is_async and needs_evaluation(value):
-            value = await run_sync(evaluate, value)
+            value = await run_sync(self._evaluate, value)
         return value
 
 
-def _evaluated(fn: AnyFunction, /, **kwargs: Any) -> Any:
-    return evaluate(fn(**kwargs))
+def _evaluated(fn: AnyFunction, evaluated: Callable[[Any], Any], /, **kwargs: Any) -> Any:
+    return evaluated(fn(**kwargs))
 
 
 def declared_scope(owner: str, value: Scope | str | int) -> Scope:

@@ -15,6 +15,9 @@ function it runs through `run_sync`) and makes the value plain:
 `-> Book | None`) into the pydantic model of its fields, so the tool publishes an output schema and
 its result is structured content; a bare `QuerySet` annotation is a list of rows. A tool annotated with
 a pydantic model (`-> list[BookInfo]`) may return instances or a QuerySet too: the rows' fields fill it.
+A tool annotated with a DRF serializer (`-> BookSerializer`, `-> list[BookSerializer]`) publishes the
+schema of the serializer's output, and what it returns (instances, a QuerySet, or the serializer) is
+serialized with it in the tool's thread.
 Django is imported only when a value or annotation is Django's.
 """
 
@@ -30,7 +33,14 @@ from typing import Any, Final, Optional, Union, get_args, get_origin
 
 import pydantic
 
-__all__ = ["evaluate", "model_schema", "needs_evaluation", "output_annotation"]
+__all__ = [
+    "evaluate",
+    "model_schema",
+    "named_serializer",
+    "needs_evaluation",
+    "output_annotation",
+    "serializer_schema",
+]
 
 _PLAIN: Final = frozenset({str, int, float, bool, type(None), dict, bytes})
 
@@ -54,13 +64,21 @@ def needs_evaluation(value: Any) -> bool:
     return _is_serializer(value)
 
 
-def evaluate(value: Any) -> Any:
+def evaluate(value: Any, serializer: tuple[type, bool] | None = None) -> Any:
     """The value with QuerySets evaluated and instances as dicts of their fields (see the module docstring).
 
     Call it where the ORM may run: it queries.
+
+    Args:
+        value: what a declared function returned.
+        serializer: the DRF serializer class the function's return annotation names, and whether it
+            names a list of them: instances and QuerySets are serialized with it.
     """
     if not needs_evaluation(value):
         return value
+    if serializer is not None and not _is_serializer(value) and value is not None:
+        serializer_class, many = serializer
+        return serializer_class(value, many=many).data
     models = _models()
     if isinstance(value, models.Model):
         return instance_fields(value)
@@ -79,10 +97,29 @@ def _is_serializer(value: Any) -> bool:
     return serializers is not None and isinstance(value, serializers.BaseSerializer)
 
 
-def output_annotation(annotation: Any) -> Any:
-    """The annotation with every model class replaced by the pydantic model of its fields, a bare QuerySet by a list.
+def named_serializer(annotation: Any) -> tuple[type, bool] | None:
+    """The DRF serializer class a return annotation names (`BookSerializer`, `list[BookSerializer]`,
+    `BookSerializer | None`), and whether it is a list of them; None when it names none."""
+    serializers = sys.modules.get("rest_framework.serializers")
+    if serializers is None:
+        return None
+    if isinstance(annotation, type):
+        return (annotation, False) if issubclass(annotation, serializers.BaseSerializer) else None
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin in (list, Sequence) and len(args) == 1:
+        found = named_serializer(args[0])
+        return (found[0], True) if found is not None and not found[1] else None
+    if origin is Union or type(annotation).__name__ == "UnionType":
+        named = [arg for arg in args if arg is not type(None)]
+        return named_serializer(named[0]) if len(named) == 1 else None
+    return None
 
-    Anything that names no model is returned as it is.
+
+def output_annotation(annotation: Any) -> Any:
+    """The annotation with every model class replaced by the pydantic model of its fields, a bare QuerySet by a
+    list, and a DRF serializer class by the pydantic model of its output fields.
+
+    Anything that names neither is returned as it is.
     """
     models = _models()
     if models is None:
@@ -90,6 +127,8 @@ def output_annotation(annotation: Any) -> Any:
     if isinstance(annotation, type):
         if issubclass(annotation, models.Model):
             return model_schema(annotation)
+        if named_serializer(annotation) is not None:
+            return serializer_schema(annotation)
         if issubclass(annotation, models.QuerySet):
             return list[Any]
         return annotation
@@ -162,5 +201,67 @@ def model_schema(model: type) -> type[pydantic.BaseModel]:
     doc = (model.__doc__ or "").strip()
     generated: type[pydantic.BaseModel] = pydantic.create_model(
         model.__name__, __doc__=doc if doc and not doc.startswith(f"{model.__name__}(") else None, **fields
+    )
+    return generated
+
+
+_SERIALIZER_FIELD_TYPES: Final[dict[str, Any]] = {
+    "IntegerField": int,
+    "FloatField": float,
+    "BooleanField": bool,
+    "NullBooleanField": bool,
+    "CharField": str,
+    "EmailField": str,
+    "RegexField": str,
+    "SlugField": str,
+    "URLField": str,
+    "IPAddressField": str,
+    "UUIDField": str,
+    "DateTimeField": str,
+    "DateField": str,
+    "TimeField": str,
+    "DurationField": str,
+    "FileField": str,
+    "ImageField": str,
+    "DictField": dict[str, Any],
+    "HStoreField": dict[str, Any],
+    "ListField": list[Any],
+    "MultipleChoiceField": list[Any],
+}
+"""The JSON type of a DRF field's representation (dates and UUIDs are strings in DRF's output)."""
+
+
+def _serializer_field_type(field: Any) -> Any:
+    serializers = sys.modules["rest_framework.serializers"]
+    if isinstance(field, serializers.ListSerializer):
+        return list[_serializer_field_type(field.child)]  # type: ignore[misc]  # built at run time
+    if isinstance(field, serializers.BaseSerializer):
+        nested: type = field.__class__
+        return serializer_schema(nested)
+    if isinstance(field, serializers.DecimalField):
+        return str if field.coerce_to_string is not False else float
+    for cls in type(field).__mro__:
+        if cls.__name__ in _SERIALIZER_FIELD_TYPES:
+            return _SERIALIZER_FIELD_TYPES[cls.__name__]
+    return Any  # related fields, method fields, choices: whatever they represent
+
+
+@functools.cache
+def serializer_schema(serializer_class: type) -> type[pydantic.BaseModel]:
+    """The pydantic model of what a DRF serializer outputs: its readable fields, nullable where they allow null."""
+    fields: dict[str, Any] = {}
+    for name, field in serializer_class().fields.items():
+        if field.write_only:
+            continue
+        python_type = _serializer_field_type(field)
+        if getattr(field, "allow_null", False):
+            python_type = Optional[python_type]  # noqa: UP045  # built at run time
+        description = str(field.help_text or field.label or name)
+        fields[field.field_name or name] = (python_type, pydantic.Field(description=description))
+    doc = (serializer_class.__doc__ or "").strip()
+    generated: type[pydantic.BaseModel] = pydantic.create_model(
+        serializer_class.__name__.removesuffix("Serializer") or serializer_class.__name__,
+        __doc__=doc or None,
+        **fields,
     )
     return generated

@@ -23,7 +23,7 @@ from mcp_django.declarations.common import (
     require_description,
     wire,
 )
-from mcp_django.declarations.django_values import output_annotation
+from mcp_django.declarations.django_values import named_serializer, output_annotation
 from mcp_django.declarations.signatures import (
     ArgumentsInvalid,
     Signature,
@@ -100,7 +100,7 @@ class Tool:
         else:
             self._output = self._structured_output(structured_output)
             self.output_schema = self._output.schema if self._output else None
-        self._run = Runner(fn)
+        self._run = Runner(fn, serializer=named_serializer(self.signature.return_annotation))
         self.wire: dict[str, Any] = wire(
             {"name": self.name},
             [
