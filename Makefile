@@ -104,8 +104,11 @@ typecheck: $(VENV_STAMP)
 
 # Debian packages the tests drive for real (command:package): redis-server for the two-worker tests,
 # chromium for the admin's and the CORS browser tests (Playwright drives it; `playwright install` is never
-# run), curl for the quickstart's own curl example (tests/live/test_quickstart.py).
-DEBIAN_PACKAGES := redis-server:redis-server chromium:chromium curl:curl
+# run), curl for the quickstart's own curl example (tests/live/test_quickstart.py), PostgreSQL and HAProxy
+# for the production-shaped leg (tests/production/: a throwaway cluster of its own, never the system's;
+# Debian keeps the server's binaries off PATH, hence the path).
+DEBIAN_PACKAGES := redis-server:redis-server chromium:chromium curl:curl \
+	'/usr/lib/postgresql/*/bin/initdb:postgresql' /usr/sbin/haproxy:haproxy
 
 debian-packages:
 	scripts/ensure-debian-packages $(DEBIAN_PACKAGES)

@@ -1,7 +1,9 @@
 """Settings for the mcp_django example project: the demo app and the conformance fixture server.
 
 Development settings only (DEBUG on, a fixed secret key, SQLite in the repository). The database path
-can be moved with ``MCP_EXAMPLE_DB`` (the live tests point it at a temporary file).
+can be moved with ``MCP_EXAMPLE_DB`` (the live tests point it at a temporary file);
+``MCP_EXAMPLE_DATABASE_URL`` (``postgresql://user:password@host:port/name``) serves it from PostgreSQL
+instead, through psycopg 3 (the production-shaped tests do; docs/deployment.md).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -63,7 +66,7 @@ TEMPLATES = [
 WSGI_APPLICATION = "example_project.wsgi.application"
 ASGI_APPLICATION = "example_project.asgi.application"
 
-DATABASES = {
+DATABASES: dict[str, dict[str, Any]] = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ.get("MCP_EXAMPLE_DB", str(BASE_DIR / "db.sqlite3")),
@@ -76,6 +79,18 @@ DATABASES = {
         "CONN_HEALTH_CHECKS": True,
     }
 }
+if os.environ.get("MCP_EXAMPLE_DATABASE_URL"):
+    _url = urlsplit(os.environ["MCP_EXAMPLE_DATABASE_URL"])
+    DATABASES["default"] = {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(_url.path.lstrip("/")),
+        "USER": unquote(_url.username or ""),
+        "PASSWORD": unquote(_url.password or ""),
+        "HOST": _url.hostname or "",
+        "PORT": str(_url.port or ""),
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -76,18 +76,27 @@ def _wait_until_serving(process: subprocess.Popen[bytes], host: str, port: int, 
             returncode = process.wait(timeout=0.1)
         except subprocess.TimeoutExpired:
             continue
-        raise RuntimeError(f"daphne exited with {returncode} before serving:\n{_read(log_path)}")
+        raise RuntimeError(f"the server exited with {returncode} before serving:\n{_read(log_path)}")
     process.kill()
-    raise RuntimeError(f"daphne did not answer within {STARTUP_TIMEOUT_S:.0f}s:\n{_read(log_path)}")
+    raise RuntimeError(f"the server did not answer within {STARTUP_TIMEOUT_S:.0f}s:\n{_read(log_path)}")
 
 
-def _demo_tokens(database: str) -> dict[str, str]:
-    """username -> API token of the users `seed_demo` created (alice, bob, carol)."""
-    with sqlite3.connect(database) as connection:
-        rows = connection.execute(
-            "SELECT auth_user.username, authtoken_token.key FROM authtoken_token "
-            "JOIN auth_user ON auth_user.id = authtoken_token.user_id"
-        ).fetchall()
+DEMO_TOKENS_SQL = (
+    "SELECT auth_user.username, authtoken_token.key FROM authtoken_token "
+    "JOIN auth_user ON auth_user.id = authtoken_token.user_id"
+)
+
+
+def _demo_tokens(env: dict[str, str]) -> dict[str, str]:
+    """username -> API token of the users `seed_demo` created (alice, bob, carol), from the server's database."""
+    if env.get("MCP_EXAMPLE_DATABASE_URL"):
+        import psycopg  # the production-shaped leg only (tests/production/)
+
+        with psycopg.connect(env["MCP_EXAMPLE_DATABASE_URL"]) as pg:
+            rows = pg.execute(DEMO_TOKENS_SQL).fetchall()
+    else:
+        with sqlite3.connect(env["MCP_EXAMPLE_DB"]) as connection:
+            rows = connection.execute(DEMO_TOKENS_SQL).fetchall()
     return {str(username): str(key) for username, key in rows}
 
 
@@ -120,18 +129,26 @@ def live_server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @contextlib.contextmanager
 def serve_example(
-    env: dict[str, str], log_dir: Path, *, preexec_fn: Callable[[], None] | None = None
+    env: dict[str, str],
+    log_dir: Path,
+    *,
+    preexec_fn: Callable[[], None] | None = None,
+    server: str = "daphne",
 ) -> Iterator[LiveServer]:
-    """Serve the example project with daphne on a free loopback port until the block ends.
+    """Serve the example project with daphne (or `server="uvicorn"`) on a free loopback port until the block ends.
 
     Several can run at once on one database: that is how the multi-worker tests stand up their workers.
-    `preexec_fn` runs in the child before daphne starts (the fault tests drop privileges with it).
+    `preexec_fn` runs in the child before the server starts (the fault tests drop privileges with it).
     """
     host, port = "127.0.0.1", _free_port()
-    log_path = log_dir / f"daphne-{port}.log"
+    log_path = log_dir / f"{server}-{port}.log"
+    command = {
+        "daphne": ["-m", "daphne", "-b", host, "-p", str(port)],
+        "uvicorn": ["-m", "uvicorn", "--host", host, "--port", str(port), "--lifespan", "off", "--no-access-log"],
+    }[server]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "example_project.asgi:application"],
+            [sys.executable, *command, "example_project.asgi:application"],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -140,7 +157,7 @@ def serve_example(
         )
     try:
         _wait_until_serving(process, host, port, log_path)
-        tokens = _demo_tokens(env["MCP_EXAMPLE_DB"])
+        tokens = _demo_tokens(env)
         yield LiveServer(base_url=f"http://{host}:{port}", log_path=log_path, process=process, tokens=tokens)
     finally:
         process.terminate()

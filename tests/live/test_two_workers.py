@@ -8,9 +8,6 @@ its answer to worker B; the Channels layer carries it to A, where the tool finis
 from __future__ import annotations
 
 import json
-import shutil
-import socket
-import subprocess
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +15,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.conftest import LiveServer, _free_port, serve_example
+from tests.conftest import LiveServer, serve_example
+from tests.services_support import ServiceUnavailable, redis_server
 
 pytestmark = pytest.mark.live
 
@@ -26,42 +24,14 @@ ACCEPT = "application/json, text/event-stream"
 ENDPOINT = "/conformance/mcp"
 
 
-def _redis_answers(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def redis_url() -> Iterator[str]:
     """A throwaway Redis server on a free loopback port (the Makefile installs redis-server)."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not installed: run `make test`, which installs it")
-    port = _free_port()
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     try:
-        for _ in range(200):  # bounded: about ten seconds
-            if _redis_answers(port):
-                break
-            try:
-                process.wait(timeout=0.05)
-                pytest.fail("redis-server exited at start-up")
-            except subprocess.TimeoutExpired:
-                pass
-        else:
-            pytest.fail("redis-server did not answer within ten seconds")
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+        with redis_server() as url:
+            yield url
+    except ServiceUnavailable as unavailable:
+        pytest.fail(str(unavailable))
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,35 @@
+"""The production-shaped leg: PostgreSQL, Redis and several workers behind a round-robin (tests/production/site.py).
+
+Its tests carry the `production` marker. It runs in a plain `pytest` (so in `make test`) and when the
+marker expression names it (`-m production`); a marker expression that does not name it (`-m "not
+live"`, `-m "live or conformance"`) leaves it out, so the in-memory and live runs stay as quick as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.production.site import ProductionSite
+from tests.services_support import postgres_cluster, redis_server
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    expression = config.getoption("markexpr") or ""
+    if not expression or "production" in expression:
+        return
+    kept: list[pytest.Item] = []
+    left_out: list[pytest.Item] = []
+    for item in items:
+        (kept if item.get_closest_marker("production") is None else left_out).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
+
+
+@pytest.fixture(scope="session")
+def production(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProductionSite]:
+    """A PostgreSQL cluster and a Redis server for the whole session, and the seeded template database."""
+    with postgres_cluster() as cluster, redis_server() as redis_url:
+        yield ProductionSite(cluster, redis_url, tmp_path_factory.mktemp("production"))
