@@ -1,10 +1,16 @@
 """Plain JSON views beside the MCP endpoints: the endpoint manifest and RFC 9728 resource metadata.
 
 Both are public (they describe where and how to authenticate, nothing behind it) and read
-the endpoint registry of the URLconf serving the request.
+the endpoint registry of the URLconf serving the request. A page on any origin may read them
+(`Access-Control-Allow-Origin: *`): a browser-based client discovers how to sign in from them
+before it holds credentials (docs/cors.md).
 """
 
 from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
 
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
@@ -15,13 +21,25 @@ from mcp_django.endpoints import canonical_path, endpoint_registry
 __all__ = ["endpoint_manifest", "protected_resource_metadata"]
 
 
+def _readable_from_any_origin(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
+    @functools.wraps(view)
+    def public(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+        response = view(request, *args, **kwargs)
+        response["Access-Control-Allow-Origin"] = "*"
+        return response
+
+    return public
+
+
 @require_GET
+@_readable_from_any_origin
 def endpoint_manifest(request: HttpRequest) -> JsonResponse:
     """`{"endpoints": [{"name", "path", "mode", "anonymous"}, ...]}` for every mounted endpoint, sorted by path."""
     return JsonResponse(endpoint_registry(getattr(request, "urlconf", None)).manifest())
 
 
 @require_GET
+@_readable_from_any_origin
 def protected_resource_metadata(request: HttpRequest, resource: str = "") -> JsonResponse:
     """RFC 9728 protected resource metadata of the endpoint mounted at `/<resource>`.
 

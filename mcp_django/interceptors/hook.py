@@ -91,11 +91,18 @@ class InterceptorHook:
 
 
 def _told(chain: ChainResult) -> ValidationResult | None:
-    """The first blocking verdict of the phase that gives the client a reason, if any."""
+    """The first blocking verdict of the phase that gives the client a reason; a timeout's reason; else None."""
     for _entry, result, _error, _duration in chain.outcomes:
         if isinstance(result, ValidationResult) and result.blocks() and result.reason:
             return result
+    if chain.status == "timeout" or (chain.aborted_at or {}).get("reason") == "timeout":
+        return _TIMED_OUT
     return None
+
+
+_TIMED_OUT: Final = ValidationResult(
+    valid=False, reason="the server's checks of this call did not finish in time; try again shortly"
+)
 
 
 def refusal_text(verdict: ValidationResult | None) -> str:

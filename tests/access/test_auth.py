@@ -128,6 +128,14 @@ def test_the_metadata_names_the_authorization_servers_of_the_setting(client: Cli
     assert metadata["resource"] == "http://testserver/mcp"
 
 
+@pytest.mark.parametrize("path", ["/.well-known/oauth-protected-resource/mcp", "/mcp/.well-known/endpoints"])
+def test_a_page_on_any_origin_may_read_the_public_metadata(client: Client, path: str) -> None:
+    response = client.get(path, headers={"Origin": "https://inspector.example"})
+
+    assert response.status_code == 200
+    assert response["Access-Control-Allow-Origin"] == "*"
+
+
 @pytest.mark.parametrize("path", ["open/mcp", "nowhere", "mcp/adapter/deeper"])
 def test_no_metadata_for_anonymous_endpoints_or_paths_without_an_endpoint(client: Client, path: str) -> None:
     assert client.get(f"/.well-known/oauth-protected-resource/{path}").status_code == 404

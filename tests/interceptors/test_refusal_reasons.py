@@ -68,3 +68,13 @@ async def test_a_refusal_without_a_reason_stays_generic() -> None:
     refused = await client([refuse]).call_tool("echo", {"text": "hi"})
 
     assert text_of(refused) == REFUSED_TOOL_CALL
+
+
+async def test_a_call_refused_because_a_check_timed_out_says_to_try_again() -> None:
+    hang = {"CLASS": support.Hang, "EVENTS": ["tools/call"], "TIMEOUT_MS": 20}
+
+    refused = await client([hang]).call_tool("echo", {"text": "hi"})
+
+    assert text_of(refused) == (
+        "The server refused this tool call: the server's checks of this call did not finish in time; try again shortly."
+    )
