@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from rest_framework import serializers
 
 from example_project.demo.models import Book
-from mcp_django import Registry
+from mcp_django import Registry, ToolProvider
+from mcp_django.endpoints import Endpoint
 from mcp_django.testing import MCPTestClient
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.parametrize("era", ["handshake", "stateless"])]
@@ -87,6 +88,28 @@ def serialized(author: str) -> list[BookSerializer]:
 def one_serialized(title: str) -> BookSerializer:
     """One book, returned as the serializer."""
     return BookSerializer(Book.objects.get(title=title))
+
+
+class CatalogueTools(ToolProvider):
+    """A provider whose sync and async tools return QuerySets."""
+
+    id = "tests.catalogue"
+
+    def list_tools(self, ctx: Any) -> list[dict[str, Any]]:
+        return [
+            {"name": name, "description": "Every title.", "inputSchema": {"type": "object"}}
+            for name in ("provider_titles", "provider_titles_async")
+        ]
+
+    def call_tool(self, name: str, arguments: dict[str, Any], ctx: Any) -> Any:
+        return Book.objects.values_list("title", flat=True)
+
+
+class AsyncCatalogueTools(CatalogueTools):
+    id = "tests.catalogue_async"
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], ctx: Any) -> Any:
+        return Book.objects.values_list("title", flat=True)
 
 
 @pytest.fixture
@@ -208,3 +231,14 @@ async def test_a_returned_serializer_is_its_data(era: str, books: None) -> None:
 
     assert not result.get("isError"), result
     assert result["structuredContent"]["label"] == "Kindred (1979)"
+
+
+@pytest.mark.parametrize("provider", [CatalogueTools, AsyncCatalogueTools])
+async def test_a_providers_queryset_is_evaluated_where_the_orm_may_run(era: str, provider: type, books: None) -> None:
+    endpoint = Endpoint("catalogue/mcp", name="catalogue", mode="adapter", providers=[provider], allow_anonymous=True)
+    mcp = MCPTestClient(endpoint, era=era)  # type: ignore[arg-type]  # parametrized with the two era names
+
+    result = await mcp.call_tool("provider_titles", {})
+
+    assert not result.get("isError"), result
+    assert [block["text"] for block in result["content"]] == ["Children of Dune", "Dune", "Kindred"]

@@ -16,6 +16,7 @@ from asgiref.sync import iscoroutinefunction
 
 from mcp_django import results
 from mcp_django.context import Context
+from mcp_django.declarations.django_values import evaluate, needs_evaluation
 from mcp_django.executor import run_sync
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import internal_errors
@@ -36,8 +37,23 @@ _METHODS = {
 
 
 def _runner(method: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
-    """Async methods as they are; sync ones through `run_sync` (a worker thread, where the ORM works)."""
-    return method if iscoroutinefunction(method) else functools.partial(run_sync, method)
+    """Async methods as they are; sync ones through `run_sync` (a worker thread, where the ORM works).
+
+    Either way, a QuerySet or model instances they return are evaluated where the ORM may run
+    (`declarations.django_values.evaluate`).
+    """
+    if iscoroutinefunction(method):
+        return functools.partial(_evaluated_async, method)
+    return functools.partial(run_sync, functools.partial(_evaluated, method))
+
+
+def _evaluated(method: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    return evaluate(method(*args, **kwargs))
+
+
+async def _evaluated_async(method: Callable[..., Awaitable[Any]], /, *args: Any, **kwargs: Any) -> Any:
+    value = await method(*args, **kwargs)
+    return await run_sync(evaluate, value) if needs_evaluation(value) else value
 
 
 def _items(value: Any, what: str, provider: Provider) -> Sequence[Mapping[str, Any]]:
