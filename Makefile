@@ -35,12 +35,13 @@ DEMO_PORT ?= 8000
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
 export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 
-.PHONY: help demo install node conformance-suite debian-packages lint typecheck pytest test test-django6 bench clean
+.PHONY: help demo install node conformance-suite debian-packages lint typecheck pytest test test-django6 bench soak clean
 
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
 	@echo "make test   - install everything the tests need, then ruff, mypy and pytest (live + conformance)"
 	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
+	@echo "make soak   - $(SOAK_SECONDS) s of mixed traffic against two workers on PostgreSQL and Redis; errors, memory, audit rows"
 	@echo "make clean  - remove the virtualenvs, caches and the demo database"
 
 # ------------------------------------------------------------------ Python
@@ -149,6 +150,17 @@ $(VENV_BENCH_STAMP): pyproject.toml
 bench: $(VENV_BENCH_STAMP)
 	scripts/ensure-debian-packages wrk:wrk || echo "wrk could not be installed: the built-in Python driver sends the load"
 	$(VENV_BENCH)/bin/python -m benchmarks.run
+
+# ------------------------------------------------------------------ soak (not part of `make test`)
+# The production shape of tests/production/ under mixed traffic for SOAK_SECONDS (SOAK_CLIENTS clients at
+# once); prints the errors (zero expected), each worker's memory at the start and the end, and the audit
+# rows against the calls, and fails when there was an error or the trail does not match.
+
+SOAK_SECONDS ?= 600
+SOAK_CLIENTS ?= 8
+
+soak: $(VENV_STAMP) debian-packages
+	$(VENV_PY) -m tests.production.soak --seconds $(SOAK_SECONDS) --clients $(SOAK_CLIENTS)
 
 clean:
 	rm -rf $(VENV) $(VENV6) $(VENV_BENCH) $(CACHE) db.sqlite3 .pytest_cache .mypy_cache .ruff_cache
