@@ -84,6 +84,10 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "DATABASE_THREADS": 8,
     "AUTH_CACHE_TTL": 60,
     "SCOPE_POLICY": "mcp_django.scopes.GroupScopePolicy",
+    # Gateways (docs/gateway.md): remote MCP servers by name, and the timeouts of their connections.
+    "GATEWAYS": {},
+    "GATEWAY_CONNECT_TIMEOUT": 10.0,
+    "GATEWAY_READ_TIMEOUT": 60.0,
 }
 """Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
 

@@ -53,11 +53,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _answers_http(host: str, port: int, timeout: float) -> bool:
+def _answers_http(host: str, port: int, timeout: float, path: str = "/admin/login/") -> bool:
     """True once the server completes an HTTP exchange (any status) within ``timeout`` seconds."""
     connection = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
-        connection.request("GET", "/admin/login/")
+        connection.request("GET", path)
         connection.getresponse().read()
     except OSError:
         return False
@@ -67,9 +67,16 @@ def _answers_http(host: str, port: int, timeout: float) -> bool:
 
 
 def _wait_until_serving(process: subprocess.Popen[bytes], host: str, port: int, log_path: Path) -> None:
+    _wait_until_answering(process, host, port, log_path)
+
+
+def _wait_until_answering(
+    process: subprocess.Popen[bytes], host: str, port: int, log_path: Path, path: str = "/admin/login/"
+) -> None:
+    """Wait until the server `process` answers HTTP on `path`; fail with its log when it dies or never does."""
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
     while time.monotonic() < deadline:
-        if _answers_http(host, port, timeout=2.0):
+        if _answers_http(host, port, timeout=2.0, path=path):
             return
         try:
             # Doubles as the pause between attempts and as the check that daphne has not died.

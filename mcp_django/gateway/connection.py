@@ -1,0 +1,151 @@
+"""The remote MCP connection: one pooled client connection per remote server, over Streamable HTTP or stdio.
+
+::
+
+    from mcp_django.gateway.connection import connect, remote_server
+
+    server = remote_server("github")            # an entry of MCP_DJANGO["GATEWAYS"], a dict, or a RemoteServer
+    connection = connect(server)                # pooled: the same object for the same server on this loop
+    result = await connection.request("tools/call", {"name": "echo", "arguments": {"text": "hi"}})
+
+`request` returns the result dict, raises `RemoteError` (the server's JSON-RPC error, unchanged) or
+`BackendUnavailable` (down, timed out, refused the gateway, broke the protocol). The connection opens
+on first use in the newest era the server speaks, re-opens when the server forgot the session, and
+`add_listener` receives the server's notifications. Only the gateway's own credentials (`HEADERS`,
+`TOKEN` from settings) are ever sent. docs/gateway.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Mapping
+from typing import Any, Final
+
+from mcp_django.conf import mcp_settings
+from mcp_django.gateway.http_client import HTTPConnection
+from mcp_django.gateway.remote import (
+    CLIENT_INFO,
+    BackendUnavailable,
+    NotificationListener,
+    RemoteConnection,
+    RemoteError,
+    RemoteServer,
+    SessionExpired,
+)
+from mcp_django.gateway.stdio_client import StdioConnection
+
+__all__ = [
+    "CLIENT_INFO",
+    "CONFIG_KEYS",
+    "BackendUnavailable",
+    "ConnectionPool",
+    "NotificationListener",
+    "RemoteConnection",
+    "RemoteError",
+    "RemoteServer",
+    "SessionExpired",
+    "config_problems",
+    "connect",
+    "pool",
+    "remote_server",
+]
+
+CONFIG_KEYS: Final = frozenset(
+    {"URL", "HEADERS", "TOKEN", "COMMAND", "ENV", "CWD", "CONNECT_TIMEOUT", "READ_TIMEOUT", "PROTOCOL_VERSION"}
+)
+"""The keys of one `MCP_DJANGO["GATEWAYS"]` entry (or of a `backend=` dict)."""
+
+
+def config_problems(config: Any) -> list[str]:
+    """What is wrong with one backend configuration dict, in words a system check can show (empty if fine)."""
+    if not isinstance(config, Mapping):
+        return ["must be a dict with URL or COMMAND"]
+    problems = [f"unknown key {key!r}" for key in config if key not in CONFIG_KEYS]
+    url, command = config.get("URL"), config.get("COMMAND")
+    if bool(url) == bool(command):
+        problems.append("needs exactly one of URL and COMMAND")
+    if url is not None and not (isinstance(url, str) and url.startswith(("http://", "https://"))):
+        problems.append("URL must be an http:// or https:// URL")
+    if command is not None and not (
+        isinstance(command, (list, tuple)) and command and all(isinstance(part, str) for part in command)
+    ):
+        problems.append("COMMAND must be a non-empty list of strings")
+    for key in ("HEADERS", "ENV"):
+        value = config.get(key, {})
+        if not (isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values())):
+            problems.append(f"{key} must be a dict of strings")
+    for key in ("CONNECT_TIMEOUT", "READ_TIMEOUT"):
+        value = config.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+            problems.append(f"{key} must be a positive number of seconds")
+    return problems
+
+
+def remote_server(spec: str | Mapping[str, Any] | RemoteServer, *, name: str | None = None) -> RemoteServer:
+    """The `RemoteServer` a gateway's `backend=` names: a `GATEWAYS` entry's name, a config dict, or itself.
+
+    Timeouts left out come from `GATEWAY_CONNECT_TIMEOUT` and `GATEWAY_READ_TIMEOUT`.
+
+    Raises:
+        LookupError: a name that `MCP_DJANGO["GATEWAYS"]` does not have.
+        ValueError: a configuration with problems (`config_problems`).
+    """
+    if isinstance(spec, RemoteServer):
+        return spec
+    if isinstance(spec, str):
+        gateways = mcp_settings.GATEWAYS
+        if spec not in gateways:
+            raise LookupError(f"No gateway backend named {spec!r} in MCP_DJANGO['GATEWAYS']")
+        name, spec = name or spec, gateways[spec]
+    problems = config_problems(spec)
+    if problems:
+        raise ValueError(f"Gateway backend {name or '(unnamed)'}: {'; '.join(problems)}")
+    assert isinstance(spec, Mapping)
+    url = spec.get("URL")
+    return RemoteServer(
+        name=name or url or " ".join(spec["COMMAND"]),
+        url=url,
+        command=tuple(spec.get("COMMAND") or ()),
+        env=tuple(sorted((spec.get("ENV") or {}).items())),
+        cwd=spec.get("CWD"),
+        headers=tuple(sorted((spec.get("HEADERS") or {}).items())),
+        token=spec.get("TOKEN"),
+        connect_timeout=float(spec.get("CONNECT_TIMEOUT") or mcp_settings.GATEWAY_CONNECT_TIMEOUT),
+        read_timeout=float(spec.get("READ_TIMEOUT") or mcp_settings.GATEWAY_READ_TIMEOUT),
+        protocol_version=spec.get("PROTOCOL_VERSION"),
+    )
+
+
+class ConnectionPool:
+    """One `RemoteConnection` per remote server and event loop, reused by every caller on that loop.
+
+    A connection belongs to the loop it was opened on (its sockets, its process pipes); a worker has
+    one loop, so in practice one connection per server per worker process.
+    """
+
+    def __init__(self) -> None:
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[RemoteServer, RemoteConnection]]
+        self._by_loop = weakref.WeakKeyDictionary()
+
+    def get(self, server: RemoteServer) -> RemoteConnection:
+        """The connection to `server` on the running loop, created (not yet opened) on first use."""
+        connections = self._by_loop.setdefault(asyncio.get_running_loop(), {})
+        connection = connections.get(server)
+        if connection is None:
+            kind = HTTPConnection if server.transport == "http" else StdioConnection
+            connection = connections[server] = kind(server)
+        return connection
+
+    async def aclose(self) -> None:
+        """Close every connection of the running loop (stops stdio processes, ends HTTP sessions)."""
+        connections = self._by_loop.pop(asyncio.get_running_loop(), {})
+        await asyncio.gather(*(connection.aclose() for connection in connections.values()), return_exceptions=True)
+
+
+pool: Final = ConnectionPool()
+
+
+def connect(server: str | Mapping[str, Any] | RemoteServer) -> RemoteConnection:
+    """The pooled connection to `server` (see `remote_server` for what it may be), opened on first request."""
+    return pool.get(remote_server(server))

@@ -1,0 +1,267 @@
+"""The Streamable HTTP side of a remote MCP connection, on `httpx2` (the client the official SDK uses).
+
+Both eras: in the handshake era the connection keeps the `Mcp-Session-Id` the server gave it (a 404
+means the server forgot it: open a new session), resumes a request's broken SSE stream with a GET
+and `Last-Event-ID`, and reads the server's own notifications on the GET stream. In 2026-07-28 every
+POST carries `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers a tool's
+`x-mcp-header` arguments need, and notifications come on a `subscriptions/listen` stream.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+import httpx2
+
+from mcp_django.gateway.remote import NotificationListener, RemoteConnection, SessionExpired
+from mcp_django.protocol.jsonrpc import Message, dump_json, notification, parse_json, request_id_of
+from mcp_django.protocol.versions import Era
+
+__all__ = ["HTTPConnection", "encode_header_value"]
+
+_NAME_FIELDS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_MAX_RESUMPTIONS: Final = 3
+_ACCEPT: Final = "application/json, text/event-stream"
+
+
+def encode_header_value(value: str) -> str:
+    """MCP's header value encoding: visible ASCII as is, anything else as `=?base64?<UTF-8 as base64>?=`."""
+    if value.isascii() and value.isprintable() and value == value.strip():
+        return value
+    return f"=?base64?{base64.b64encode(value.encode()).decode()}?="
+
+
+def _param_header_value(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return encode_header_value(str(value))
+    return None
+
+
+class HTTPConnection(RemoteConnection):
+    """A remote MCP server at a Streamable HTTP URL."""
+
+    _client: httpx2.AsyncClient | None = None
+    _session_id: str | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._param_headers: dict[str, dict[str, str]] = {}
+        self._tools_seen = False
+
+    @property
+    def url(self) -> str:
+        assert self.server.url is not None
+        return self.server.url
+
+    async def _start(self) -> None:
+        self._session_id = None
+        if self._client is None:
+            self._client = httpx2.AsyncClient(
+                headers=self.server.http_headers,
+                timeout=httpx2.Timeout(self.server.read_timeout, connect=self.server.connect_timeout),
+                follow_redirects=False,
+                trust_env=False,
+            )
+
+    async def _stop(self) -> None:
+        client, session_id = self._client, self._session_id
+        self._client, self._session_id = None, None
+        if client is None:
+            return
+        if session_id is not None:
+            with contextlib.suppress(httpx2.HTTPError):
+                await client.delete(self.url, headers=self._headers(None), timeout=self.server.connect_timeout)
+        await client.aclose()
+
+    def _headers(self, message: Message | None) -> dict[str, str]:
+        headers = {"Accept": _ACCEPT, "Content-Type": "application/json"}
+        if self.protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        if self._session_id is not None and self.era is Era.HANDSHAKE:
+            headers["Mcp-Session-Id"] = self._session_id
+        if message is None or self.era is not Era.STATELESS or "method" not in message:
+            return headers
+        method = message["method"]
+        params = message.get("params") or {}
+        headers["Mcp-Method"] = encode_header_value(method)
+        field = _NAME_FIELDS.get(method)
+        if field is not None and isinstance(params.get(field), str):
+            headers["Mcp-Name"] = encode_header_value(params[field])
+        if method == "tools/call":
+            arguments = params.get("arguments") or {}
+            for argument, suffix in self._param_headers.get(str(params.get("name")), {}).items():
+                value = _param_header_value(arguments.get(argument))
+                if value is not None:
+                    headers[f"Mcp-Param-{suffix}"] = value
+        return headers
+
+    def _learn_param_headers(self, result: dict[str, Any]) -> None:
+        """Remember each listed tool's `x-mcp-header` arguments, which stateless calls must mirror in headers."""
+        for tool in result.get("tools") or ():
+            schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+            properties = schema.get("properties") if isinstance(schema, dict) else None
+            if not isinstance(properties, dict) or not isinstance(tool.get("name"), str):
+                continue
+            declared = {
+                argument: spec["x-mcp-header"]
+                for argument, spec in properties.items()
+                if isinstance(spec, dict) and isinstance(spec.get("x-mcp-header"), str)
+            }
+            self._param_headers[tool["name"]] = declared
+
+    async def _learn_tools(self) -> None:
+        cursor: str | None = None
+        while True:
+            params: dict[str, Any] = {"_meta": self._stateless_meta()}
+            if cursor:
+                params["cursor"] = cursor
+            result = await self._exchange("tools/list", params, None)
+            cursor = result.get("nextCursor")
+            if not isinstance(cursor, str) or not cursor:
+                return
+
+    async def _exchange(
+        self, method: str, params: dict[str, Any], on_notification: NotificationListener | None
+    ) -> dict[str, Any]:
+        if method == "tools/call" and self.era is Era.STATELESS and not self._tools_seen:
+            self._tools_seen = True
+            await self._learn_tools()
+        request_id = self.next_id()
+        message: Message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        answer = await self._post(message, on_notification)
+        result = self.result_of(answer, method)
+        if method == "tools/list":
+            self._tools_seen = True
+            self._learn_param_headers(result)
+        return result
+
+    async def _notify(self, method: str, params: dict[str, Any] | None) -> None:
+        async with self._stream("POST", notification(method, params)) as response:
+            await response.aread()
+
+    async def _reply(self, message: Message) -> None:
+        with contextlib.suppress(httpx2.HTTPError):
+            async with self._stream("POST", message) as response:
+                await response.aread()
+
+    @contextlib.asynccontextmanager
+    async def _stream(
+        self, verb: str, message: Message | None, extra: dict[str, str] | None = None
+    ) -> AsyncIterator[httpx2.Response]:
+        """One HTTP exchange with transport failures turned into `BackendUnavailable`, 404 into `SessionExpired`."""
+        if self._client is None:
+            raise self.unavailable("closed", "the connection was reset")
+        headers = self._headers(message) | (extra or {})
+        content = dump_json(message) if message is not None else None
+        try:
+            async with self._client.stream(verb, self.url, content=content, headers=headers) as response:
+                if response.status_code == 404 and self._session_id is not None:
+                    raise SessionExpired()
+                if response.status_code in (401, 403):
+                    raise self.unavailable("refused", f"the server refused the gateway (HTTP {response.status_code})")
+                if response.status_code >= 500:
+                    raise self.unavailable("unreachable", f"the server failed (HTTP {response.status_code})")
+                yield response
+        except httpx2.TimeoutException:
+            raise self.unavailable("timeout", "the server did not answer in time") from None
+        except httpx2.HTTPError as error:
+            raise self.unavailable("unreachable", f"{type(error).__name__}: {error}") from None
+
+    async def _post(self, message: Message, on_notification: NotificationListener | None) -> Message:
+        request_id = message["id"]
+        try:
+            async with self._stream("POST", message) as response:
+                if message["method"] == "initialize":
+                    self._session_id = response.headers.get("mcp-session-id")
+                content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+                if content_type == "application/json":
+                    body = parse_json(await response.aread())
+                    return self._answer(body, message["method"], response.status_code)
+                if content_type != "text/event-stream":
+                    raise self.unavailable(
+                        "protocol", f"HTTP {response.status_code} with content type {content_type or 'none'!r}"
+                    )
+                last_event_id: str | None = None
+                async for answer, event_id in self._events(response, request_id, on_notification):
+                    last_event_id = event_id or last_event_id
+                    if answer is not None:
+                        return answer
+        except BaseException as error:
+            if not isinstance(error, Exception) and self.era is Era.HANDSHAKE:  # cancelled: tell the server
+                await self._cancel(request_id)
+            raise
+        return await self._resume(request_id, last_event_id, message["method"], on_notification)
+
+    def _answer(self, body: Any, method: str, status: int) -> Message:
+        if isinstance(body, dict) and ("result" in body or "error" in body):
+            return body
+        raise self.unavailable("protocol", f"HTTP {status} without a JSON-RPC answer to {method}")
+
+    async def _resume(
+        self, request_id: Any, last_event_id: str | None, method: str, on_notification: NotificationListener | None
+    ) -> Message:
+        """The SSE stream ended before the answer: resume it with GET and `Last-Event-ID` (handshake era)."""
+        for _ in range(_MAX_RESUMPTIONS):
+            if last_event_id is None or self._session_id is None or self.era is not Era.HANDSHAKE:
+                break
+            resume = {"Accept": "text/event-stream", "Last-Event-ID": last_event_id}
+            async with self._stream("GET", None, resume) as got:
+                if got.status_code != 200:
+                    break
+                async for answer, event_id in self._events(got, request_id, on_notification):
+                    last_event_id = event_id or last_event_id
+                    if answer is not None:
+                        return answer
+        raise self.unavailable("closed", f"the stream ended before the answer to {method}")
+
+    async def _events(
+        self, response: httpx2.Response, request_id: Any, on_notification: NotificationListener | None
+    ) -> AsyncIterator[tuple[Message | None, str | None]]:
+        """Each SSE event's message: (the answer to `request_id` or None, the event id)."""
+        try:
+            async for event in httpx2.EventSource(response, max_event_size=None):
+                if not event.data:
+                    yield None, event.id or None
+                    continue
+                message = parse_json(event.data.encode())
+                if not isinstance(message, dict):
+                    continue
+                if "method" not in message and request_id_of(message) == request_id:
+                    yield message, event.id or None
+                    return
+                if "method" in message:
+                    reply = await self.dispatch(message, on_notification)
+                    if reply is not None:
+                        await self._reply(reply)
+                yield None, event.id or None
+        except (httpx2.SSEError, httpx2.StreamError, ValueError) as error:
+            raise self.unavailable("protocol", f"a broken event stream: {error}") from None
+
+    async def _cancel(self, request_id: Any) -> None:
+        with contextlib.suppress(Exception):
+            await self._notify("notifications/cancelled", {"requestId": request_id, "reason": "the caller went away"})
+
+    async def _listen(self) -> bool:
+        if self.era is Era.STATELESS:
+            params = self.listen_params()
+            if not params["notifications"]:
+                return False
+            message: Message = {"jsonrpc": "2.0", "id": self.next_id(), "method": "subscriptions/listen"}
+            message["params"] = params
+            async with self._stream("POST", message) as response:
+                if response.status_code != 200:
+                    return False
+                async for _ in self._events(response, message["id"], None):
+                    pass
+            return True
+        async with self._stream("GET", None, {"Accept": "text/event-stream"}) as response:
+            if response.status_code in (400, 405):
+                return False
+            async for _ in self._events(response, None, None):
+                pass
+        return True

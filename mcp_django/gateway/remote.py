@@ -1,0 +1,427 @@
+"""What every connection to a remote MCP server shares: its configuration, its errors, and the protocol.
+
+`RemoteConnection` speaks MCP as a client over a transport its subclasses provide
+(`http_client.HTTPConnection`, `stdio_client.StdioConnection`): the opening handshake in either era
+(`server/discover` in 2026-07-28, else `initialize`), the per-request `_meta` of the stateless era,
+the listeners of the server's notifications, and re-opening after the server forgot the session.
+Callers get one through `connection.connect(server)`, which pools them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from mcp_django.protocol.context import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+)
+from mcp_django.protocol.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, MCPError, Message, request_id_of
+from mcp_django.protocol.versions import (
+    HANDSHAKE_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    LATEST_STATELESS_VERSION,
+    STATELESS_VERSIONS,
+    Era,
+)
+from mcp_django.version import __version__
+
+__all__ = [
+    "CLIENT_INFO",
+    "BackendUnavailable",
+    "NotificationListener",
+    "RemoteConnection",
+    "RemoteError",
+    "RemoteServer",
+    "SessionExpired",
+]
+
+logger = logging.getLogger("mcp_django.gateway")
+
+CLIENT_INFO: Final[Mapping[str, str]] = {"name": "mcp-django-gateway", "version": __version__}
+_PROTOCOL_META_PREFIX: Final = "io.modelcontextprotocol/"
+_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+_LIST_CHANGED: Final[Mapping[str, str]] = {
+    "tools": "toolsListChanged",
+    "prompts": "promptsListChanged",
+    "resources": "resourcesListChanged",
+}
+
+NotificationListener = Callable[[Message], Awaitable[None] | None]
+"""Called with each notification the server sends outside a request (list_changed, resource updates, logs)."""
+
+
+def _without_subscription_id(message: Message) -> Message:
+    """A notification without our own listen stream's subscription id (it means nothing to whoever gets it)."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(params, dict) or not isinstance(meta, dict) or _SUBSCRIPTION_ID not in meta:
+        return message
+    meta = {key: value for key, value in meta.items() if key != _SUBSCRIPTION_ID}
+    params = {key: value for key, value in params.items() if key != "_meta"} | ({"_meta": meta} if meta else {})
+    return {key: value for key, value in message.items() if key != "params"} | ({"params": params} if params else {})
+
+
+class RemoteError(MCPError):
+    """The remote server answered a request with a JSON-RPC error: its code, message and data, unchanged."""
+
+    def __init__(self, code: int, message: str, data: Any = None, *, server: str = "") -> None:
+        super().__init__(message or "Remote error", data=data)
+        self.code = code
+        self.server = server
+
+
+class BackendUnavailable(MCPError):
+    """The remote server is down, did not answer in time, refused the gateway, or broke the protocol.
+
+    `reason` is one of `unreachable`, `timeout`, `refused`, `closed`, `protocol`; it travels as
+    `data.reason` beside `data.backend` (the configured name, never the URL or command).
+    """
+
+    code = INTERNAL_ERROR
+    default_message = "Backend unavailable"
+
+    def __init__(self, server: str, reason: str, detail: str) -> None:
+        super().__init__(f"Backend {server!r} unavailable: {detail}", data={"backend": server, "reason": reason})
+        self.server = server
+        self.reason = reason
+
+
+class SessionExpired(Exception):
+    """The server answered 404 to a request carrying our session id: open a new session and retry once."""
+
+
+@dataclass(frozen=True)
+class RemoteServer:
+    """Where a remote MCP server is and how to talk to it: a Streamable HTTP `url`, or a stdio `command`.
+
+    `headers` and `token` (sent as `Authorization: Bearer <token>`) are the gateway's own credentials
+    for the server, from settings; a caller's credentials are never sent. `protocol_version` pins a
+    revision; None tries 2026-07-28 (`server/discover`) first and falls back to `initialize`.
+    """
+
+    name: str
+    url: str | None = None
+    command: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    token: str | None = None
+    connect_timeout: float = 10.0
+    read_timeout: float = 60.0
+    protocol_version: str | None = None
+
+    @property
+    def transport(self) -> str:
+        """`"http"` or `"stdio"`."""
+        return "http" if self.url else "stdio"
+
+    @property
+    def http_headers(self) -> dict[str, str]:
+        """The configured headers, with the token as a bearer `Authorization` header."""
+        headers = dict(self.headers)
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        return headers
+
+
+class RemoteConnection:
+    """A client connection to one remote MCP server, opened on first use and shared by concurrent callers.
+
+    After `open()` (done by the first `request`), `protocol_version`, `capabilities`, `server_info` and
+    `instructions` describe what the server negotiated. Subclasses provide the transport: `_start`,
+    `_exchange` (one request, its answer), `_notify`, `_listen` (the server's own notifications) and
+    `_stop`.
+    """
+
+    def __init__(self, server: RemoteServer) -> None:
+        self.server = server
+        self.protocol_version: str | None = None
+        self.capabilities: dict[str, Any] = {}
+        self.server_info: dict[str, Any] = {}
+        self.instructions: str | None = None
+        self._ids = itertools.count(1)
+        self._open_lock = asyncio.Lock()
+        self._opened = False
+        self._listeners: list[NotificationListener] = []
+        self._listen_task: asyncio.Task[None] | None = None
+
+    # -- what callers use --------------------------------------------------------------------------
+
+    @property
+    def era(self) -> Era:
+        """The era the server speaks to us (valid once open)."""
+        return Era.STATELESS if self.protocol_version in STATELESS_VERSIONS else Era.HANDSHAKE
+
+    async def open(self) -> None:
+        """Start the transport and negotiate, once; concurrent callers wait for the same opening.
+
+        Raises:
+            BackendUnavailable: the server cannot be reached or does not answer within `connect_timeout`.
+            RemoteError: the server refused the handshake.
+        """
+        if self._opened:
+            return
+        async with self._open_lock:
+            if self._opened:
+                return
+            try:
+                async with asyncio.timeout(self.server.connect_timeout):
+                    await self._start()
+                    await self._handshake()
+            except TimeoutError:
+                await self._stop()
+                raise self.unavailable("timeout", f"no answer within {self.server.connect_timeout:g}s") from None
+            except BaseException:
+                await self._stop()
+                raise
+            self._opened = True
+            if self._listeners:
+                self._start_listening()
+
+    async def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        meta: Mapping[str, Any] | None = None,
+        on_notification: NotificationListener | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (a per-request deadline; the default comes from settings)
+    ) -> dict[str, Any]:
+        """Send one request and return its result.
+
+        Args:
+            method: the MCP method.
+            params: its params (without the protocol's `_meta` keys: the connection adds its own).
+            meta: `_meta` entries to send along (a `progressToken`, trace context); keys of the
+                protocol's own namespace are dropped, since the gateway speaks its own era here.
+            on_notification: receives the notifications the server sends about this request (progress, logs).
+            timeout: seconds to wait for the answer; `read_timeout` by default.
+
+        Raises:
+            RemoteError: the server answered with a JSON-RPC error.
+            BackendUnavailable: down, timed out, or broke the protocol.
+        """
+        limit = self.server.read_timeout if timeout is None else timeout
+        for attempt in (1, 2):
+            await self.open()
+            try:
+                async with asyncio.timeout(limit):
+                    return await self._exchange(method, self._params(method, params, meta), on_notification)
+            except SessionExpired:
+                if attempt == 2:
+                    raise self.unavailable("protocol", "the server forgot a session it had just opened") from None
+                logger.info("Remote MCP server %r expired our session; opening a new one", self.server.name)
+                await self.reset()
+            except TimeoutError:
+                raise self.unavailable("timeout", f"no answer to {method} within {limit:g}s") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send a notification (no answer expected)."""
+        await self.open()
+        await self._notify(method, dict(params) if params is not None else None)
+
+    def add_listener(self, listener: NotificationListener) -> None:
+        """Receive the server's notifications from now on (its list_changed ones among them)."""
+        self._listeners.append(listener)
+        if self._opened:
+            self._start_listening()
+
+    def remove_listener(self, listener: NotificationListener) -> None:
+        """Stop calling `listener`; the last one removed closes the notification stream."""
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+        if not self._listeners and self._listen_task is not None:
+            self._listen_task.cancel()
+            self._listen_task = None
+
+    async def reset(self) -> None:
+        """Forget the negotiated state and stop the transport; the next request opens it again."""
+        async with self._open_lock:
+            self._opened = False
+            await self._stop()
+
+    async def aclose(self) -> None:
+        """Close the connection for good (the pool's shutdown)."""
+        self._listeners.clear()
+        if self._listen_task is not None:
+            self._listen_task.cancel()
+            self._listen_task = None
+        await self.reset()
+
+    def unavailable(self, reason: str, detail: str) -> BackendUnavailable:
+        """A `BackendUnavailable` naming this server."""
+        return BackendUnavailable(self.server.name, reason, detail)
+
+    # -- the protocol ------------------------------------------------------------------------------
+
+    async def _handshake(self) -> None:
+        pinned = self.server.protocol_version
+        if pinned is None or pinned in STATELESS_VERSIONS:
+            version = pinned or LATEST_STATELESS_VERSION
+            self.protocol_version = version
+            try:
+                result = await self._exchange("server/discover", {"_meta": self._stateless_meta()}, None)
+            except (RemoteError, SessionExpired, BackendUnavailable) as error:
+                if pinned is not None or (isinstance(error, BackendUnavailable) and error.reason != "protocol"):
+                    raise
+                logger.debug("Remote MCP server %r does not speak %s; trying initialize", self.server.name, version)
+            else:
+                supported = result.get("supportedVersions")
+                if not isinstance(supported, list) or version in supported or pinned is not None:
+                    self._describe(result, result.get("_meta", {}).get(META_SERVER_INFO))
+                    return
+        self.protocol_version = None
+        requested = pinned if pinned in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
+        result = await self._exchange(
+            "initialize",
+            {"protocolVersion": requested, "capabilities": {}, "clientInfo": dict(CLIENT_INFO)},
+            None,
+        )
+        negotiated = result.get("protocolVersion")
+        if negotiated not in HANDSHAKE_VERSIONS:
+            raise self.unavailable("protocol", f"the server answered initialize with version {negotiated!r}")
+        self.protocol_version = negotiated
+        self._describe(result, result.get("serverInfo"))
+        await self._notify("notifications/initialized", None)
+
+    def _describe(self, result: Mapping[str, Any], server_info: Any) -> None:
+        capabilities = result.get("capabilities")
+        self.capabilities = dict(capabilities) if isinstance(capabilities, dict) else {}
+        self.server_info = dict(server_info) if isinstance(server_info, dict) else {}
+        instructions = result.get("instructions")
+        self.instructions = instructions if isinstance(instructions, str) else None
+
+    def _stateless_meta(self) -> dict[str, Any]:
+        return {
+            META_PROTOCOL_VERSION: self.protocol_version,
+            META_CLIENT_CAPABILITIES: {},
+            META_CLIENT_INFO: dict(CLIENT_INFO),
+        }
+
+    def _params(self, method: str, params: Mapping[str, Any] | None, meta: Mapping[str, Any] | None) -> dict[str, Any]:
+        out = {key: value for key, value in (params or {}).items() if key != "_meta"}
+        extra = {key: value for key, value in (meta or {}).items() if not key.startswith(_PROTOCOL_META_PREFIX)}
+        if self.era is Era.STATELESS:
+            extra.update(self._stateless_meta())
+        if extra:
+            out["_meta"] = extra
+        return out
+
+    def listen_params(self) -> dict[str, Any]:
+        """`subscriptions/listen` params asking for every list_changed the server advertises (stateless era)."""
+        wanted = {
+            flag: True
+            for feature, flag in _LIST_CHANGED.items()
+            if isinstance(self.capabilities.get(feature), dict) and self.capabilities[feature].get("listChanged")
+        }
+        return {"notifications": wanted, "_meta": self._stateless_meta()}
+
+    def result_of(self, message: Any, method: str) -> dict[str, Any]:
+        """The result of a response message, or its error raised as a `RemoteError`."""
+        if not isinstance(message, dict):
+            raise self.unavailable("protocol", f"the answer to {method} is not a JSON object")
+        error = message.get("error")
+        if isinstance(error, dict):
+            code = error.get("code")
+            raise RemoteError(
+                code if isinstance(code, int) and not isinstance(code, bool) else INTERNAL_ERROR,
+                str(error.get("message") or ""),
+                error.get("data"),
+                server=self.server.name,
+            )
+        result = message.get("result")
+        if not isinstance(result, dict):
+            raise self.unavailable("protocol", f"the answer to {method} has no result object")
+        return result
+
+    async def dispatch(self, message: Message, on_notification: NotificationListener | None = None) -> Message | None:
+        """Handle a message the server sent us that is not an answer; return the reply it needs, if any.
+
+        Notifications go to `on_notification` (the request they relate to) or else to the listeners.
+        The server's own requests: `ping` is answered; anything else (sampling, elicitation, roots)
+        is refused, since the gateway declares no client capabilities.
+        """
+        method = message.get("method")
+        request_id = request_id_of(message)
+        if isinstance(method, str) and method.startswith("notifications/subscriptions/"):
+            return None  # the listen stream's own bookkeeping
+        if request_id is not None:
+            if method == "ping":
+                return {"jsonrpc": "2.0", "id": request_id, "result": {}}
+            error = {"code": METHOD_NOT_FOUND, "message": f"Method not supported by the gateway: {method}"}
+            return {"jsonrpc": "2.0", "id": request_id, "error": error}
+        message = _without_subscription_id(message)
+        targets = [on_notification] if on_notification is not None else list(self._listeners)
+        for target in targets:
+            try:
+                outcome = target(message)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:
+                logger.exception("A listener of remote MCP server %r failed", self.server.name)
+        return None
+
+    def _start_listening(self) -> None:
+        if self._listen_task is None or self._listen_task.done():
+            self._listen_task = asyncio.get_running_loop().create_task(self._listen_forever())
+
+    async def _listen_forever(self) -> None:
+        """Keep the server's notification stream open while anyone listens, reconnecting with a backoff."""
+        delay = 0.25
+        while self._listeners:
+            try:
+                await self.open()
+                if not await self._listen():
+                    return  # the server has no such stream
+                delay = 0.25
+            except asyncio.CancelledError:
+                raise
+            except SessionExpired:
+                await self.reset()
+                continue
+            except Exception as error:
+                logger.info("Notification stream of remote MCP server %r dropped: %s", self.server.name, error)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    # -- the transport (subclasses) ----------------------------------------------------------------
+
+    async def _start(self) -> None:
+        """Make the transport ready (spawn the process, build the HTTP client)."""
+        raise NotImplementedError
+
+    async def _exchange(
+        self, method: str, params: dict[str, Any], on_notification: NotificationListener | None
+    ) -> dict[str, Any]:
+        """Send one request with a fresh id and return the result of its answer.
+
+        Raises:
+            RemoteError, BackendUnavailable, SessionExpired.
+        """
+        raise NotImplementedError
+
+    async def _notify(self, method: str, params: dict[str, Any] | None) -> None:
+        """Send one notification."""
+        raise NotImplementedError
+
+    async def _listen(self) -> bool:
+        """Read the server's notification stream until it ends; return False when the server has none."""
+        raise NotImplementedError
+
+    async def _stop(self) -> None:
+        """Release the transport (idempotent)."""
+        raise NotImplementedError
+
+    def next_id(self) -> int:
+        """A request id never used on this connection."""
+        return next(self._ids)

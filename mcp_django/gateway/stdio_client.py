@@ -1,0 +1,157 @@
+"""The stdio side of a remote MCP connection: a subprocess speaking newline-delimited JSON-RPC.
+
+One process serves every caller: requests are matched to answers by id, the server's notifications
+go to the request they name (progress by its token) or to the listeners. When the process exits,
+every pending request fails with `BackendUnavailable` and the next request starts a new process.
+Its stderr is passed through to ours (logs), never read as protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from typing import Any, Final
+
+from mcp_django.gateway.remote import NotificationListener, RemoteConnection
+from mcp_django.protocol.jsonrpc import Message, dump_json, notification, parse_json, request_id_of
+from mcp_django.protocol.versions import Era
+
+__all__ = ["StdioConnection"]
+
+_LINE_LIMIT: Final = 64 * 1024 * 1024
+_EXIT_GRACE: Final = 2.0
+
+
+class StdioConnection(RemoteConnection):
+    """A remote MCP server run as a subprocess (`RemoteServer.command`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._process: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._pending: dict[Any, asyncio.Future[Message]] = {}
+        self._progress: dict[Any, NotificationListener] = {}
+        self._write_lock = asyncio.Lock()
+
+    async def _start(self) -> None:
+        if self._reader is not None and not self._reader.done():
+            return  # the process is still talking to us
+        await self._stop()
+        env = {**os.environ, **dict(self.server.env)}
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                *self.server.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=self.server.cwd,
+                limit=_LINE_LIMIT,
+            )
+        except OSError as error:
+            raise self.unavailable("unreachable", f"cannot start the command: {error}") from None
+        self._reader = asyncio.get_running_loop().create_task(self._read(self._process))
+
+    async def _stop(self) -> None:
+        process, reader = self._process, self._reader
+        self._process, self._reader = None, None
+        if process is not None and process.returncode is None:
+            if process.stdin is not None:
+                process.stdin.close()
+            try:
+                await asyncio.wait_for(process.wait(), _EXIT_GRACE)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+        if reader is not None:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+        self._fail_pending("the process was stopped")
+
+    def _fail_pending(self, detail: str) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(self.unavailable("closed", detail))
+        self._pending.clear()
+
+    async def _write(self, message: Message) -> None:
+        process = self._process
+        if process is None or process.stdin is None or process.returncode is not None:
+            raise self.unavailable("closed", "the process is not running")
+        async with self._write_lock:
+            try:
+                process.stdin.write(dump_json(message) + b"\n")
+                await process.stdin.drain()
+            except (ConnectionError, RuntimeError) as error:
+                raise self.unavailable("closed", f"cannot write to the process: {error}") from None
+
+    async def _exchange(
+        self, method: str, params: dict[str, Any], on_notification: NotificationListener | None
+    ) -> dict[str, Any]:
+        request_id = self.next_id()
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        token = (params.get("_meta") or {}).get("progressToken")
+        if on_notification is not None and token is not None:
+            self._progress[token] = on_notification
+        try:
+            await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            answer = await future
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await self._write(notification("notifications/cancelled", {"requestId": request_id}))
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+            if token is not None:
+                self._progress.pop(token, None)
+        return self.result_of(answer, method)
+
+    async def _notify(self, method: str, params: dict[str, Any] | None) -> None:
+        await self._write(notification(method, params))
+
+    async def _listen(self) -> bool:
+        if self.era is Era.STATELESS:
+            params = self.listen_params()
+            if not params["notifications"]:
+                return False
+            # The answer only comes when the server ends the subscription; notifications arrive meanwhile.
+            await self._exchange("subscriptions/listen", params, None)
+            return True
+        return False  # handshake era: the server writes its notifications to stdout anyway
+
+    async def _read(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None
+        try:
+            while True:
+                try:
+                    line = await process.stdout.readline()
+                except ValueError:  # a line over the limit: skip to the next one
+                    continue
+                if not line:
+                    break
+                await self._received(line)
+        finally:
+            if self._process is process:
+                self._opened = False
+            code = process.returncode
+            self._fail_pending("the process exited" + ("" if code is None else f" with code {code}"))
+
+    async def _received(self, line: bytes) -> None:
+        try:
+            message = parse_json(line.strip())
+        except ValueError:
+            return  # not protocol (a stray print); the server's problem, not the callers'
+        if not isinstance(message, dict):
+            return
+        if "method" not in message:
+            future = self._pending.get(request_id_of(message))
+            if future is not None and not future.done():
+                future.set_result(message)
+            return
+        params = message.get("params")
+        token = params.get("progressToken") if isinstance(params, dict) else None
+        reply = await self.dispatch(message, self._progress.get(token) if token is not None else None)
+        if reply is not None:
+            await self._write(reply)

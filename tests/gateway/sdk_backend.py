@@ -1,0 +1,52 @@
+"""A backend for the gateway tests built on the official SDK (`mcp.server.MCPServer`), served over stdio or HTTP.
+
+    python -m tests.gateway.sdk_backend stdio
+    python -m tests.gateway.sdk_backend http <port>
+
+Its tools let a test see what reached it: `seen_headers` returns the HTTP headers of the request,
+`slow` sleeps (so a test can kill the process or time out mid-call), `announce` sends
+`notifications/tools/list_changed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer("sdk-backend", version="9.9.9", instructions="The official SDK behind a gateway.")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Sleep, then answer."""
+    await asyncio.sleep(seconds)
+    return f"slept {seconds}"
+
+
+@server.tool()
+def seen_headers(ctx: Context) -> dict[str, Any]:
+    """The HTTP headers this call arrived with (lower-case names)."""
+    return {"headers": {name.lower(): value for name, value in (ctx.headers or {}).items()}}
+
+
+@server.tool()
+async def announce(ctx: Context) -> str:
+    """Tell the client the tool list changed."""
+    await ctx.session.send_tool_list_changed()
+    return "announced"
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
