@@ -71,7 +71,9 @@ demo: $(VENV_STAMP)
 	@echo "  Switch a provider off/on:  http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/providerstate/"
 	@echo "  (select demo.books, action 'Disable selected providers'; the adapter's about_* tools vanish)"
 	@echo
-	$(VENV)/bin/daphne -b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application
+	@# daphne with the request limits applied as requests arrive, and its timeouts spelled out (docs/deployment.md)
+	$(VENV_PY) -m mcp_django.servers.daphne --application-close-timeout 10 --ping-interval 20 --ping-timeout 30 \
+		-b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application
 
 # ------------------------------------------------------------------ Node 22 + conformance suite
 # The machine's node may be older than the suite needs (it uses fs.globSync, Node >= 22), so Node 22

@@ -37,6 +37,7 @@ from mcp_django.conf import HTTPSettings, django_http_settings, mcp_settings
 from mcp_django.endpoints import Endpoint
 from mcp_django.executor import dedicated_threads
 from mcp_django.protocol.context import aclose
+from mcp_django.transports.body import CLIENT_GONE, bounded_receive, read_asgi_body
 from mcp_django.transports.http import HTTPResponse, StreamableHTTP, resource_metadata_url
 
 __all__ = ["FastPath", "credentials_read", "get_asgi_application"]
@@ -63,19 +64,23 @@ NO_STORE: Final = (b"cache-control", b"no-store")
 
 
 class _Route:
-    """A path the fast path serves: the endpoint's transport, and what its authentication classes need."""
+    """A path of an MCP endpoint: its transport, whether the fast path serves it, and what its
+    authentication classes need."""
 
-    __slots__ = ("authenticators", "cookie_to_view", "endpoint", "to_view", "transport")
+    __slots__ = ("authenticators", "cookie_to_view", "endpoint", "fast", "to_view", "transport")
 
-    def __init__(self, transport: StreamableHTTP) -> None:
+    def __init__(self, transport: StreamableHTTP, *, fast: bool) -> None:
         self.transport = transport
         self.endpoint: Endpoint = transport.endpoint
+        self.fast = fast
         self.authenticators: list[Any] | None = None
         self.to_view = False
         self.cookie_to_view = False
 
     def served_by_view(self, headers: dict[str, str]) -> bool:
-        """Whether this request needs the Django view after all (its authentication needs a Django request)."""
+        """Whether this request needs the Django view (opted out, or its authentication needs a Django request)."""
+        if not self.fast:
+            return True
         authenticators = self.endpoint.authenticators
         if authenticators is not self.authenticators:  # first request, or the endpoint was reset
             reads = {credentials_read(type(authenticator)) for authenticator in authenticators}
@@ -115,12 +120,7 @@ class FastPath:
         if kind == "http":
             config = django_http_settings()
             script_name = config.force_script_name or scope.get("root_path") or ""
-            path = scope["path"]
-            key = path if not script_name else f"{script_name}\0{path}"
-            try:
-                route = self._routes[key]
-            except KeyError:
-                route = self._resolve(key, path.removeprefix(script_name))
+            route = self._route(scope["path"], script_name)
             if route is not None:
                 headers = _headers(scope)
                 secure = _is_secure(scope, headers, config)
@@ -130,10 +130,27 @@ class FastPath:
                     with dedicated_threads():
                         await self._serve(route.transport, scope, receive, send, headers, secure, config)
                     return
+                # Django's handler reads the whole body before the view runs: end it at the view's limit.
+                receive = bounded_receive(receive, headers, mcp_settings.MAX_REQUEST_BYTES)
         elif kind == "lifespan":
             await _lifespan(receive, send)
             return
         await self.application(scope, receive, send)
+
+    def body_limit(self, path: str, root_path: str = "") -> int | None:
+        """The largest body a request for `path` may have: `MAX_REQUEST_BYTES` on an MCP endpoint, else None.
+
+        For a server guard that sees the request before the application does (`mcp_django.servers.daphne`).
+        """
+        route = self._route(path, django_http_settings().force_script_name or root_path)
+        return None if route is None else int(mcp_settings.MAX_REQUEST_BYTES)
+
+    def _route(self, path: str, script_name: str) -> _Route | None:
+        key = path if not script_name else f"{script_name}\0{path}"
+        try:
+            return self._routes[key]
+        except KeyError:
+            return self._resolve(key, path.removeprefix(script_name))
 
     def _resolve(self, key: str, path_info: str) -> _Route | None:
         """Resolve a path with Django's URL resolver; remember whether it is a fast-path endpoint."""
@@ -147,8 +164,8 @@ class FastPath:
         else:
             initkwargs = getattr(match.func, "view_initkwargs", None) or {}
             endpoint, transport = initkwargs.get("endpoint"), initkwargs.get("transport")
-            if isinstance(endpoint, Endpoint) and endpoint.fast_path and isinstance(transport, StreamableHTTP):
-                route = _Route(transport)
+            if isinstance(endpoint, Endpoint) and isinstance(transport, StreamableHTTP):
+                route = _Route(transport, fast=endpoint.fast_path)
         if len(self._routes) >= ROUTE_CACHE_SIZE:
             del self._routes[next(iter(self._routes))]
         self._routes[key] = route
@@ -165,24 +182,21 @@ class FastPath:
         config: HTTPSettings,
     ) -> None:
         method = scope["method"]
-        body = b""
-        if method == "POST":
-            read = await _read_body(receive, headers, mcp_settings.MAX_REQUEST_BYTES)
-            if read is None:
-                return  # the client went away before it finished sending
-            body = read
         host = headers.get("host") or _server_host(scope, secure)
         site_host = headers.get("x-forwarded-host", host) if config.use_x_forwarded_host else host
         scheme = "https" if secure else "http"
         response = await transport.respond(
             method,
             headers,
-            body,
+            # Read only once admitted and within the limits (`transports.body`); nothing for other methods.
+            (lambda limit: read_asgi_body(receive, limit)) if method == "POST" else b"",
             credentials=Credentials(headers),
             host=host,
             resource_metadata=resource_metadata_url(f"{scheme}://{site_host}/", scope["path"]),
             streaming=True,
         )
+        if response.status == CLIENT_GONE:
+            return
         await _send_response(response, receive, send, config.hsts if secure else None)
 
 
@@ -217,34 +231,6 @@ def _server_host(scope: Scope, secure: bool) -> str | None:
     if port is None or port == (443 if secure else 80):
         return str(name)
     return f"{name}:{port}"
-
-
-async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> bytes | None:
-    """The request body, read one byte past `limit` at most (nothing when `Content-Length` is already over).
-
-    None when the client disconnected first. The transport answers 413 to anything over the limit.
-    """
-    declared = headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        return b""
-    message = await receive()
-    if message["type"] != "http.request":
-        return None
-    body: bytes = message.get("body", b"")
-    if not message.get("more_body", False):
-        return body
-    chunks = [body]
-    size = len(body)
-    while size <= limit:
-        message = await receive()
-        if message["type"] != "http.request":
-            return None
-        chunk = message.get("body", b"")
-        chunks.append(chunk)
-        size += len(chunk)
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
 
 
 async def _send_response(response: HTTPResponse, receive: Receive, send: Send, hsts: str | None) -> None:

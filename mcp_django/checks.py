@@ -57,6 +57,8 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "SESSIONS": (lambda v: isinstance(v, bool), "True or False"),
     "SESSION_IDLE_TIMEOUT": (_is_positive_int, "a positive integer"),
     "MAX_REQUEST_BYTES": (_is_positive_int, "a positive integer"),
+    "MAX_HEADER_BYTES": (_is_positive_int, "a positive integer"),
+    "REQUEST_BODY_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
     "ALLOWED_ORIGINS": (lambda v: isinstance(v, (list, tuple)), "a list of origins"),
     "PAGE_SIZE": (_is_positive_int, "a positive integer"),
     "CACHE_TTL_MS": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),

@@ -52,6 +52,9 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "SESSION_IDLE_TIMEOUT": 3600,
     "SESSION_STORE": "mcp_django.sessions.DatabaseSessionStore",
     "MAX_REQUEST_BYTES": 4 * MiB,
+    # Timeouts and limits of a request on the wire (docs/deployment.md).
+    "MAX_HEADER_BYTES": 16 * 1024,
+    "REQUEST_BODY_TIMEOUT": 30,
     "ALLOWED_ORIGINS": [],
     "PAGE_SIZE": 100,
     "CACHE_TTL_MS": 60_000,

@@ -152,6 +152,8 @@ def serve_example(
     command = {
         "daphne": ["-m", "daphne", "-b", host, "-p", str(port)],
         "uvicorn": ["-m", "uvicorn", "--host", host, "--port", str(port), "--lifespan", "off", "--no-access-log"],
+        # daphne with mcp_django's request limits applied as requests arrive (docs/deployment.md)
+        "guarded-daphne": ["-m", "mcp_django.servers.daphne", "-b", host, "-p", str(port)],
     }[server]
     with log_path.open("wb") as log:
         process = subprocess.Popen(

@@ -252,6 +252,39 @@ async def test_a_bad_token_is_401_naming_the_resource_metadata_url(app: Any) -> 
     )
 
 
+async def test_a_request_without_valid_credentials_is_401_with_its_body_unread(app: Any) -> None:
+    body, headers = echo_call()
+
+    answer = await call(app, "POST", "/token/mcp", body, {**headers, "Authorization": "Bearer nope"})
+
+    assert answer.status == 401
+    assert answer.receive_calls == 0
+
+
+@override_settings(MCP_DJANGO={"REQUEST_BODY_TIMEOUT": 0.05})
+async def test_a_body_that_stops_arriving_is_408_after_the_body_timeout(app: Any) -> None:
+    headers = {"Host": "localhost", "Accept": ACCEPT, "Content-Type": "application/json", "Content-Length": "100"}
+    sent: list[dict[str, Any]] = []
+    first = True
+
+    async def receive() -> dict[str, Any]:
+        nonlocal first
+        if first:
+            first = False
+            return {"type": "http.request", "body": b"{", "more_body": True}
+        await asyncio.Event().wait()  # the rest never comes
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await asyncio.wait_for(app(http_scope("POST", "/mcp", headers), receive, send), WAIT_S)
+
+    assert sent[0]["status"] == 408
+    error = json.loads(sent[1]["body"])["error"]
+    assert error["message"] == "Request Timeout: the request did not arrive whole within 0.05 s"
+
+
 async def test_a_path_that_is_no_endpoint_reaches_django_with_its_middleware(
     app: Any, django_requests: list[Any]
 ) -> None:

@@ -48,6 +48,16 @@ from mcp_django.protocol.jsonrpc import (
 from mcp_django.scopes import Scope
 from mcp_django.sessions import StoredSession
 from mcp_django.transports import resumable
+from mcp_django.transports.body import (
+    CLIENT_GONE,
+    BodyReader,
+    ClientGone,
+    declared_length,
+    header_bytes,
+    headers_too_large,
+    payload_too_large,
+    request_timeout,
+)
 from mcp_django.transports.cors import cors_headers, is_preflight, preflight_headers
 from mcp_django.transports.headers import check_mirror_headers, check_param_headers, header_value
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
@@ -151,7 +161,7 @@ class StreamableHTTP:
         self,
         method: str,
         headers: Mapping[str, str],
-        body: bytes,
+        body: bytes | BodyReader,
         *,
         credentials: Credentials,
         host: str | None,
@@ -163,7 +173,9 @@ class StreamableHTTP:
         Args:
             method: the HTTP method, upper case.
             headers: the request headers, looked up by lower-case name.
-            body: the request body (transports may stop reading one byte past `MAX_REQUEST_BYTES`).
+            body: the request body, or how to read it (`transports.body.BodyReader`): then it is read only
+                once the request has passed every check that needs no body, admission first, and no further
+                than one chunk past `MAX_REQUEST_BYTES`. An answer with status `CLIENT_GONE` is for nobody.
             credentials: what the caller presented; the endpoint admits it on every request (`Endpoint.admit`).
             host: the `Host` header, checked against `ALLOWED_HOSTS`.
             resource_metadata: the absolute URL of the endpoint's RFC 9728 metadata, named in the
@@ -191,12 +203,15 @@ class StreamableHTTP:
         self,
         method: str,
         headers: Mapping[str, str],
-        body: bytes,
+        body: bytes | BodyReader,
         credentials: Credentials,
         host: str | None,
         resource_metadata: str | None,
         streaming: bool,
     ) -> HTTPResponse:
+        header_limit = mcp_settings.MAX_HEADER_BYTES
+        if header_bytes(headers) > header_limit:
+            return _error(431, InvalidRequest(headers_too_large(header_limit)))
         try:
             admission = await self.endpoint.admit(
                 host=host, origin=headers.get("origin"), credentials=credentials, resource_metadata=resource_metadata
@@ -257,7 +272,7 @@ class StreamableHTTP:
     async def _post(
         self,
         headers: Mapping[str, str],
-        body: bytes,
+        body: bytes | BodyReader,
         version_header: str | None,
         era: Era,
         admission: Admission,
@@ -271,9 +286,21 @@ class StreamableHTTP:
         if not _is_json(headers.get("content-type")):
             return _error(415, InvalidRequest("Unsupported Media Type: Content-Type must be application/json"))
         limit = mcp_settings.MAX_REQUEST_BYTES
-        declared = headers.get("content-length", "")
-        if len(body) > limit or (declared.isdigit() and int(declared) > limit):
-            return _error(413, InvalidRequest(f"Payload Too Large: the body exceeds {limit} bytes"))
+        too_large = _error(413, InvalidRequest(payload_too_large(limit)))
+        declared = declared_length(headers)
+        if declared is not None and declared > limit:
+            return too_large
+        if not isinstance(body, bytes):
+            timeout = mcp_settings.REQUEST_BODY_TIMEOUT
+            try:
+                async with asyncio.timeout(timeout):
+                    body = await body(limit)
+            except TimeoutError:
+                return _error(408, InvalidRequest(request_timeout(timeout)), Connection="close")
+            except ClientGone:
+                return HTTPResponse(CLIENT_GONE)
+        if len(body) > limit:
+            return too_large
         try:
             message = parse_body(body)
         except ParseError as error:

@@ -16,7 +16,6 @@ from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
 from mcp_django.admission import Credentials
-from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint
 from mcp_django.protocol import Era
 from mcp_django.transports.http import HTTPResponse, StreamableHTTP, failed_response, resource_metadata_url
@@ -48,7 +47,6 @@ class MCPView(View):
         assert self.transport is not None
         streaming = isinstance(request, ASGIRequest)
         try:
-            body = self._read_body(request)
             metadata = resource_metadata_url(request.build_absolute_uri("/"), request.path)
         except Exception as exc:
             logger.exception("Could not read the MCP request")
@@ -57,7 +55,8 @@ class MCPView(View):
             response = await self.transport.respond(
                 request.method or "GET",
                 request.headers,
-                body,
+                # Read once admitted (under WSGI the body is still on the socket then); see `_read_body`.
+                (lambda limit: _read_body(request, limit)) if request.method == "POST" else b"",
                 credentials=Credentials(request.headers, request=request),
                 host=request.headers.get("host"),
                 resource_metadata=metadata,
@@ -71,19 +70,20 @@ class MCPView(View):
 
     get = put = patch = delete = head = trace = post
 
-    @staticmethod
-    def _read_body(request: HttpRequest) -> bytes:
-        if request.method != "POST":
-            return b""
-        limit = int(mcp_settings.MAX_REQUEST_BYTES)
-        declared = request.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > limit:
-            return b""  # refused on the header alone; the transport answers 413
-        # One byte past the limit is enough to know the body is too large; never read more.
-        try:
-            return request.read(limit + 1)
-        except RawPostDataException:  # middleware already read it
-            return request.body[: limit + 1]
+
+async def _read_body(request: HttpRequest, limit: int) -> bytes:
+    """The body of `request`, one byte past `limit` at most.
+
+    Under Django's ASGI handler the body has already arrived whole (spooled to a temporary file past
+    `FILE_UPLOAD_MAX_MEMORY_SIZE`) before any view runs; the fast path in front of it ends the body at
+    the limit (`transports.body.bounded_receive`). Under WSGI it is read from the socket here.
+    `DATA_UPLOAD_MAX_MEMORY_SIZE` is not consulted: it guards `request.body` and form parsing, and
+    `MAX_REQUEST_BYTES` is this endpoint's limit.
+    """
+    try:
+        return request.read(limit + 1)
+    except RawPostDataException:  # middleware already read it
+        return request.body[: limit + 1]
 
 
 async def _to_django(response: HTTPResponse, *, streaming: bool) -> HttpResponseBase:

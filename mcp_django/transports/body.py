@@ -1,0 +1,124 @@
+"""Reading a request body within limits: never more than `MAX_REQUEST_BYTES`, never longer than
+`REQUEST_BODY_TIMEOUT`, and only once the request has been admitted.
+
+`StreamableHTTP` asks for the body through a `BodyReader` after the checks that need no body
+(admission, Accept, Content-Type, a `Content-Length` over the limit): a request refused by those is
+answered with its body unread. The fast path reads from ASGI `receive` (`read_asgi_body`), the Django
+view from its request. `bounded_receive` guards the body of an MCP request the fast path hands to
+Django's own handler (which reads the whole body before any view runs). docs/deployment.md,
+"Timeouts and limits", says what the ASGI servers do themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import Any, Final
+
+__all__ = [
+    "CLIENT_GONE",
+    "BodyReader",
+    "ClientGone",
+    "bounded_receive",
+    "declared_length",
+    "header_bytes",
+    "headers_too_large",
+    "payload_too_large",
+    "read_asgi_body",
+    "request_timeout",
+]
+
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+
+BodyReader = Callable[[int], Awaitable[bytes]]
+"""`await read(limit)`: the request body, or its first `limit + 1` bytes when it is longer (never more).
+
+Raises:
+    ClientGone: the client disconnected before it finished sending.
+"""
+
+CLIENT_GONE: Final = 499
+"""The status of an answer nobody will read: the client went away while sending (nginx's code for it)."""
+
+
+class ClientGone(Exception):
+    """The client disconnected before its request body was complete."""
+
+
+def payload_too_large(limit: int) -> str:
+    """The message of a 413: what every transport and server guard says."""
+    return f"Payload Too Large: the body exceeds {limit} bytes"
+
+
+def headers_too_large(limit: int) -> str:
+    """The message of a 431."""
+    return f"Request Header Fields Too Large: over {limit} bytes"
+
+
+def request_timeout(seconds: float) -> str:
+    """The message of a 408."""
+    return f"Request Timeout: the request did not arrive whole within {seconds:g} s"
+
+
+def declared_length(headers: Mapping[str, str]) -> int | None:
+    """The request's `Content-Length` as a number; None when absent or not a number."""
+    declared = headers.get("content-length", "")
+    return int(declared) if declared.isdigit() else None
+
+
+def header_bytes(headers: Mapping[str, str]) -> int:
+    """The size of the request's header fields as they came on the wire (name, `: `, value, CRLF)."""
+    return sum(len(name) + len(value) + 4 for name, value in headers.items())
+
+
+async def read_asgi_body(receive: Receive, limit: int) -> bytes:
+    """Read an ASGI request body from `receive`, one chunk past `limit` at most.
+
+    Raises:
+        ClientGone: an `http.disconnect` came before the last chunk.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientGone
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        if not message.get("more_body", False) or size > limit:
+            return b"".join(chunks)
+
+
+def bounded_receive(receive: Receive, headers: Mapping[str, str], limit: int) -> Receive:
+    """`receive` for an application that reads the whole body (Django's handler): the body ends one
+    chunk past `limit`, or at once, empty, when `Content-Length` is already over it.
+
+    What the client sends after the cut is read and dropped, never kept; the view then sees a body (or a
+    `Content-Length`) over the limit and answers 413.
+    """
+    declared = declared_length(headers)
+    received = 0
+    ended = False
+
+    async def bounded() -> Message:
+        nonlocal received, ended
+        if ended:
+            while True:  # only the disconnect matters now; the rest of an over-long body is dropped
+                message = await receive()
+                if message["type"] != "http.request":
+                    return message
+        if declared is not None and declared > limit:
+            ended = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        message = await receive()
+        if message["type"] == "http.request":
+            received += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                ended = True
+            elif received > limit:
+                ended = True
+                message = {**message, "more_body": False}
+        return message
+
+    return bounded
