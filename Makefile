@@ -25,6 +25,8 @@ NODE_DIR := $(CACHE)/node22
 NODE_STAMP := $(NODE_DIR)/.installed
 CONFORMANCE_VERSIONS := 0.1.16 0.2.0-alpha.12
 CONFORMANCE_STAMPS := $(foreach v,$(CONFORMANCE_VERSIONS),$(CACHE)/conformance-$(v)/.installed)
+INSPECTOR_VERSION := 2.12.0
+INSPECTOR_STAMP := $(CACHE)/inspector-$(INSPECTOR_VERSION)/.installed
 
 NPM_INSTALL := npm install --no-audit --no-fund --loglevel=error
 
@@ -96,6 +98,13 @@ $(CACHE)/conformance-%/.installed: $(NODE_STAMP)
 
 conformance-suite: $(CONFORMANCE_STAMPS)
 
+# The MCP Inspector's CLI, driven by tests/live/test_inspector_cli.py.
+$(INSPECTOR_STAMP): $(NODE_STAMP)
+	mkdir -p $(@D)
+	cd $(@D) && { test -f package.json || echo '{"private": true}' > package.json; } \
+		&& PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(NPM_INSTALL) @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
+	@touch $@
+
 # ------------------------------------------------------------------ checks
 
 lint: $(VENV_STAMP)
@@ -116,7 +125,7 @@ DEBIAN_PACKAGES := redis-server:redis-server chromium:chromium curl:curl \
 debian-packages:
 	scripts/ensure-debian-packages $(DEBIAN_PACKAGES)
 
-pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) debian-packages
+pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) debian-packages
 	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m pytest
 
 # Django 6 needs Python >= 3.12; the leg runs where one is found, and says so where not.
