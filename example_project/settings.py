@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from mcp_django.oauth.defaults import OAUTH2_PROVIDER as OAUTH2_PROVIDER_DEFAULTS
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "django-insecure-mcp-django-example-only-never-deploy-this-key")
@@ -32,6 +34,9 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "channels",
     "mcp_django",
+    # The site as the OAuth 2.1 authorization server of its MCP endpoints (the `oauth` extra, docs/oauth.md).
+    "oauth2_provider",
+    "mcp_django.oauth",
     "example_project.demo",
     "example_project.conformance",
 ]
@@ -126,11 +131,20 @@ MCP_DJANGO = {
         "mcp_django.interceptors.redaction.RedactionInterceptor",
         "mcp_django.interceptors.audit.AuditSinkInterceptor",
     ],
+    # OAuth tokens this site issues first (a DRF token class refuses a bearer value it does not know),
+    # then the demo users' DRF tokens, then a logged-in browser session.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "mcp_django.oauth.authentication.OAuth2Authentication",
+        "mcp_django.auth.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     # bob's group grants TEAM here; carol's group grants SYSTEM through a GroupScope row (see seed_demo).
     "SCOPE_GROUPS": {"mcp-team": "TEAM"},
     # Browser pages (besides localhost ones) that may call the endpoints, space-separated: docs/cors.md.
     "ALLOWED_ORIGINS": os.environ.get("MCP_EXAMPLE_ALLOWED_ORIGINS", "").split(),
 }
+
+OAUTH2_PROVIDER = {**OAUTH2_PROVIDER_DEFAULTS}
 
 LOGGING = {
     "version": 1,

@@ -27,4 +27,6 @@ urlpatterns = [
     ),
     # /mcp (and /mcp/): the server endpoint with every `@mcp_django.tool` of the project's apps.
     path("", include("mcp_django.urls")),
+    # The OAuth 2.1 authorization server: metadata, registration, login + consent, tokens (docs/oauth.md).
+    path("", include("mcp_django.oauth.urls")),
 ]

@@ -11,7 +11,7 @@ rules, running authentication classes on credentials, the 401's challenge, and t
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
@@ -166,14 +166,18 @@ def principal_of(user: Any) -> Any:
     return user if user is not None and getattr(user, "is_authenticated", False) is True else None
 
 
-async def authenticate_credentials(authenticators: Sequence[Any], credentials: Credentials) -> Any:
+async def authenticate_credentials(
+    authenticators: Sequence[Any], credentials: Credentials, *, audience: Hashable = None
+) -> Any:
     """The authenticated user the credentials name, or None for an anonymous caller.
 
     The authentication classes (an endpoint's `authenticators`) run first, as in a DRF view; when none recognises
     the credentials, the user the transport already knows (`credentials.user`) is the caller.
     Classes that cannot recognise this request are not run: header-only classes without an
     `Authorization` header, session authentication without a Django request. A header-only
-    class's result comes from `mcp_django.auth_cache` while it is there (no query, no thread).
+    class's result comes from `mcp_django.auth_cache` while it is there (no query, no thread),
+    kept per `audience` (the endpoint and the Host it was addressed by: a credential accepted
+    for one endpoint, such as an OAuth token bound to it, is not taken from the cache for another).
 
     Raises:
         AuthenticationFailed: credentials were offered and refused.
@@ -190,7 +194,8 @@ async def authenticate_credentials(authenticators: Sequence[Any], credentials: C
         return principal_of(credentials.user)
     key = None
     if authorization is not None and is_authorization_only(candidates[0]) and auth_cache.ttl > 0:
-        key = (tuple(type(authenticator) for authenticator in authenticators), credential_digest(authorization))
+        classes = tuple(type(authenticator) for authenticator in authenticators)
+        key = (audience, classes, credential_digest(authorization))
         cached = auth_cache.credential(key)
         if cached is not None:
             return cached

@@ -104,9 +104,17 @@ class AuthRequest:
         return getattr(request, name)
 
 
-def authenticator_instances(classes: Iterable[type | str]) -> list[Any]:
-    """Instantiate authentication classes given as classes or dotted paths."""
-    return [(import_string(entry) if isinstance(entry, str) else entry)() for entry in classes]
+def authenticator_instances(classes: Iterable[type | str], *, endpoint: Any = None) -> list[Any]:
+    """Instantiate authentication classes given as classes or dotted paths.
+
+    A class with an `mcp_endpoint` attribute is told the endpoint it authenticates for (it may
+    accept only credentials issued for that endpoint: OAuth tokens bound to a resource, RFC 8707).
+    """
+    instances = [(import_string(entry) if isinstance(entry, str) else entry)() for entry in classes]
+    for instance in instances:
+        if endpoint is not None and hasattr(instance, "mcp_endpoint"):
+            instance.mcp_endpoint = endpoint
+    return instances
 
 
 HEADERS: Final = "headers"

@@ -53,6 +53,7 @@ from mcp_django.scopes import (
     Scope,
     ScopeResolver,
     is_authenticated,
+    limit_scope,
     remember_scope,
     remembered_scope,
 )
@@ -191,7 +192,7 @@ class Endpoint:
             classes = self._authentication_classes
             if classes is None:
                 classes = list(mcp_settings.DEFAULT_AUTHENTICATION_CLASSES)
-            self._authenticators = authenticator_instances(classes)
+            self._authenticators = authenticator_instances(classes, endpoint=self)
         return self._authenticators
 
     async def admit(
@@ -244,12 +245,13 @@ class Endpoint:
             AuthenticationFailed: credentials were offered and refused.
             rest_framework.exceptions.APIException: another refusal (session authentication's CSRF check).
         """
-        return await authenticate_credentials(self.authenticators, credentials)
+        audience = (self.path, credentials.headers.get("host"))
+        return await authenticate_credentials(self.authenticators, credentials, audience=audience)
 
     async def scope_of(self, principal: Any) -> Scope | None:
         """The scope a principal has here: its groups' for a user, USER for anonymous callers if allowed, else None."""
         if is_authenticated(principal):
-            return await auth_cache.scope_of(principal)
+            return limit_scope(await auth_cache.scope_of(principal), principal)
         return ANONYMOUS_SCOPE if self.allow_anonymous else None
 
     async def resolve_scope(self, ctx: RequestContext) -> Scope | None:

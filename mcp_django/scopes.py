@@ -44,6 +44,7 @@ __all__ = [
     "User",
     "get_scope_policy",
     "is_authenticated",
+    "limit_scope",
     "remember_scope",
     "remembered_scope",
 ]
@@ -105,6 +106,23 @@ _MEMO_KEY: Final = "mcp_django.scope"
 def is_authenticated(principal: Any) -> bool:
     """True for a principal that is an authenticated (Django) user."""
     return principal is not None and getattr(principal, "is_authenticated", False) is True
+
+
+SCOPE_LIMIT: Final = "mcp_scope_limit"
+"""The attribute of a principal naming the most its credential reaches (an OAuth token's scopes)."""
+
+
+def limit_scope(scope: Scope | None, principal: Any) -> Scope | None:
+    """`scope`, lowered to what the principal's credential reaches when it carries a limit.
+
+    An authentication class that accepts a credential narrower than its user (an OAuth access
+    token granted `mcp:user` to a TEAM user) returns the user with a `mcp_scope_limit` attribute;
+    the caller then reaches the lower of the two, so a token never exceeds its user, nor its grant.
+    """
+    limit = getattr(principal, SCOPE_LIMIT, None)
+    if scope is None or limit is None:
+        return scope
+    return min(scope, Scope(limit))
 
 
 def remember_scope(ctx: RequestContext, scope: Scope | None) -> None:

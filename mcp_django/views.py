@@ -12,6 +12,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from django.apps import apps
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
@@ -58,6 +59,12 @@ def protected_resource_metadata(request: HttpRequest, resource: str = "") -> Jso
         "resource_name": mcp_settings.SERVER_INFO.get("name", "mcp-django"),
     }
     servers = list(mcp_settings.AUTHORIZATION_SERVERS or ())
+    if apps.is_installed("mcp_django.oauth"):  # the site is an authorization server (the `oauth` extra)
+        from mcp_django.oauth.metadata import resource_metadata
+
+        extra = resource_metadata(request, endpoint)
+        servers += [server for server in extra.pop("authorization_servers", ()) if server not in servers]
+        metadata.update(extra)
     if servers:
         metadata["authorization_servers"] = servers
     return JsonResponse(metadata)

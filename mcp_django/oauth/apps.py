@@ -1,0 +1,23 @@
+"""The Django app of the `oauth` extra: `"mcp_django.oauth"` in `INSTALLED_APPS`, after `"oauth2_provider"`."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class MCPOAuthConfig(AppConfig):
+    """Registers the OAuth checks and the receivers that end cached OAuth credentials when a token goes."""
+
+    name = "mcp_django.oauth"
+    label = "mcp_django_oauth"
+    verbose_name = "MCP OAuth"
+
+    def ready(self) -> None:
+        from django.apps import apps
+
+        from mcp_django.oauth import checks  # noqa: F401  # registers the system checks
+
+        if apps.is_installed("oauth2_provider"):  # else check E070 says so
+            from mcp_django.oauth.revocation import connect
+
+            connect()

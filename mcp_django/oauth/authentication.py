@@ -1,0 +1,120 @@
+"""`OAuth2Authentication`: MCP endpoints accept the access tokens this site issued, for them and no other.
+
+A DRF authentication class, like the others an endpoint runs at admission. It recognises
+`Authorization: Bearer <token>` when the token is one of django-oauth-toolkit's access tokens, and
+refuses it (401, `error="invalid_token"`) when it has expired, was issued for another resource than
+this endpoint (RFC 8707: no token passthrough), carries no MCP scope (a registration token), or its
+user is inactive. A bearer value it does not know is left to the next class (a DRF token); one
+without the prefix of this site's tokens (`mcp_django.oauth.tokens`) costs no query.
+
+Its credential is the `Authorization` header alone, so admission caches the result per endpoint and
+Host (`mcp_django.auth_cache`), never past the token's expiry; revoking a token (the revocation
+endpoint, the admin) deletes it, which drops the cached credentials on every worker.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from django.utils import timezone
+from oauth2_provider.models import get_access_token_model
+from oauth2_provider.utils import parse_bearer_token
+from rest_framework import authentication
+
+from mcp_django.auth import AUTHORIZATION, AuthenticationFailed
+from mcp_django.endpoints import canonical_path, endpoint_registry
+from mcp_django.oauth.grants import scope_reached
+from mcp_django.oauth.tokens import ACCESS_TOKEN_PREFIX
+from mcp_django.scopes import SCOPE_LIMIT
+
+__all__ = ["OAuth2Authentication", "accepts_oauth", "resource_matches"]
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class OAuth2Authentication(authentication.BaseAuthentication):
+    """Accept an OAuth access token issued by this site for this endpoint; `(user, token)` or None.
+
+    Put it before `mcp_django.auth.TokenAuthentication`: both read `Bearer`, and a DRF token class
+    refuses a value it does not know instead of passing it on.
+    """
+
+    mcp_credentials: ClassVar[str] = AUTHORIZATION
+    mcp_endpoint: Any = None
+    """The endpoint this instance authenticates for (set by the endpoint); None accepts no token."""
+
+    def authenticate(self, request: Any) -> tuple[Any, Any] | None:
+        """Return `(user, access token)` for a token this site issued, None for any other credential.
+
+        Raises:
+            AuthenticationFailed: an expired token, one issued for another resource, without an MCP
+                scope, or of an inactive user.
+        """
+        raw = parse_bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
+        if raw is None or not raw.startswith(ACCESS_TOKEN_PREFIX):
+            return None  # not one of ours (a DRF token): no query
+        checksum = hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()
+        model = get_access_token_model()
+        token = model.objects.select_related("user", "application").filter(token_checksum=checksum).first()
+        if token is None:
+            return None
+        if token.is_expired():
+            raise AuthenticationFailed("The access token has expired.")
+        reached = scope_reached(token.scope.split())
+        if reached is None or token.user is None:
+            raise AuthenticationFailed("The access token grants no MCP scope.")
+        if not resource_matches(token.resource, self.mcp_endpoint, request.META.get("HTTP_HOST")):
+            raise AuthenticationFailed("The access token was not issued for this endpoint.")
+        if not token.user.is_active:
+            raise AuthenticationFailed("User inactive or deleted.")
+        principal = copy.copy(token.user)
+        setattr(principal, SCOPE_LIMIT, reached)
+        return principal, token
+
+    def authenticate_header(self, request: Any) -> str:
+        return "Bearer"
+
+    def mcp_credential_lifetime(self, user: Any, auth: Any) -> float:
+        """Seconds until the access token expires: admission keeps it no longer."""
+        return float((auth.expires - timezone.now()).total_seconds())
+
+
+def resource_matches(resources: Any, endpoint: Any, host: str | None) -> bool:
+    """True when one of a token's resource indicators names `endpoint`, as reached through `host`.
+
+    The resource's path must be the endpoint's mounted path and, when the request named a Host, its
+    host and port those of the request (an omitted port is the scheme's default). A token without a
+    resource (issued to no endpoint) names none.
+    """
+    if endpoint is None or not isinstance(resources, list):
+        return False
+    try:
+        mounted = canonical_path(endpoint_registry().path_of(endpoint))
+    except LookupError:
+        return False
+    return any(_names(resource, mounted, host) for resource in resources)
+
+
+def _names(resource: Any, mounted: str, host: str | None) -> bool:
+    if not isinstance(resource, str):
+        return False
+    parts = urlsplit(resource)
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname or canonical_path(parts.path) != mounted:
+        return False
+    if host is None:
+        return True
+    addressed = urlsplit(f"//{host}")
+    try:
+        token_port = parts.port or _DEFAULT_PORTS[parts.scheme]
+        request_port = addressed.port or _DEFAULT_PORTS[parts.scheme]
+    except ValueError:
+        return False
+    return addressed.hostname == parts.hostname.lower() and request_port == token_port
+
+
+def accepts_oauth(endpoint: Any) -> bool:
+    """True when the endpoint runs `OAuth2Authentication` (its metadata then names this authorization server)."""
+    return any(isinstance(authenticator, OAuth2Authentication) for authenticator in endpoint.authenticators)

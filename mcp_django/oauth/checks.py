@@ -1,0 +1,88 @@
+"""System checks of the `oauth` extra (IDs `mcp_django.E070`-`E079`, `W070`-`W079`; see docs/checks.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.apps import AppConfig, apps
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+from django.urls import NoReverseMatch, reverse
+
+__all__ = ["check_oauth"]
+
+AUTHENTICATION = "mcp_django.oauth.authentication.OAuth2Authentication"
+
+
+@register(Tags.security, Tags.urls)
+def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """django-oauth-toolkit installed, PKCE S256 enforced, metadata mounted, an endpoint accepting the tokens."""
+    if not apps.is_installed("oauth2_provider"):
+        return [
+            Error(
+                "mcp_django.oauth needs django-oauth-toolkit installed.",
+                hint="pip install 'django-mcp-host[oauth]'; add 'oauth2_provider' to INSTALLED_APPS.",
+                id="mcp_django.E070",
+            )
+        ]
+    from oauth2_provider.settings import oauth2_settings
+
+    from mcp_django.endpoints import mounted_endpoints
+    from mcp_django.oauth.authentication import OAuth2Authentication, accepts_oauth
+
+    messages: list[CheckMessage] = []
+    if not oauth2_settings.PKCE_REQUIRED or not oauth2_settings.COMPLIANT_BCP_RFC9700_PKCE_METHOD:
+        messages.append(
+            Error(
+                "OAuth for MCP needs PKCE required, with S256 only.",
+                hint="Set PKCE_REQUIRED and COMPLIANT_BCP_RFC9700_PKCE_METHOD to True in OAUTH2_PROVIDER.",
+                id="mcp_django.E071",
+            )
+        )
+    if getattr(oauth2_settings.ACCESS_TOKEN_GENERATOR, "__module__", None) != "mcp_django.oauth.tokens":
+        messages.append(
+            Error(
+                "MCP endpoints do not recognise tokens from this ACCESS_TOKEN_GENERATOR.",
+                hint="Set OAUTH2_PROVIDER['ACCESS_TOKEN_GENERATOR'] to 'mcp_django.oauth.tokens.access_token'.",
+                id="mcp_django.E073",
+            )
+        )
+    try:
+        metadata = reverse("oauth2_provider:oauth-server-metadata")
+    except NoReverseMatch:
+        metadata = None
+    if metadata != "/.well-known/oauth-authorization-server":
+        messages.append(
+            Error(
+                "The OAuth authorization server metadata is not at the site root.",
+                hint='Add path("", include("mcp_django.oauth.urls")) to the root URLconf.',
+                id="mcp_django.E072",
+            )
+        )
+    endpoints = [endpoint for endpoint in mounted_endpoints() if not endpoint.allow_anonymous]
+    if endpoints and not any(accepts_oauth(endpoint) for endpoint in endpoints):
+        messages.append(
+            Warning(
+                "No MCP endpoint accepts the OAuth tokens this site issues.",
+                hint=f"Put '{AUTHENTICATION}' first in DEFAULT_AUTHENTICATION_CLASSES.",
+                id="mcp_django.W070",
+            )
+        )
+    for endpoint in endpoints:
+        classes = [type(authenticator) for authenticator in endpoint.authenticators]
+        position = next((i for i, cls in enumerate(classes) if issubclass(cls, OAuth2Authentication)), None)
+        if position is not None and any(_reads_bearer(cls) for cls in classes[:position]):
+            messages.append(
+                Warning(
+                    f"Endpoint {endpoint.name!r} runs a token class before OAuth2Authentication.",
+                    hint="It refuses OAuth tokens as unknown keys: list OAuth2Authentication first.",
+                    id="mcp_django.W071",
+                )
+            )
+    return messages
+
+
+def _reads_bearer(cls: type) -> bool:
+    from rest_framework.authentication import TokenAuthentication
+
+    return issubclass(cls, TokenAuthentication)

@@ -1,0 +1,42 @@
+"""The django-oauth-toolkit settings MCP clients need: `OAUTH2_PROVIDER = {**OAUTH2_PROVIDER, ...}` in settings.
+
+Imports nothing of Django, so a settings module can import it. The system checks of `mcp_django.oauth`
+(`mcp_django.E070`...) refuse a configuration that drops what MCP requires (PKCE S256, public clients).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from mcp_django.oauth.grants import OAUTH_SCOPES
+
+__all__ = ["OAUTH2_PROVIDER"]
+
+OAUTH2_PROVIDER: Final[dict[str, Any]] = {
+    "SCOPES": dict(OAUTH_SCOPES),
+    "DEFAULT_SCOPES": ["mcp:user"],
+    # OAuth 2.1: authorization code with PKCE, S256 only; no implicit or password grant.
+    "PKCE_REQUIRED": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none"],
+    "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": 30 * 24 * 3600,
+    "ROTATE_REFRESH_TOKEN": True,
+    # Prefixed values: MCP endpoints tell these tokens from DRF tokens without a query (mcp_django.oauth.tokens).
+    "ACCESS_TOKEN_GENERATOR": "mcp_django.oauth.tokens.access_token",
+    "REFRESH_TOKEN_GENERATOR": "mcp_django.oauth.tokens.refresh_token",
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    # MCP clients register themselves (RFC 7591) or name their metadata document (CIMD), unauthenticated:
+    # the user's login and consent is what authorizes them. mcp_django.oauth.views.RegistrationView
+    # admits only public clients with https or loopback redirect URIs.
+    "DCR_ENABLED": True,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "CIMD_ENABLED": True,
+    "CIMD_FETCH_TIMEOUT_SECONDS": 5,
+    "CIMD_MAX_DOCUMENT_SIZE": 16 * 1024,
+}
+"""django-oauth-toolkit settings for an MCP authorization server."""

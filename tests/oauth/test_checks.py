@@ -1,0 +1,93 @@
+"""The system checks of the oauth extra: one test per ID, asserting the whole message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.checks import Error, Warning
+from django.test import override_settings
+
+from mcp_django.oauth.checks import check_oauth
+from mcp_django.oauth.defaults import OAUTH2_PROVIDER
+
+OAUTH = "mcp_django.oauth.authentication.OAuth2Authentication"
+
+
+def with_mcp(**overrides: Any) -> Any:
+    return override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides})
+
+
+def test_the_example_project_passes() -> None:
+    assert check_oauth() == []
+
+
+def test_e070_without_django_oauth_toolkit() -> None:
+    apps_without = [app for app in settings.INSTALLED_APPS if app != "oauth2_provider"]
+    with override_settings(INSTALLED_APPS=apps_without):
+        assert check_oauth() == [
+            Error(
+                "mcp_django.oauth needs django-oauth-toolkit installed.",
+                hint="pip install 'django-mcp-host[oauth]'; add 'oauth2_provider' to INSTALLED_APPS.",
+                id="mcp_django.E070",
+            )
+        ]
+
+
+@pytest.mark.parametrize("setting", ["PKCE_REQUIRED", "COMPLIANT_BCP_RFC9700_PKCE_METHOD"])
+def test_e071_without_pkce_s256_only(setting: str) -> None:
+    with override_settings(OAUTH2_PROVIDER={**OAUTH2_PROVIDER, setting: False}):
+        assert check_oauth() == [
+            Error(
+                "OAuth for MCP needs PKCE required, with S256 only.",
+                hint="Set PKCE_REQUIRED and COMPLIANT_BCP_RFC9700_PKCE_METHOD to True in OAUTH2_PROVIDER.",
+                id="mcp_django.E071",
+            )
+        ]
+
+
+def test_e072_without_the_metadata_at_the_site_root() -> None:
+    with override_settings(ROOT_URLCONF="tests.access_urls"):
+        assert check_oauth() == [
+            Error(
+                "The OAuth authorization server metadata is not at the site root.",
+                hint='Add path("", include("mcp_django.oauth.urls")) to the root URLconf.',
+                id="mcp_django.E072",
+            )
+        ]
+
+
+def test_e073_with_a_token_generator_endpoints_do_not_recognise() -> None:
+    provider = {key: value for key, value in OAUTH2_PROVIDER.items() if key != "ACCESS_TOKEN_GENERATOR"}
+    with override_settings(OAUTH2_PROVIDER=provider):
+        assert check_oauth() == [
+            Error(
+                "MCP endpoints do not recognise tokens from this ACCESS_TOKEN_GENERATOR.",
+                hint="Set OAUTH2_PROVIDER['ACCESS_TOKEN_GENERATOR'] to 'mcp_django.oauth.tokens.access_token'.",
+                id="mcp_django.E073",
+            )
+        ]
+
+
+def test_w070_when_no_endpoint_accepts_the_tokens() -> None:
+    with with_mcp(DEFAULT_AUTHENTICATION_CLASSES=["mcp_django.auth.TokenAuthentication"]):
+        assert check_oauth() == [
+            Warning(
+                "No MCP endpoint accepts the OAuth tokens this site issues.",
+                hint=f"Put '{OAUTH}' first in DEFAULT_AUTHENTICATION_CLASSES.",
+                id="mcp_django.W070",
+            )
+        ]
+
+
+def test_w071_when_a_token_class_runs_first() -> None:
+    with with_mcp(DEFAULT_AUTHENTICATION_CLASSES=["mcp_django.auth.TokenAuthentication", OAUTH]):
+        assert check_oauth() == [
+            Warning(
+                f"Endpoint {name!r} runs a token class before OAuth2Authentication.",
+                hint="It refuses OAuth tokens as unknown keys: list OAuth2Authentication first.",
+                id="mcp_django.W071",
+            )
+            for name in ("server", "adapter")
+        ]

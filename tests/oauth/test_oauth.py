@@ -1,0 +1,316 @@
+"""The site as the OAuth 2.1 authorization server of its MCP endpoints (mcp_django.oauth), over real views and DB.
+
+The live tests (tests/live/test_oauth_live.py) run the official client through the same flow under daphne.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.test import Client
+from django.utils import timezone
+from oauth2_provider.models import get_access_token_model, get_application_model
+
+from tests.access_support import send
+from tests.oauth.support import REDIRECT_URI, authorize_url, obtain_token, pkce, register
+
+pytestmark = pytest.mark.django_db
+
+TEAM_TOOL = "reindex_catalogue"
+
+
+def make_user(username: str, group: str | None = None, **extra: Any) -> Any:
+    user = get_user_model().objects.create_user(username, password="pw", **extra)
+    if group is not None:
+        user.groups.add(Group.objects.get_or_create(name=group)[0])
+    return user
+
+
+@pytest.fixture
+def alice() -> Any:
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob() -> Any:
+    return make_user("bob", "mcp-team")
+
+
+def bearer(token: dict[str, Any] | str) -> dict[str, str]:
+    value = token if isinstance(token, str) else token["access_token"]
+    return {"Authorization": f"Bearer {value}"}
+
+
+def tool_names(client: Client, token: dict[str, Any], path: str = "/mcp") -> set[str]:
+    response = send(client, "tools/list", path=path, headers=bearer(token))
+    assert response.status_code == 200, response.content
+    return {tool["name"] for tool in json.loads(response.content)["result"]["tools"]}
+
+
+def refusal(response: Any) -> str:
+    assert response.status_code == 401, response.content
+    assert response["WWW-Authenticate"].startswith('Bearer error="invalid_token"')
+    return str(json.loads(response.content)["error"]["message"])
+
+
+# -- discovery -------------------------------------------------------------------------------------
+
+
+def test_the_authorization_server_metadata_offers_what_mcp_clients_use(client: Client) -> None:
+    metadata = client.get("/.well-known/oauth-authorization-server").json()
+
+    assert metadata["issuer"] == "http://testserver"
+    assert metadata["authorization_endpoint"] == "http://testserver/oauth/authorize/"
+    assert metadata["token_endpoint"] == "http://testserver/oauth/token/"
+    assert metadata["registration_endpoint"] == "http://testserver/oauth/register/"
+    assert metadata["revocation_endpoint"] == "http://testserver/oauth/revoke_token/"
+    assert metadata["code_challenge_methods_supported"] == ["S256"]
+    assert metadata["response_types_supported"] == ["code"]
+    assert metadata["grant_types_supported"] == ["authorization_code", "refresh_token"]
+    assert metadata["token_endpoint_auth_methods_supported"] == ["none"]
+    assert metadata["client_id_metadata_document_supported"] is True
+    assert set(metadata["scopes_supported"]) == {"mcp:user", "mcp:team", "mcp:system"}
+
+
+def test_the_protected_resource_metadata_names_this_site_as_the_authorization_server(client: Client) -> None:
+    metadata = client.get("/.well-known/oauth-protected-resource/mcp/adapter").json()
+
+    assert metadata == {
+        "resource": "http://testserver/mcp/adapter",
+        "bearer_methods_supported": ["header"],
+        "resource_name": "mcp-django-example",
+        "authorization_servers": ["http://testserver"],
+        "scopes_supported": ["mcp:user", "mcp:team", "mcp:system"],
+    }
+
+
+# -- registration ----------------------------------------------------------------------------------
+
+
+def test_a_public_client_registers_without_a_secret(client: Client) -> None:
+    status, body = register(client, token_endpoint_auth_method=None)
+
+    assert status == 201, body
+    assert body["token_endpoint_auth_method"] == "none"
+    assert "client_secret" not in body
+    application = get_application_model().objects.get(client_id=body["client_id"])
+    assert application.client_type == "public"
+    assert application.redirect_uris == REDIRECT_URI
+
+
+@pytest.mark.parametrize(
+    ("metadata", "description"),
+    [
+        (
+            {"token_endpoint_auth_method": "client_secret_basic"},
+            "Only public clients register here: token_endpoint_auth_method must be none",
+        ),
+        (
+            {"redirect_uris": ["http://app.example.com/callback"]},
+            "Redirect URIs must use https or a loopback address: 'http://app.example.com/callback'",
+        ),
+        (
+            {"redirect_uris": ["myapp://callback"]},
+            "Redirect URIs must use https or a loopback address: 'myapp://callback'",
+        ),
+        ({"redirect_uris": []}, "redirect_uris must be a non-empty array"),
+        (
+            {"grant_types": ["client_credentials"]},
+            "grant_types must include authorization_code",
+        ),
+        ({"response_types": ["token"]}, "Only the code response type is supported"),
+    ],
+)
+def test_registration_refuses_what_an_mcp_client_must_not_get(
+    client: Client, metadata: dict[str, Any], description: str
+) -> None:
+    status, body = register(client, **metadata)
+
+    assert status == 400
+    assert body == {"error": "invalid_client_metadata", "error_description": description}
+    assert not get_application_model().objects.exists()
+
+
+def test_https_and_every_loopback_form_are_accepted_redirect_uris(client: Client) -> None:
+    uris = ["https://app.example.com/cb", "http://localhost:8080/cb", "http://[::1]:9/cb", "http://127.0.0.1/cb"]
+
+    status, body = register(client, redirect_uris=uris)
+
+    assert status == 201, body
+    assert body["redirect_uris"] == uris
+
+
+# -- authorization ---------------------------------------------------------------------------------
+
+
+def test_a_user_logged_out_is_sent_to_the_login_page_first(client: Client) -> None:
+    _, info = register(client)
+    url = authorize_url(info["client_id"], pkce()[1], resource="http://testserver/mcp")
+
+    response = client.get(url)
+
+    assert response.status_code == 302
+    assert response["Location"].startswith("/oauth/login/?next=/oauth/authorize/")
+    assert client.get(response["Location"]).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("resource", "extra", "error"),
+    [
+        (None, {}, "invalid_target: Name the MCP endpoint the token is for in the resource parameter (RFC 8707)."),
+        (
+            "http://testserver/conformance/mcp",
+            {},
+            "invalid_target: http://testserver/conformance/mcp is not an MCP endpoint of this site that accepts "
+            "OAuth tokens.",
+        ),
+        (
+            "http://elsewhere.example/mcp",
+            {},
+            "invalid_target: http://elsewhere.example/mcp is not an MCP endpoint of this site that accepts OAuth "
+            "tokens.",
+        ),
+        (
+            "http://testserver/mcp",
+            {"code_challenge_method": "plain"},
+            "invalid_request: PKCE with code_challenge_method=S256 is required.",
+        ),
+    ],
+)
+def test_the_consent_page_refuses_requests_this_server_does_not_grant(
+    client: Client, alice: Any, resource: str | None, extra: dict[str, str], error: str
+) -> None:
+    _, info = register(client)
+    client.force_login(alice)
+
+    response = client.get(authorize_url(info["client_id"], pkce()[1], resource=resource, **extra))
+
+    assert response.status_code == 400
+    assert error in response.content.decode().replace("&#x27;", "'")
+
+
+def test_the_consent_page_shows_the_endpoint_and_only_the_scopes_the_user_has(client: Client, alice: Any) -> None:
+    _, info = register(client)
+    client.force_login(alice)
+
+    page = client.get(authorize_url(info["client_id"], pkce()[1], resource="http://testserver/mcp")).content.decode()
+
+    assert "<code>http://testserver/mcp</code>" in page
+    assert "Use the MCP tools open to every user, as you" in page
+    assert "team" not in page.lower().replace("mcp:team", "")
+    assert 'name="scope" value="mcp:user"' in page
+
+
+def test_a_token_reaches_the_endpoint_it_was_issued_for_at_its_users_scope(client: Client, bob: Any) -> None:
+    token = obtain_token(bob)
+
+    assert token["scope"] == "mcp:user mcp:team"
+    assert token["access_token"].startswith("mcp_at_")
+    assert TEAM_TOOL in tool_names(client, token)
+
+
+def test_a_token_for_one_endpoint_is_refused_on_another(client: Client, bob: Any) -> None:
+    token = obtain_token(bob, resource="http://testserver/mcp")
+    assert tool_names(client, token)  # accepted, and now cached for /mcp
+
+    message = refusal(send(client, "tools/list", path="/mcp/adapter", headers=bearer(token)))
+
+    assert message == "Unauthorized: The access token was not issued for this endpoint."
+
+
+def test_a_token_presented_through_another_host_is_refused(client: Client, bob: Any, settings: Any) -> None:
+    settings.ALLOWED_HOSTS = ["testserver", "other.example"]
+    token = obtain_token(bob)
+
+    response = send(client, "tools/list", headers={**bearer(token), "Host": "other.example"})
+
+    assert refusal(response) == "Unauthorized: The access token was not issued for this endpoint."
+
+
+def test_a_user_token_never_reaches_team_tools(client: Client, bob: Any) -> None:
+    token = obtain_token(bob, scope="mcp:user")
+
+    assert token["scope"] == "mcp:user"
+    assert TEAM_TOOL not in tool_names(client, token)
+    call = send(client, "tools/call", {"name": TEAM_TOOL, "arguments": {}}, headers=bearer(token))
+    assert "error" in json.loads(call.content), call.content
+
+
+def test_a_user_asking_for_more_than_they_have_gets_their_own_scope(client: Client, alice: Any) -> None:
+    token = obtain_token(alice, scope="mcp:team mcp:system")
+
+    assert token["scope"] == "mcp:user"
+    assert TEAM_TOOL not in tool_names(client, token)
+
+
+def test_a_token_follows_its_user_losing_a_group(client: Client, bob: Any) -> None:
+    token = obtain_token(bob)
+    assert TEAM_TOOL in tool_names(client, token)
+
+    bob.groups.clear()
+
+    assert TEAM_TOOL not in tool_names(client, token)
+
+
+def test_an_expired_token_is_refused(client: Client, bob: Any) -> None:
+    token = obtain_token(bob)
+    get_access_token_model().objects.update(expires=timezone.now() - timedelta(seconds=1))
+
+    assert refusal(send(client, "tools/list", headers=bearer(token))) == "Unauthorized: The access token has expired."
+
+
+def test_a_revoked_token_is_refused_at_the_next_request(client: Client, bob: Any) -> None:
+    token = obtain_token(bob)
+    assert tool_names(client, token)  # cached from here on
+
+    revoked = client.post(
+        "/oauth/revoke_token/", data={"token": token["access_token"], "client_id": token["client_id"]}
+    )
+
+    assert revoked.status_code == 200
+    assert refusal(send(client, "tools/list", headers=bearer(token))).startswith("Unauthorized: Invalid token")
+
+
+def test_a_refresh_token_gets_a_new_access_token(client: Client, bob: Any) -> None:
+    token = obtain_token(bob)
+
+    response = client.post(
+        "/oauth/token/",
+        data={"grant_type": "refresh_token", "refresh_token": token["refresh_token"], "client_id": token["client_id"]},
+    )
+
+    assert response.status_code == 200, response.content
+    fresh = response.json()
+    assert fresh["access_token"] != token["access_token"]
+    assert TEAM_TOOL in tool_names(client, fresh)
+
+
+def test_the_registration_access_token_is_no_mcp_token(client: Client) -> None:
+    _, info = register(client)
+
+    response = send(client, "tools/list", headers=bearer(info["registration_access_token"]))
+
+    assert response.status_code == 401
+
+
+def test_the_admin_lists_clients_and_revoking_one_ends_its_tokens(client: Client, bob: Any) -> None:
+    token = obtain_token(bob)
+    assert tool_names(client, token)
+    staff = Client()
+    staff.force_login(make_user("root", is_staff=True, is_superuser=True))
+    application = get_application_model().objects.get(client_id=token["client_id"])
+
+    listing = staff.get("/admin/oauth2_provider/application/")
+    assert token["client_id"] in listing.content.decode()
+    staff.post(
+        "/admin/oauth2_provider/application/",
+        {"action": "revoke_clients", "_selected_action": [application.pk]},
+    )
+
+    assert not get_application_model().objects.exists()
+    assert refusal(send(client, "tools/list", headers=bearer(token))).startswith("Unauthorized: Invalid token")
