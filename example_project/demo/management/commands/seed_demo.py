@@ -67,9 +67,13 @@ class Command(BaseCommand):
         user_model = get_user_model()
         system, _ = Group.objects.get_or_create(name=SYSTEM_GROUP)
         GroupScope.objects.update_or_create(group=system, defaults={"scope": Scope.SYSTEM})
-        self.stdout.write("MCP users (send the token as 'Authorization: Bearer <token>'):")
+        self.stdout.write("MCP users (send the token as 'Authorization: Bearer <token>', or log in through OAuth")
+        self.stdout.write("with the user's name as password):")
         for username, group_name, scope in MCP_USERS:
             user, _ = user_model.objects.get_or_create(username=username)
+            if not user.has_usable_password():  # the OAuth login page (docs/oauth.md): their name, on purpose
+                user.set_password(username)
+                user.save(update_fields=["password"])
             if group_name is not None:
                 group, _ = Group.objects.get_or_create(name=group_name)
                 user.groups.add(group)
