@@ -6,6 +6,7 @@ The live tests (tests/live/test_oauth_live.py) run the official client through t
 from __future__ import annotations
 
 import json
+import logging
 from datetime import timedelta
 from typing import Any
 
@@ -314,3 +315,18 @@ def test_the_admin_lists_clients_and_revoking_one_ends_its_tokens(client: Client
 
     assert not get_application_model().objects.exists()
     assert refusal(send(client, "tools/list", headers=bearer(token))).startswith("Unauthorized: Invalid token")
+
+
+def test_a_client_id_metadata_document_on_a_private_address_is_never_fetched(
+    client: Client, alice: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    client.force_login(alice)
+    client_id = "https://127.0.0.1:9/client.json"
+
+    with caplog.at_level(logging.INFO, logger="oauth2_provider.cimd"):
+        response = client.get(authorize_url(client_id, pkce()[1], resource="http://testserver/mcp"))
+
+    assert response.status_code == 400
+    assert "invalid_request: Invalid client_id parameter value." in response.content.decode()
+    assert "client_id host resolves to a non-public address (127.0.0.1)" in caplog.text
+    assert not get_application_model().objects.filter(client_id=client_id).exists()

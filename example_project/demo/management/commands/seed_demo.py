@@ -71,7 +71,9 @@ class Command(BaseCommand):
         self.stdout.write("with the user's name as password):")
         for username, group_name, scope in MCP_USERS:
             user, _ = user_model.objects.get_or_create(username=username)
-            if not user.has_usable_password():  # the OAuth login page (docs/oauth.md): their name, on purpose
+            if (
+                not user.password or not user.has_usable_password()
+            ):  # the OAuth login page (docs/oauth.md): their name, on purpose
                 user.set_password(username)
                 user.save(update_fields=["password"])
             if group_name is not None:
