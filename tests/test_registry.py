@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +45,7 @@ def test_module_level_decorators_declare_on_the_default_registry() -> None:
     assert mcp_django.resource == mcp_django.default_registry.resource
     assert mcp_django.prompt == mcp_django.default_registry.prompt
     assert mcp_django.completion == mcp_django.default_registry.completion
-    assert mcp_django.__version__ == "0.1.0"
+    assert mcp_django.__version__ == importlib.metadata.version("django-mcp-host")
 
 
 def test_every_registry_is_listed_by_all_registries() -> None:
