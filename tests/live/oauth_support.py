@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import html
 import ipaddress
 import json
-import re
 import ssl
 import threading
 from collections.abc import AsyncGenerator, Iterator
@@ -24,6 +22,8 @@ from cryptography.x509.oid import NameOID
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 from oauth2_provider import cimd
+
+from tests.oauth.support import hidden_fields
 
 _loopback = threading.Lock()
 
@@ -85,15 +85,6 @@ class MemoryStorage:
         self.client_info = client_info
 
 
-def _form_fields(page: str) -> dict[str, str]:
-    fields = {}
-    for tag in re.findall(r"<input[^>]*>", page):
-        attributes = dict(re.findall(r'(\w+)="([^"]*)"', tag))
-        if attributes.get("type") == "hidden" and "name" in attributes:
-            fields[attributes["name"]] = html.unescape(attributes.get("value", ""))
-    return fields
-
-
 class Browser:
     """The user at the browser: opens the authorization URL, logs in, approves; keeps the code for the client.
 
@@ -112,13 +103,13 @@ class Browser:
             if response.status_code == 302 and "/oauth/login/" in response.headers["location"]:
                 login_url = urljoin(authorization_url, response.headers["location"])
                 page = await http.get(login_url)
-                fields = {**_form_fields(page.text), "username": self.username, "password": self.password}
+                fields = {**hidden_fields(page.text), "username": self.username, "password": self.password}
                 response = await http.post(login_url, data=fields)
                 assert response.status_code == 302, response.text
                 response = await http.get(urljoin(authorization_url, response.headers["location"]))
             assert response.status_code == 200, response.text
             self.pages.append(response.text)
-            approved = await http.post(str(response.url), data={**_form_fields(response.text), "allow": "Allow"})
+            approved = await http.post(str(response.url), data={**hidden_fields(response.text), "allow": "Allow"})
             assert approved.status_code == 302, approved.text
             query = parse_qs(urlsplit(approved.headers["location"]).query)
             self.result = AuthorizationCodeResult(

@@ -25,11 +25,12 @@ from mcp.types import TextContent
 
 from tests.conftest import LiveServer, serve_example
 from tests.live.oauth_support import Browser, DocumentServer, MemoryStorage, StreamSafeOAuthProvider
+from tests.oauth.support import REDIRECT_URI
 
 pytestmark = pytest.mark.live
 
 MODES = ["legacy", "2026-07-28"]
-REDIRECT_URI = "http://127.0.0.1:33418/callback"
+
 TEAM_TOOL = "reindex_catalogue"
 
 
