@@ -60,6 +60,7 @@ from mcp_django.transports.body import (
 )
 from mcp_django.transports.cors import cors_headers, is_preflight, preflight_headers
 from mcp_django.transports.headers import check_mirror_headers, check_param_headers, header_value
+from mcp_django.transports.resume_relay import stream_relay
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
 
 __all__ = [
@@ -378,7 +379,7 @@ class StreamableHTTP:
         The request runs on its own task: a dropped connection does not cancel it, and the client can
         resume its stream with `Last-Event-ID`.
         """
-        buffer = resumable.buffers.open(record.session_id)
+        buffer = resumable.buffers.open(record.session_id, owner=await stream_relay.owner())
         connection.close_stream = buffer.detach
         pump = asyncio.ensure_future(self._pump(self.endpoint.handler.stream(message, connection), buffer, record))
         _running.add(pump)
@@ -437,10 +438,13 @@ class StreamableHTTP:
         last_event_id = header_value(headers, "last-event-id")
         if last_event_id:
             found = resumable.buffers.find(last_event_id, session_id)
-            if found is None:
+            if found is not None:
+                buffer, after = found
+                events = resumable.resumable_events(buffer, after, priming=False, until_detached=False)
+            elif (from_owner := await stream_relay.resume(last_event_id, session_id)) is not None:
+                events = from_owner  # another worker's stream
+            else:
                 return _error(404, InvalidRequest("Not Found: no stream to resume from that Last-Event-ID"))
-            buffer, after = found
-            events = resumable.resumable_events(buffer, after, priming=False, until_detached=False)
             return HTTPResponse(200, dict(SSE_HEADERS), stream=events)
         inbox = await notifications.subscribe(self.endpoint)
         relayed = self._relay(inbox, session_id, principal)

@@ -6,8 +6,9 @@ cancel it (in the handshake era only `notifications/cancelled` does). The POST's
 buffer; a client that lost it, or that the server asked to reconnect (`ctx.close_stream()`), sends a
 GET with `Last-Event-ID` and gets the rest, the final response included.
 
-Buffers live in the worker process that serves the request: resuming needs the client to come back to
-the same worker (sticky sessions), as the spec allows a server to offer resumption or not.
+Buffers live in the worker process that serves the request. With a Channels layer shared between
+processes (Redis), a stream's id names the channel its worker listens on, and a GET that reaches another
+worker is relayed from the owner (`transports.resume_relay`): no sticky sessions are needed.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ RETRY_MS: Final = 1000
 class EventBuffer:
     """The messages of one POST's SSE stream, numbered from 1; 0 is the priming event."""
 
-    def __init__(self, session_id: str) -> None:
-        self.stream_id = secrets.token_hex(8)
+    def __init__(self, session_id: str, owner: str | None = None) -> None:
+        # "<random>~<owner channel>": another worker can tell whom to ask (transports.resume_relay).
+        self.stream_id = secrets.token_hex(8) + (f"~{owner}" if owner else "")
         self.session_id = session_id
         self.messages: list[dict[str, Any]] = []
         self.done = False
@@ -68,13 +70,16 @@ class EventBuffer:
         """Yield `(number, message)` for every message after `after`, as they come, until the stream ends."""
         number = after
         while True:
+            # The end is read again after every yield: while the caller held a message, more may have come
+            # and the stream finished; ending on `done` with a stale end would lose those.
             wakeup = self._wakeup
             end = len(self.messages)
             if until_detached and self.detached_at is not None:
                 end = self.detached_at
-            while number < end:
+            if number < end:
                 number += 1
                 yield number, self.messages[number - 1]
+                continue
             if self.done or (until_detached and self.detached_at is not None):
                 return
             await wakeup.wait()
@@ -97,9 +102,10 @@ class BufferRegistry:
         self._buffers: dict[str, EventBuffer] = {}
         self._swept = time.monotonic()
 
-    def open(self, session_id: str) -> EventBuffer:
+    def open(self, session_id: str, owner: str | None = None) -> EventBuffer:
+        """A new buffer for a POST of `session_id`; `owner` is the channel other workers resume it through."""
         self._sweep()
-        buffer = EventBuffer(session_id)
+        buffer = EventBuffer(session_id, owner)
         self._buffers[buffer.stream_id] = buffer
         return buffer
 
@@ -112,7 +118,7 @@ class BufferRegistry:
 
     def find(self, last_event_id: str, session_id: str) -> tuple[EventBuffer, int] | None:
         """The buffer and position a `Last-Event-ID` names, if it belongs to `session_id`."""
-        stream_id, _, number = last_event_id.partition(".")
+        stream_id, _, number = last_event_id.rpartition(".")  # an owner channel's name has dots too
         buffer = self._buffers.get(stream_id)
         if buffer is None or buffer.session_id != session_id or not number.isdigit():
             return None

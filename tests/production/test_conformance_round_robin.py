@@ -1,8 +1,8 @@
 """The official conformance suite (tests/conformance/test_official_suite.py) through the round-robin.
 
 Every run of the suite against `/conformance/mcp`, served by two workers (daphne and uvicorn) on
-PostgreSQL and the Redis channel layer, each request to the next worker, with the same baselines but
-one: resuming an SSE stream needs the worker that holds it (expected-failures-0.1.16-pending-round-robin.yml).
+PostgreSQL and the Redis channel layer, each request to the next worker, with the same baselines (so a
+stream resumed with `Last-Event-ID` on the other worker too: server-sse-polling).
 """
 
 from __future__ import annotations
@@ -12,14 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.test_official_suite import ANSI_COLOUR, FAST_PATH, RUNS, SuiteRun, _failed_checks, run_suite
+from tests.conformance.test_official_suite import ANSI_COLOUR, FAST_PATH, RUNS, _failed_checks, run_suite
 from tests.production.site import ProductionSite, RoundRobin
 
 pytestmark = [pytest.mark.production, pytest.mark.conformance]
-
-HERE = Path(__file__).resolve().parent
-# Where the round-robin changes what is expected (each file says why): the run's own baseline instead.
-ROUND_ROBIN_BASELINES = {"0.1.16-pending": "expected-failures-0.1.16-pending-round-robin.yml"}
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +29,6 @@ def test_official_conformance_suite_passes_through_the_round_robin(
     run_name: str, round_robin_server: RoundRobin, tmp_path: Path
 ) -> None:
     run = RUNS[run_name]
-    if run_name in ROUND_ROBIN_BASELINES:  # an absolute path: run_suite joins it to its own folder
-        run = SuiteRun(run.version, run.args, str(HERE / ROUND_ROBIN_BASELINES[run_name]))
     result = run_suite(run, round_robin_server.url(FAST_PATH), tmp_path)
     output = ANSI_COLOUR.sub("", result.stdout)
     summary = output[output.find("=== SUMMARY ===") :] if "=== SUMMARY ===" in output else output[-4000:]

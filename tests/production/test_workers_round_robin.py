@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx2
 import pytest
@@ -90,3 +91,34 @@ def test_a_session_opened_on_one_worker_continues_on_the_other_and_ends_on_both_
             status := client.post(daphne.url("/mcp"), json=request("ping", id=4), headers=session).status_code
         ) != 404:
             assert time.monotonic() - started < DEADLINE_S, f"still {status} after {time.monotonic() - started:.2f}s"
+
+
+def _messages(text: str) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of an SSE body (the priming event's data is empty)."""
+    return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and line[5:].strip()]
+
+
+def test_a_stream_closed_mid_call_on_one_worker_is_resumed_on_the_other(
+    two_workers: tuple[LiveServer, LiveServer],
+) -> None:
+    for owner, other in (two_workers, two_workers[::-1]):
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
+        with httpx2.Client(timeout=30) as client:
+            opened = client.post(owner.url("/conformance/mcp"), json=initialize(), headers=headers)
+            session_id = opened.headers["mcp-session-id"]
+            session = {**headers, "Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-11-25"}
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            client.post(owner.url("/conformance/mcp"), json=initialized, headers=session)
+
+            call = request("tools/call", {"name": "test_reconnection", "arguments": {}}, id=2)
+            closed = client.post(owner.url("/conformance/mcp"), json=call, headers=session)  # ends after one message
+            assert [message.get("params", {}).get("data") for message in _messages(closed.text)] == [
+                "Before disconnect"
+            ], closed.text
+            last_event_id = [line[3:].strip() for line in closed.text.splitlines() if line.startswith("id:")][-1]
+
+            resumed = client.get(other.url("/conformance/mcp"), headers={**session, "Last-Event-ID": last_event_id})
+        assert resumed.status_code == 200, other.log_tail()
+        rest = _messages(resumed.text)
+        assert [message.get("params", {}).get("data") for message in rest[:-1]] == ["After reconnect"], resumed.text
+        assert rest[-1]["result"]["content"][0]["text"] == "Reconnection test completed", resumed.text
