@@ -79,6 +79,7 @@ demo: $(VENV_STAMP)
 	@echo "  (select demo.books, action 'Disable selected providers'; the adapter's about_* tools vanish)"
 	@echo
 	@# daphne with the request limits applied as requests arrive, and its timeouts spelled out (docs/deployment.md)
+	MCP_EXAMPLE_BASE_URL=http://$(DEMO_HOST):$(DEMO_PORT) \
 	$(VENV_PY) -m mcp_django.servers.daphne --application-close-timeout 10 --ping-interval 20 --ping-timeout 30 \
 		-b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application
 

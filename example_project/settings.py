@@ -138,6 +138,13 @@ MCP_DJANGO = {
         "mcp_django.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
+    # The demo's interceptor server, a second endpoint of this project (urls.py): /guarded/mcp names it.
+    "INTERCEPTOR_SERVERS": {
+        "demo": {
+            "URL": os.environ.get("MCP_EXAMPLE_BASE_URL", "http://127.0.0.1:8000") + "/interceptors/mcp",
+            "TIMEOUT_MS": 2000,
+        },
+    },
     # bob's group grants TEAM here; carol's group grants SYSTEM through a GroupScope row (see seed_demo).
     "SCOPE_GROUPS": {"mcp-team": "TEAM"},
     # Browser pages (besides localhost ones) that may call the endpoints, space-separated: docs/cors.md.

@@ -25,6 +25,26 @@ urlpatterns = [
         interceptors=[],
         fast_path=False,
     ),
+    # An interceptor server: the demo's guard, for the chains that name the "demo" server (settings.py).
+    *endpoint(
+        "interceptors/mcp",
+        registry="example_project.demo.interceptors.registry",
+        name="interceptors",
+        allow_anonymous=True,
+        interceptors=["example_project.demo.interceptors.ForbiddenWordGuard"],
+        interceptor_protocol=True,
+    ),
+    # The project's tools behind a chain that runs the demo server's guard remotely, between the
+    # redaction and the audit trail (docs/remote-interceptors.md).
+    *endpoint(
+        "guarded/mcp",
+        name="guarded",
+        interceptors=[
+            "mcp_django.interceptors.redaction.RedactionInterceptor",
+            {"SERVER": "demo"},
+            "mcp_django.interceptors.audit.AuditSinkInterceptor",
+        ],
+    ),
     # /mcp (and /mcp/): the server endpoint with every `@mcp_django.tool` of the project's apps.
     path("", include("mcp_django.urls")),
     # The OAuth 2.1 authorization server: metadata, registration, login + consent, tokens (docs/oauth.md).

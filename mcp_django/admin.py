@@ -14,11 +14,13 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 from django.utils.html import format_html
 
+from mcp_django.conf import mcp_settings
 from mcp_django.control import inventory
 from mcp_django.control.dashboard import dashboard_context
 from mcp_django.models import (
     ControlRoom,
     GroupScope,
+    InterceptorServer,
     InterceptorState,
     MCPSession,
     ProviderState,
@@ -34,10 +36,11 @@ if TYPE_CHECKING:
     _ToolCallAdminBase = admin.ModelAdmin[ToolCallRecord]
     _ProviderStateAdminBase = admin.ModelAdmin[ProviderState]
     _InterceptorStateAdminBase = admin.ModelAdmin[InterceptorState]
+    _InterceptorServerAdminBase = admin.ModelAdmin[InterceptorServer]
     _ControlRoomAdminBase = admin.ModelAdmin[ControlRoom]
     _ToolStateAdminBase = admin.ModelAdmin[ToolState]
 else:  # ModelAdmin is generic only in django-stubs
-    _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = admin.ModelAdmin
+    _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = _InterceptorServerAdminBase = admin.ModelAdmin
     _ProviderStateAdminBase = _InterceptorStateAdminBase = _ControlRoomAdminBase = _ToolStateAdminBase = (
         admin.ModelAdmin
     )
@@ -133,14 +136,19 @@ class _StateAdminMixin:
         return False
 
     def _set_enabled(self, request: HttpRequest, queryset: QuerySet[Any], enabled: bool) -> None:
-        changed = 0
-        for row in queryset:
-            if row.enabled != enabled:
-                row.enabled = enabled
-                row.save(update_fields=["enabled", "updated"])  # signals: the stamp moves, clients hear of it
-                changed += 1
-        verb = "Enabled" if enabled else "Disabled"
-        self.message_user(request, f"{verb} {changed} item(s).", messages.SUCCESS)  # type: ignore[attr-defined]
+        _switch(self, request, queryset, enabled)
+
+
+def _switch(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any], enabled: bool) -> None:
+    """Switch the rows of `queryset` on or off, one save each (signals: the stamp moves, clients hear of it)."""
+    changed = 0
+    for row in queryset:
+        if row.enabled != enabled:
+            row.enabled = enabled
+            row.save(update_fields=["enabled", "updated"])
+            changed += 1
+    verb = "Enabled" if enabled else "Disabled"
+    model_admin.message_user(request, f"{verb} {changed} item(s).", messages.SUCCESS)
 
 
 @admin.register(ProviderState)
@@ -277,6 +285,36 @@ class InterceptorStateAdmin(_StateAdminMixin, _InterceptorStateAdminBase):
         if obj.priority is not None:
             return str(obj.priority)
         return f"{entry.priority_hint} (configured)" if entry is not None else "—"
+
+
+@admin.register(InterceptorServer)
+class InterceptorServerAdmin(_InterceptorServerAdminBase):
+    """Remote interceptor servers: added here, or `INTERCEPTOR_SERVERS` entries switched off or amended.
+
+    Every worker lists the servers again within a second of a change (docs/gateway.md).
+    """
+
+    list_display = ["name", "url", "in_settings", "enabled", "fail_open", "timeout_ms", "updated"]
+    list_filter = ["enabled", "fail_open"]
+    search_fields = ["name", "url"]
+    fields = ["name", "in_settings", "url", "headers", "enabled", "fail_open", "timeout_ms"]
+    readonly_fields = ["in_settings"]
+    actions = ["enable_selected", "disable_selected"]
+
+    @admin.display(description="in settings")
+    def in_settings(self, obj: InterceptorServer) -> str:
+        configured = mcp_settings.INTERCEPTOR_SERVERS.get(obj.name) if obj.name else None
+        if not isinstance(configured, dict):
+            return "no: added here (give its URL)"
+        return f"yes: {configured.get('URL') or ' '.join(configured.get('COMMAND') or ())}"
+
+    @admin.action(description="Enable selected servers", permissions=["change"])
+    def enable_selected(self, request: HttpRequest, queryset: QuerySet[InterceptorServer]) -> None:
+        _switch(self, request, queryset, True)
+
+    @admin.action(description="Disable selected servers", permissions=["change"])
+    def disable_selected(self, request: HttpRequest, queryset: QuerySet[InterceptorServer]) -> None:
+        _switch(self, request, queryset, False)
 
 
 @admin.register(ToolState)

@@ -74,6 +74,8 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "INTERCEPTORS": [],
     "INTERCEPTOR_DIRECTIONS": {"request": "sending", "response": "receiving"},
     "INTERCEPTOR_CHAIN_TIMEOUT_MS": None,
+    # Remote interceptor servers by name (docs/gateway.md): their interceptors join the settings' chain.
+    "INTERCEPTOR_SERVERS": {},
     # The admin's state (docs/admin.md).
     "STATE_CHECK_INTERVAL": 0.5,
     # The audit trail (docs/interceptors.md): the local spool used while the database cannot take rows.

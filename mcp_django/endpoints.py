@@ -38,7 +38,7 @@ from mcp_django.admission import (
 from mcp_django.auth import AuthenticationFailed, authenticator_instances
 from mcp_django.auth_cache import auth_cache
 from mcp_django.conf import mcp_settings
-from mcp_django.interceptors import handler_options
+from mcp_django.gateway.remote_chain import chain_options
 from mcp_django.mounts import EndpointRegistry, canonical_path
 from mcp_django.overlay import Overlay, installed, on_change
 from mcp_django.protocol import Connection, MessageHandler
@@ -365,7 +365,7 @@ class Endpoint:
         if self._chain is None:
             label = None if self.interceptors is None else f"Endpoint {self.name!r} interceptors"
             config = mcp_settings.INTERCEPTORS if self.interceptors is None else self.interceptors
-            self._chain = handler_options(
+            self._chain = chain_options(
                 self.overlay.interceptors(config), protocol=self.interceptor_protocol, label=label
             )
         return self._chain

@@ -18,6 +18,7 @@ from mcp_django.scopes import Scope
 __all__ = [
     "ControlRoom",
     "GroupScope",
+    "InterceptorServer",
     "InterceptorState",
     "MCPSession",
     "ProviderState",
@@ -252,6 +253,48 @@ class InterceptorState(models.Model):
             where, problem, *_ = validation_problems(error)[0]
             message = f"{cls.__name__} rejects these options ({where or 'options'}: {problem})."
             raise ValidationError({"options": message}) from None
+
+
+class InterceptorServer(models.Model):
+    """A remote MCP server hosting SEP-2624 interceptors, added here or overriding one of `INTERCEPTOR_SERVERS`.
+
+    A row named like an entry of `MCP_DJANGO["INTERCEPTOR_SERVERS"]` amends it (blank fields keep the
+    settings' values); a row with a new name adds a server. Its interceptors join every chain whose list
+    names it (`{"SERVER": name}`) or all servers (`{"SERVER": "*"}`): docs/remote-interceptors.md.
+    """
+
+    name = models.SlugField(max_length=100, unique=True, help_text="The server's name in the settings, or a new one.")
+    url = models.URLField(
+        "URL", max_length=500, blank=True, help_text="Its Streamable HTTP endpoint. Blank: the settings' URL."
+    )
+    headers = models.JSONField(
+        null=True, blank=True, help_text="HTTP headers sent to it, e.g. an Authorization. Blank: the settings'."
+    )
+    enabled = models.BooleanField(default=True, help_text="Off: its interceptors stop running.")
+    fail_open = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="On: a server that cannot be listed or called is skipped instead of refusing every call. "
+        "Blank: as configured (default off).",
+    )
+    timeout_ms = models.PositiveIntegerField(
+        "timeout (ms)", null=True, blank=True, help_text="Bound on each call to it. Blank: as configured."
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "MCP interceptor server"
+        verbose_name_plural = "MCP interceptor servers"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        if self.headers is not None and not (
+            isinstance(self.headers, dict) and all(isinstance(value, str) for value in self.headers.values())
+        ):
+            raise ValidationError({"headers": "Give a JSON object of strings."})
 
 
 class ToolState(models.Model):

@@ -8,6 +8,7 @@ subscribe to the stamps the overlay watches:
 - `wrap_sources(endpoint, sources)`: the sources an endpoint serves, as the overlay amends them
   (providers switched off, minimum scopes overridden);
 - `interceptors(config)`: an interceptor list with the overlay's overrides applied;
+- `interceptor_servers(config)`: the remote interceptor servers (`INTERCEPTOR_SERVERS`), amended likewise;
 - `hooks(endpoint)`: operation hooks to run outside the endpoint's interceptor chain (tools switched off).
 
 `on_change(key, listener)` calls `listener()` whenever the stamp `key` moves (`"state"`: what the
@@ -46,6 +47,10 @@ class Overlay(Protocol):
         """The interceptor list `config` (the settings' format) with the overlay's overrides applied."""
         ...
 
+    def interceptor_servers(self, config: Any) -> Any:
+        """The `INTERCEPTOR_SERVERS` dict `config` with the overlay's servers switched off, amended or added."""
+        ...
+
     def hooks(self, endpoint: Mounted) -> list[OperationHook]:
         """Operation hooks run around `endpoint`'s operations, outside its interceptor chain, outermost first."""
         ...
@@ -63,6 +68,9 @@ class NullOverlay:
         return list(sources)
 
     def interceptors(self, config: Any) -> Any:
+        return config
+
+    def interceptor_servers(self, config: Any) -> Any:
         return config
 
     def hooks(self, endpoint: Mounted) -> list[OperationHook]:

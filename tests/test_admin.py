@@ -109,6 +109,8 @@ def test_a_row_for_a_provider_no_longer_in_code_is_flagged_warned_about_and_filt
     assert ProviderState.objects.get(provider_id="shop.gone").present_in_code is False
     assert "shop.gone" in flagged
     assert "demo.books" not in flagged
+    # (the example URLconf's interceptor lists, synced at migrate, name nothing in this test's URLconf)
+    warnings = [w for w in warnings if "interceptor row" not in w.msg]
     assert [(w.id, w.msg) for w in warnings] == [
         ("mcp_django.W010", "The MCP provider row 'shop.gone' names nothing in code.")
     ]

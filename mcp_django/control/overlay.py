@@ -82,5 +82,8 @@ class AdminOverlay:
     def interceptors(self, config: Any) -> Any:
         return self.state.overlay_interceptors(config)
 
+    def interceptor_servers(self, config: Any) -> Any:
+        return self.state.overlay_interceptor_servers(config)
+
     def hooks(self, endpoint: Mounted) -> list[OperationHook]:
         return [ToolSwitchHook(self.state)]

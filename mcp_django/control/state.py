@@ -27,13 +27,14 @@ from django.utils.module_loading import import_string
 
 from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
-from mcp_django.models import InterceptorState, ProviderState, StateVersion, ToolState
+from mcp_django.models import InterceptorServer, InterceptorState, ProviderState, StateVersion, ToolState
 from mcp_django.overlay import changed
 from mcp_django.scopes import Scope
 
 __all__ = [
     "ControlState",
     "InterceptorOverride",
+    "InterceptorServerOverride",
     "ProviderOverride",
     "Snapshot",
     "bump",
@@ -67,12 +68,26 @@ class InterceptorOverride:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class InterceptorServerOverride:
+    """What the admin says about one interceptor server (`InterceptorServer`); blank fields keep the settings'."""
+
+    enabled: bool = True
+    url: str = ""
+    headers: Mapping[str, str] | None = None
+    fail_open: bool | None = None
+    timeout_ms: int | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Snapshot:
     """Every state row of the database at one moment: by provider id, by interceptor name, the tools switched off."""
 
     providers: Mapping[str, ProviderOverride] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
     interceptors: Mapping[str, InterceptorOverride] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
     disabled_tools: frozenset[str] = frozenset()
+    interceptor_servers: Mapping[str, InterceptorServerOverride] = dataclasses.field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
 
 class ControlState:
@@ -139,7 +154,19 @@ class ControlState:
             for row in InterceptorState.objects.all()
         }
         disabled_tools = frozenset(ToolState.objects.filter(enabled=False).values_list("name", flat=True))
-        return stamps, Snapshot(MappingProxyType(providers), MappingProxyType(interceptors), disabled_tools)
+        servers = {
+            row.name: InterceptorServerOverride(
+                row.enabled,
+                row.url,
+                MappingProxyType(dict(row.headers)) if isinstance(row.headers, dict) else None,
+                row.fail_open,
+                row.timeout_ms,
+            )
+            for row in InterceptorServer.objects.all()
+        }
+        return stamps, Snapshot(
+            MappingProxyType(providers), MappingProxyType(interceptors), disabled_tools, MappingProxyType(servers)
+        )
 
     def _apply(self, stamps: dict[str, int], snapshot: Snapshot | None) -> None:
         known, self.stamps = self.stamps, stamps
@@ -186,6 +213,30 @@ class ControlState:
             if override.options is not None:
                 entry["OPTIONS"] = override.options
             result.append(entry)
+        return result
+
+    def overlay_interceptor_servers(self, config: Any) -> Any:
+        """`INTERCEPTOR_SERVERS` with the admin's rows applied: servers switched off dropped, amended or added."""
+        overrides = self.snapshot.interceptor_servers
+        if not overrides or not isinstance(config, Mapping):
+            return config
+        result = dict(config)
+        for name, override in overrides.items():
+            if not override.enabled:
+                result.pop(name, None)
+                continue
+            entry = dict(result.get(name) or {})
+            if override.url:
+                entry.pop("COMMAND", None)
+                entry["URL"] = override.url
+            if override.headers is not None:
+                entry["HEADERS"] = dict(override.headers)
+            if override.fail_open is not None:
+                entry["FAIL_OPEN"] = override.fail_open
+            if override.timeout_ms is not None:
+                entry["TIMEOUT_MS"] = override.timeout_ms
+            if entry.get("URL") or entry.get("COMMAND"):
+                result[name] = entry  # a row with a new name and no URL adds nothing
         return result
 
 

@@ -73,8 +73,11 @@ def build_plan(
     label: str = "MCP_DJANGO['INTERCEPTORS']",
     directions: Mapping[str, str] | None = None,
     chain_timeout_ms: int | None = None,
+    remote: Sequence[PlanEntry] = (),
 ) -> InterceptorPlan:
-    """Build the plan for an interceptor list (a `MCP_DJANGO["INTERCEPTORS"]` value).
+    """Build the plan for an interceptor list (a `MCP_DJANGO["INTERCEPTORS"]` value), merged with remote ones.
+
+    Local and remote entries form one chain, ordered by priority then name whatever their origin.
 
     Args:
         config: the list of entries: import strings or dicts with `CLASS`, `NAME`, `OPTIONS`,
@@ -82,6 +85,8 @@ def build_plan(
         label: how problems name the list.
         directions: `{"request": "sending"|"receiving", "response": ...}`; missing keys keep the defaults.
         chain_timeout_ms: a deadline for each phase of the whole chain; None for none.
+        remote: entries invoking interceptors on remote servers (`mcp_django.gateway.remote_chain`),
+            numbered after the list's own.
 
     Raises:
         InterceptorConfigError: the list has mistakes (the system checks name them first).
@@ -90,7 +95,7 @@ def build_plan(
     if problems:
         raise InterceptorConfigError(problems)
     return InterceptorPlan(
-        entries, directions={**DEFAULT_DIRECTIONS, **(directions or {})}, timeout_ms=chain_timeout_ms
+        [*entries, *remote], directions={**DEFAULT_DIRECTIONS, **(directions or {})}, timeout_ms=chain_timeout_ms
     )
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "InterceptorConfigError",
     "PlanEntry",
     "Problem",
+    "is_server_entry",
     "parse_entries",
     "plan_problems",
 ]
@@ -296,8 +297,16 @@ class _EntryParser:
             return None
 
 
+def is_server_entry(raw: Any) -> bool:
+    """True for a `{"SERVER": ...}` entry: the interceptors of a remote server (`mcp_django.gateway.remote_chain`)."""
+    return isinstance(raw, Mapping) and "SERVER" in raw
+
+
 def parse_entries(config: Any, label: str) -> tuple[list[PlanEntry], list[Problem]]:
-    """Read an interceptor list into its entries and every mistake in it (an entry with one is left out)."""
+    """Read an interceptor list into its entries and every mistake in it (an entry with one is left out).
+
+    `{"SERVER": ...}` entries are skipped: the gateway reads and checks them (docs/gateway.md).
+    """
     problems: list[Problem] = []
     if not isinstance(config, (list, tuple)):
         problems.append(
@@ -307,6 +316,8 @@ def parse_entries(config: Any, label: str) -> tuple[list[PlanEntry], list[Proble
     entries: list[PlanEntry] = []
     seen: set[str] = set()
     for index, raw in enumerate(config):
+        if is_server_entry(raw):
+            continue
         parser = _EntryParser(f"{label}[{index}]", problems)
         entry = parser.parse(raw, index)
         if entry is None:

@@ -14,7 +14,14 @@ from mcp_django.interceptors.chain import ChainResult, InterceptorPlan
 from mcp_django.protocol import CallNext, InternalError, InvalidParams, MCPError, RequestContext
 from mcp_django.results import tool_error
 
-__all__ = ["REFUSED_TOOL_CALL", "InterceptorHook", "context_for", "refusal_text", "repair_input_schemas"]
+__all__ = [
+    "REFUSED_TOOL_CALL",
+    "InterceptorHook",
+    "caller_context",
+    "context_for",
+    "refusal_text",
+    "repair_input_schemas",
+]
 
 logger = logging.getLogger("mcp_django.interceptors")
 
@@ -37,12 +44,19 @@ class InterceptorHook:
     async def __call__(
         self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
     ) -> dict[str, Any]:
+        if not self.plan.intercepts(method):
+            return await call_next(params)
+        return await self.around(method, params, context_for(ctx), call_next)
+
+    async def around(
+        self, method: str, params: dict[str, Any], context: InterceptorContext, call_next: CallNext
+    ) -> dict[str, Any]:
+        """Run the chain around `call_next` for a caller described by `context` (an outgoing request's too)."""
         plan = self.plan
         if not plan.intercepts(method):
             return await call_next(params)
         plan.admit(method)
         started = time.perf_counter()
-        context = context_for(ctx)
         request = await plan.run(method, "request", params, context)
         if request.blocked:
             return await self._refuse(request, _with(context, request=params), started)
@@ -117,7 +131,11 @@ def refusal_text(verdict: ValidationResult | None) -> str:
 
 def context_for(ctx: RequestContext) -> InterceptorContext:
     """The invocation context of an operation: principal, a fresh trace id, the time it started."""
-    user = ctx.principal
+    return caller_context(ctx.principal, getattr(ctx.endpoint, "name", None))
+
+
+def caller_context(user: Any, endpoint: str | None = None) -> InterceptorContext:
+    """The invocation context of an operation by `user` (a Django user, or None): a fresh trace id, the time now."""
     if user is not None and getattr(user, "is_authenticated", False):
         principal: dict[str, Any] = {"type": "user", "id": str(getattr(user, "pk", "") or user)}
     else:
@@ -127,7 +145,7 @@ def context_for(ctx: RequestContext) -> InterceptorContext:
         user=user,
         trace_id=_uuid4_hex(),
         timestamp=datetime.now(UTC).isoformat(timespec="milliseconds"),
-        endpoint=getattr(ctx.endpoint, "name", None),
+        endpoint=endpoint,
     )
 
 

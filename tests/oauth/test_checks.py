@@ -89,5 +89,5 @@ def test_w071_when_a_token_class_runs_first() -> None:
                 hint="It refuses OAuth tokens as unknown keys: list OAuth2Authentication first.",
                 id="mcp_django.W071",
             )
-            for name in ("server", "adapter")
+            for name in ("guarded", "server", "adapter")  # the example endpoints that need credentials
         ]

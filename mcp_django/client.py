@@ -1,0 +1,208 @@
+"""An MCP client for Django code that runs the interceptor chain around its own requests (seed 004's
+`InterceptingMcpClient`).
+
+Views, tasks and management commands that *call* MCP servers get the same chain the project's
+endpoints run: `MCP_DJANGO["INTERCEPTORS"]`, with the remote interceptor servers it names (as the admin amended
+both), or a list of their own::
+
+    from mcp_django.client import MCPClient, SyncMCPClient
+
+    async def view(request):
+        client = MCPClient("github", user=request.user)   # a GATEWAYS name, a config dict, or a RemoteServer
+        result = await client.call_tool("search_issues", {"query": "is:open"})
+
+    def command():
+        with SyncMCPClient({"URL": "https://mcp.example/mcp", "TOKEN": "..."}) as client:
+            tools = client.list_tools()["tools"]
+
+The request phase runs before the request is sent (mutations, then validations, then sinks, unless
+`INTERCEPTOR_DIRECTIONS` says otherwise), the response phase on the answer. A refused `tools/call`
+comes back as an `isError` result, a refused request of any other method raises `MCPError`, and so
+do the server's own errors (`RemoteError`) and an unreachable server (`BackendUnavailable`).
+docs/client.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from asgiref.sync import async_to_sync
+
+from mcp_django.conf import mcp_settings
+from mcp_django.gateway.connection import BackendUnavailable, RemoteError, RemoteServer, connect, pool, remote_server
+from mcp_django.gateway.remote_chain import chain_options, drain_sinks
+from mcp_django.interceptors.hook import caller_context
+from mcp_django.overlay import installed, on_change
+
+__all__ = ["BackendUnavailable", "MCPClient", "RemoteError", "SyncMCPClient"]
+
+_settings_chain: dict[str, Any] | None = None
+
+
+def _forget_settings_chain() -> None:
+    global _settings_chain
+    _settings_chain = None
+
+
+on_change("state", _forget_settings_chain)
+mcp_settings.on_reload(_forget_settings_chain)
+
+
+class MCPClient:
+    """An async MCP client to one server whose requests go through the interceptor chain.
+
+    Args:
+        server: the server: a name in `MCP_DJANGO["GATEWAYS"]`, a config dict (`URL` or `COMMAND`,
+            `HEADERS`, `TOKEN`, timeouts: docs/gateway.md) or a `RemoteServer`.
+        interceptors: the chain, in the settings' format (import strings, dicts, `{"SERVER": name}`);
+            None runs the settings' chain, `MCP_DJANGO["INTERCEPTORS"]`.
+        user: who the requests are made for (a Django user): the interceptors' `context.principal`.
+
+    Connections are pooled per event loop and shared with the gateway; nothing needs closing.
+    """
+
+    def __init__(
+        self,
+        server: str | Mapping[str, Any] | RemoteServer,
+        *,
+        interceptors: Sequence[Any] | None = None,
+        user: Any = None,
+    ) -> None:
+        self.server = remote_server(server)
+        self.interceptors = None if interceptors is None else list(interceptors)
+        self.user = user
+        self._chain: dict[str, Any] | None = None
+
+    def chain(self) -> dict[str, Any]:
+        """The chain's handler options (`hook` when there is a chain), with the admin's overrides applied."""
+        global _settings_chain
+        if self.interceptors is None:
+            if _settings_chain is None:
+                config = installed().interceptors(mcp_settings.INTERCEPTORS)
+                _settings_chain = chain_options(config)
+            return _settings_chain
+        if self._chain is None:
+            config = installed().interceptors(self.interceptors)
+            self._chain = chain_options(config, label="MCPClient interceptors")
+        return self._chain
+
+    async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Send `method` with `params` through the chain and return the (response-phase) result.
+
+        Raises:
+            MCPError: the chain refused a request other than `tools/call`.
+            RemoteError: the server answered with a JSON-RPC error.
+            BackendUnavailable: the server is down or did not answer in time.
+        """
+        await installed().refresh()  # the admin's changes, as at an endpoint's admission
+        connection = connect(self.server)
+
+        async def send(sent: dict[str, Any]) -> dict[str, Any]:
+            return await connection.request(method, sent)
+
+        hook = self.chain().get("hook")
+        if hook is None:
+            return await send(dict(params or {}))
+        result: dict[str, Any] = await hook.around(method, dict(params or {}), caller_context(self.user), send)
+        return result
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """`tools/call`: the `CallToolResult` (an `isError` one when the server or the chain refused it)."""
+        return await self.request("tools/call", {"name": name, "arguments": dict(arguments or {})})
+
+    async def list_tools(self, cursor: str | None = None) -> dict[str, Any]:
+        """`tools/list`: one page, `{"tools": [...], "nextCursor"?: ...}`."""
+        return await self.request("tools/list", _page(cursor))
+
+    async def list_prompts(self, cursor: str | None = None) -> dict[str, Any]:
+        """`prompts/list`: one page."""
+        return await self.request("prompts/list", _page(cursor))
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """`prompts/get`."""
+        return await self.request("prompts/get", {"name": name, "arguments": dict(arguments or {})})
+
+    async def list_resources(self, cursor: str | None = None) -> dict[str, Any]:
+        """`resources/list`: one page."""
+        return await self.request("resources/list", _page(cursor))
+
+    async def list_resource_templates(self, cursor: str | None = None) -> dict[str, Any]:
+        """`resources/templates/list`: one page."""
+        return await self.request("resources/templates/list", _page(cursor))
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """`resources/read`."""
+        return await self.request("resources/read", {"uri": uri})
+
+    async def list_interceptors(self, event: str | None = None) -> dict[str, Any]:
+        """`interceptors/list` on the server itself, not intercepted (the seed's direct passthrough)."""
+        return await connect(self.server).request("interceptors/list", {} if event is None else {"event": event})
+
+
+def _page(cursor: str | None) -> dict[str, Any]:
+    return {} if cursor is None else {"cursor": cursor}
+
+
+class SyncMCPClient:
+    """`MCPClient` for sync code: the same methods, each run to completion on an event loop of its own.
+
+    Each call opens the connection, sends, waits for the remote sinks it started, and closes it
+    (the sync world has no loop to keep a connection on). Call it from sync code only, never from a
+    coroutine (use `MCPClient` there); it also works as a context manager.
+    """
+
+    def __init__(
+        self,
+        server: str | Mapping[str, Any] | RemoteServer,
+        *,
+        interceptors: Sequence[Any] | None = None,
+        user: Any = None,
+    ) -> None:
+        self.client = MCPClient(server, interceptors=interceptors, user=user)
+
+    def __enter__(self) -> SyncMCPClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+    def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """`MCPClient.request`, from sync code."""
+        return self._run("request", method, params)
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return self._run("call_tool", name, arguments)
+
+    def list_tools(self, cursor: str | None = None) -> dict[str, Any]:
+        return self._run("list_tools", cursor)
+
+    def list_prompts(self, cursor: str | None = None) -> dict[str, Any]:
+        return self._run("list_prompts", cursor)
+
+    def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
+        return self._run("get_prompt", name, arguments)
+
+    def list_resources(self, cursor: str | None = None) -> dict[str, Any]:
+        return self._run("list_resources", cursor)
+
+    def list_resource_templates(self, cursor: str | None = None) -> dict[str, Any]:
+        return self._run("list_resource_templates", cursor)
+
+    def read_resource(self, uri: str) -> dict[str, Any]:
+        return self._run("read_resource", uri)
+
+    def list_interceptors(self, event: str | None = None) -> dict[str, Any]:
+        return self._run("list_interceptors", event)
+
+    def _run(self, name: str, *args: Any) -> dict[str, Any]:
+        result: dict[str, Any] = async_to_sync(self._call)(name, *args)
+        return result
+
+    async def _call(self, name: str, *args: Any) -> dict[str, Any]:
+        try:
+            result: dict[str, Any] = await getattr(self.client, name)(*args)
+            return result
+        finally:
+            await drain_sinks()  # the loop ends with this call: let the remote sinks it started finish
+            await pool.aclose()

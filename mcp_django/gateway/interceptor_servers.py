@@ -1,0 +1,210 @@
+"""Remote interceptor servers: MCP servers hosting SEP-2624 interceptors, and what `interceptors/list` found on each.
+
+Servers are named in `MCP_DJANGO["INTERCEPTOR_SERVERS"]` (and in the admin, `InterceptorServer` rows
+amending or adding to them); each is a remote MCP server configuration (`URL` or `COMMAND`, `HEADERS`,
+`TOKEN`... as for a gateway backend, `mcp_django.gateway.connection`) plus `FAIL_OPEN` and `TIMEOUT_MS`.
+`discoveries` lists the interceptors of several servers in parallel, once per server until the admin's
+state changes (then every chain asks again); a server that could not be listed is asked again after
+`RETRY_AFTER_S` seconds. docs/gateway.md, "Remote interceptor servers".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from mcp_django.conf import mcp_settings
+from mcp_django.gateway.connection import (
+    CONFIG_KEYS,
+    BackendUnavailable,
+    RemoteError,
+    RemoteServer,
+    connect,
+    remote_server,
+)
+from mcp_django.gateway.connection import config_problems as connection_problems
+from mcp_django.overlay import installed, on_change
+
+__all__ = [
+    "DEFAULT_TIMEOUT_MS",
+    "POLICY_KEYS",
+    "RETRY_AFTER_S",
+    "Discovery",
+    "InterceptorServerConfig",
+    "configured_servers",
+    "discoveries",
+    "forget_discoveries",
+    "interceptor_server",
+    "server_problems",
+]
+
+logger = logging.getLogger("mcp_django.gateway")
+
+POLICY_KEYS: Final = frozenset({"FAIL_OPEN", "TIMEOUT_MS"})
+"""The keys of an `INTERCEPTOR_SERVERS` entry besides the connection's own (`connection.CONFIG_KEYS`)."""
+DEFAULT_TIMEOUT_MS: Final = 5000
+RETRY_AFTER_S: Final = 2.0
+_MAX_PAGES: Final = 20
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class InterceptorServerConfig:
+    """One remote interceptor server: where it is, whether its failures let calls through, and the time it gets.
+
+    `remote` is None when the server cannot be used as configured (`problem` says why): it then fails
+    like a server that cannot be listed.
+    """
+
+    name: str
+    remote: RemoteServer | None
+    fail_open: bool = False
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    problem: str = ""
+
+
+def server_problems(config: Any) -> list[str]:
+    """What is wrong with one `INTERCEPTOR_SERVERS` entry, in words a system check can show (empty if fine)."""
+    if not isinstance(config, Mapping):
+        return ["must be a dict with URL or COMMAND"]
+    problems = connection_problems({key: value for key, value in config.items() if key not in POLICY_KEYS})
+    if "FAIL_OPEN" in config and not isinstance(config["FAIL_OPEN"], bool):
+        problems.append("FAIL_OPEN must be True or False")
+    timeout = config.get("TIMEOUT_MS", DEFAULT_TIMEOUT_MS)
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
+        problems.append("TIMEOUT_MS must be a positive number of milliseconds")
+    return problems
+
+
+def interceptor_server(name: str, config: Any) -> InterceptorServerConfig:
+    """The server an `INTERCEPTOR_SERVERS` entry (or an inline `{"SERVER": {...}}`) describes; never raises."""
+    problems = server_problems(config)
+    if problems:
+        return InterceptorServerConfig(name, None, problem="; ".join(problems))
+    connection = {key: value for key, value in config.items() if key in CONFIG_KEYS}
+    return InterceptorServerConfig(
+        name,
+        remote_server(connection, name=name),
+        fail_open=bool(config.get("FAIL_OPEN", False)),
+        timeout_ms=int(config.get("TIMEOUT_MS", DEFAULT_TIMEOUT_MS)),
+    )
+
+
+def configured_servers() -> dict[str, InterceptorServerConfig]:
+    """Every interceptor server by name: `INTERCEPTOR_SERVERS` as the admin amended it (switched off, added)."""
+    config = installed().interceptor_servers(mcp_settings.INTERCEPTOR_SERVERS)
+    if not isinstance(config, Mapping):
+        return {}
+    return {str(name): interceptor_server(str(name), entry) for name, entry in config.items()}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Discovery:
+    """What `interceptors/list` gave for one server: its descriptors, or why it could not be listed."""
+
+    server: InterceptorServerConfig
+    descriptors: tuple[Mapping[str, Any], ...] = ()
+    error: str | None = None
+    reason: str = ""
+    at: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+async def _list(server: InterceptorServerConfig) -> Discovery:
+    """List the interceptors of `server` (following `nextCursor`), bounded by its timeout."""
+    if server.remote is None:
+        return Discovery(server, error=f"misconfigured: {server.problem}", reason="misconfigured", at=time.monotonic())
+    limit = server.timeout_ms / 1000
+    descriptors: list[Mapping[str, Any]] = []
+    try:
+        async with asyncio.timeout(limit):
+            connection = connect(server.remote)
+            params: dict[str, Any] = {}
+            for _ in range(_MAX_PAGES):
+                result = await connection.request("interceptors/list", params, timeout=limit)
+                found = result.get("interceptors")
+                if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
+                    raise ValueError("its interceptors/list result has no list of interceptors")
+                descriptors += found
+                cursor = result.get("nextCursor")
+                if not isinstance(cursor, str) or not cursor:
+                    break
+                params = {"cursor": cursor}
+    except TimeoutError:
+        error, reason = f"no answer within {server.timeout_ms} ms", "timeout"
+    except BackendUnavailable as exc:
+        error, reason = str(exc), exc.reason
+    except RemoteError as exc:
+        error, reason = f"interceptors/list failed ({exc.code}): {exc.message}", "error"
+    except Exception as exc:  # a broken answer, a refused socket: the server cannot be listed
+        error, reason = f"{type(exc).__name__}: {exc}", "error"
+    else:
+        return Discovery(server, tuple(descriptors), at=time.monotonic())
+    level = logging.INFO if server.fail_open else logging.WARNING
+    logger.log(level, "Interceptor server %r could not be listed: %s", server.name, error)
+    return Discovery(server, error=error, reason=reason, at=time.monotonic())
+
+
+class _Discoveries:
+    """What was found on each server, shared by every chain of the process; forgotten when the state changes."""
+
+    def __init__(self) -> None:
+        self.found: dict[InterceptorServerConfig, Discovery] = {}
+        self.pending: dict[tuple[asyncio.AbstractEventLoop, InterceptorServerConfig], asyncio.Future[Discovery]] = {}
+
+    def current(self, server: InterceptorServerConfig) -> Discovery | None:
+        """The discovery to use now, or None when the server must be (re)listed."""
+        found = self.found.get(server)
+        if found is not None and found.failed and time.monotonic() - found.at >= RETRY_AFTER_S:
+            return None
+        return found
+
+    async def get(self, servers: Sequence[InterceptorServerConfig]) -> tuple[Discovery, ...]:
+        """The discovery of each of `servers`, listing in parallel those not known (concurrent callers share one)."""
+        found = [self.current(server) for server in servers]
+        if all(discovery is not None for discovery in found):
+            return tuple(found)  # type: ignore[arg-type]  # none is None
+        loop = asyncio.get_running_loop()
+        waits = []
+        for server, discovery in zip(servers, found, strict=True):
+            if discovery is None:
+                key = (loop, server)
+                future = self.pending.get(key)
+                if future is None:
+                    future = self.pending[key] = loop.create_task(self._list(key))
+                waits.append(future)
+        await asyncio.gather(*(asyncio.shield(wait) for wait in waits))  # one caller cancelled: not the others'
+        return tuple(self.found[server] for server in servers)
+
+    async def _list(self, key: tuple[asyncio.AbstractEventLoop, InterceptorServerConfig]) -> Discovery:
+        try:
+            discovery = self.found[key[1]] = await _list(key[1])
+            return discovery
+        finally:
+            self.pending.pop(key, None)
+
+    def forget(self) -> None:
+        self.found.clear()
+
+
+_discoveries = _Discoveries()
+
+
+async def discoveries(servers: Sequence[InterceptorServerConfig]) -> tuple[Discovery, ...]:
+    """What `interceptors/list` gives for each of `servers` (listed in parallel, then remembered)."""
+    return await _discoveries.get(servers)
+
+
+def forget_discoveries() -> None:
+    """List every server again on next use (the admin's state or the settings changed)."""
+    _discoveries.forget()
+
+
+on_change("state", forget_discoveries)
+mcp_settings.on_reload(forget_discoveries)
