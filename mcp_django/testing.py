@@ -15,22 +15,35 @@ Sync tests use `client.sync` (the same methods, run through `async_to_sync`).
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import inspect
 import itertools
-from collections.abc import Awaitable, Callable, Coroutine
+import re
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, Literal
 
 from asgiref.sync import async_to_sync
 from django.utils.module_loading import import_string
 
-from mcp_django.endpoints import Endpoint
+from mcp_django.admission import ADMITTED_SCOPE
+from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.protocol import Connection, MessageHandler, MethodNotFound
 from mcp_django.protocol.context import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.registry import Registry
-from mcp_django.scopes import User
+from mcp_django.scopes import Scope, User
 
-__all__ = ["MCPCallError", "MCPTestClient"]
+__all__ = [
+    "MCPCallError",
+    "MCPClientMethods",
+    "MCPTestClient",
+    "RaisedMCPError",
+    "assert_mcp_error",
+    "assert_tool_error",
+    "assert_tool_result",
+    "result_text",
+]
 
 _MAX_INPUT_ROUNDS = 10
 
@@ -45,64 +58,83 @@ class MCPCallError(Exception):
         super().__init__(f"{self.code}: {self.message}")
 
 
-class MCPTestClient:
-    """An in-memory MCP client for one endpoint or registry.
+_UNSET: Any = object()
+
+
+def result_text(result: dict[str, Any]) -> str:
+    """The text of a `CallToolResult` (or `GetPromptResult` message content): its text items, one per line."""
+    return "\n".join(item["text"] for item in result.get("content", ()) if item.get("type") == "text")
+
+
+def assert_tool_result(result: dict[str, Any], *, structured: Any = _UNSET, text: str | None = None) -> dict[str, Any]:
+    """Assert that a tool call succeeded and, when given, what it returned; returns the result.
 
     Args:
-        target: an `Endpoint`, a `Registry`, or a dotted path to either.
-        user: the user the requests come from; None or `AnonymousUser` for an anonymous caller.
-        era: `"handshake"` (an `initialize` handshake opens the conversation) or `"stateless"`
-            (every request carries 2026-07-28 `_meta`).
-        capabilities: the client capabilities to declare.
-        on_input: answers the server's questions (elicitation, sampling, roots): called with the
-            request's method and params, returns the result to send back. The client declares the
-            capabilities it needs unless `capabilities` says otherwise. In the handshake era it
-            answers server-to-client requests; in the 2026 era it answers `input_required` results
-            and retries, as the official client does.
+        result: a `CallToolResult`, as `call_tool` returns it.
+        structured: the expected `structuredContent`, compared whole.
+        text: a regular expression the result's text must contain (`re.search`).
     """
-
-    def __init__(
-        self,
-        target: Endpoint | Registry | str,
-        *,
-        user: User | None = None,
-        era: Literal["handshake", "stateless"] = "handshake",
-        capabilities: dict[str, Any] | None = None,
-        on_input: Callable[[str, dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]] | None = None,
-    ) -> None:
-        resolved = import_string(target) if isinstance(target, str) else target
-        if isinstance(resolved, Endpoint):
-            self.handler = resolved.handler
-            endpoint: Endpoint | None = resolved
-        elif isinstance(resolved, Registry):
-            self.handler = MessageHandler(resolved.backend(), server_info={"name": "mcp-test", "version": "0"})
-            endpoint = None
-        else:
-            raise TypeError(f"MCPTestClient needs an Endpoint or a Registry, not {type(resolved).__name__}")
-        self.era = era
-        if capabilities is None:
-            capabilities = {"elicitation": {}, "sampling": {}, "roots": {}} if on_input else {}
-        self.capabilities = capabilities
-        self.on_input = on_input
-        self.connection = Connection(principal=user, endpoint=endpoint, transport="memory")
-        self.notifications: list[dict[str, Any]] = []
-        self._ids = itertools.count(1)
-        self._initialized = False
-        self.sync = _SyncFacade(self)
-
-    async def initialize(self) -> dict[str, Any]:
-        """Run the handshake (only in the handshake era) and return the `InitializeResult`."""
-        result = await self._send(
-            "initialize",
-            {
-                "protocolVersion": LATEST_HANDSHAKE_VERSION,
-                "capabilities": self.capabilities,
-                "clientInfo": {"name": "mcp-django-test", "version": "0"},
-            },
+    assert not result.get("isError"), f"the tool failed: {result_text(result) or result}"
+    if structured is not _UNSET:
+        assert result.get("structuredContent") == structured, (
+            f"structuredContent {result.get('structuredContent')!r} != {structured!r}"
         )
-        await self.handler.handle({"jsonrpc": "2.0", "method": "notifications/initialized"}, self.connection)
-        self._initialized = True
-        return result
+    if text is not None:
+        assert re.search(text, result_text(result)), f"{text!r} not in the tool's text {result_text(result)!r}"
+    return result
+
+
+def assert_tool_error(result: dict[str, Any], match: str | None = None) -> str:
+    """Assert that a tool call ended in an error result (`isError`, which the model sees); returns its text.
+
+    Args:
+        result: a `CallToolResult`.
+        match: a regular expression the error's text must contain (`re.search`).
+    """
+    assert result.get("isError") is True, f"the tool did not fail: {result}"
+    message = result_text(result)
+    if match is not None:
+        assert re.search(match, message), f"{match!r} not in the tool's error {message!r}"
+    return message
+
+
+@dataclasses.dataclass
+class RaisedMCPError:
+    """What `assert_mcp_error` caught: `error` is set once the block has raised."""
+
+    error: MCPCallError | None = None
+
+    @property
+    def value(self) -> MCPCallError:
+        assert self.error is not None, "no MCPCallError was raised yet"
+        return self.error
+
+
+@contextlib.contextmanager
+def assert_mcp_error(code: int | None = None, match: str | None = None) -> Iterator[RaisedMCPError]:
+    """Assert that the block raises `MCPCallError` (a JSON-RPC error), with `code` and a message matching `match`.
+
+    ::
+
+        with assert_mcp_error(INVALID_PARAMS, match="Unknown tool") as raised:
+            await client.call_tool("nope")
+        assert raised.value.data is None
+    """
+    raised = RaisedMCPError()
+    try:
+        yield raised
+    except MCPCallError as error:
+        raised.error = error
+    else:
+        raise AssertionError("no MCPCallError was raised")
+    if code is not None:
+        assert raised.value.code == code, f"error code {raised.value.code} != {code}: {raised.value.message}"
+    if match is not None:
+        assert re.search(match, raised.value.message), f"{match!r} not in the error {raised.value.message!r}"
+
+
+class MCPClientMethods:
+    """What every test client offers on top of `request`: subclasses implement `request` (in memory, over HTTP)."""
 
     async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its result.
@@ -110,16 +142,7 @@ class MCPTestClient:
         Raises:
             MCPCallError: the server answered with a JSON-RPC error.
         """
-        if self.era == "handshake" and not self._initialized and method != "initialize":
-            await self.initialize()
-        params = dict(params or {})
-        if self.era == "stateless":
-            params["_meta"] = {
-                META_PROTOCOL_VERSION: LATEST_STATELESS_VERSION,
-                META_CLIENT_CAPABILITIES: self.capabilities,
-                **params.get("_meta", {}),
-            }
-        return await self._send(method, params)
+        raise NotImplementedError(f"{type(self).__name__} must implement request()")
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool the endpoint lists to this user, across all pages."""
@@ -158,6 +181,91 @@ class MCPTestClient:
             cursor = page.get("nextCursor")
             if not cursor:
                 return items
+
+
+class MCPTestClient(MCPClientMethods):
+    """An in-memory MCP client for one endpoint or registry.
+
+    Args:
+        target: an `Endpoint`, a `Registry`, a dotted path to either, or the name or path of a
+            mounted endpoint (`"mcp"`, `"/mcp/adapter"`).
+        user: the user the requests come from; None or `AnonymousUser` for an anonymous caller.
+        scope: the scope the caller reaches on an endpoint, as if admission had worked it out
+            (a `Scope` or its name); None works it out from `user` as every transport does.
+        era: `"handshake"` (an `initialize` handshake opens the conversation) or `"stateless"`
+            (every request carries 2026-07-28 `_meta`).
+        capabilities: the client capabilities to declare.
+        on_input: answers the server's questions (elicitation, sampling, roots): called with the
+            request's method and params, returns the result to send back. The client declares the
+            capabilities it needs unless `capabilities` says otherwise. In the handshake era it
+            answers server-to-client requests; in the 2026 era it answers `input_required` results
+            and retries, as the official client does.
+    """
+
+    def __init__(
+        self,
+        target: Endpoint | Registry | str,
+        *,
+        user: User | None = None,
+        scope: Scope | str | None = None,
+        era: Literal["handshake", "stateless"] = "handshake",
+        capabilities: dict[str, Any] | None = None,
+        on_input: Callable[[str, dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]] | None = None,
+    ) -> None:
+        resolved = _resolve(target) if isinstance(target, str) else target
+        if isinstance(resolved, Endpoint):
+            self.handler = resolved.handler
+            endpoint: Endpoint | None = resolved
+        elif isinstance(resolved, Registry):
+            self.handler = MessageHandler(resolved.backend(), server_info={"name": "mcp-test", "version": "0"})
+            endpoint = None
+        else:
+            raise TypeError(f"MCPTestClient needs an Endpoint or a Registry, not {type(resolved).__name__}")
+        self.era = era
+        if capabilities is None:
+            capabilities = {"elicitation": {}, "sampling": {}, "roots": {}} if on_input else {}
+        self.capabilities = capabilities
+        self.on_input = on_input
+        self.connection = Connection(principal=user, endpoint=endpoint, transport="memory")
+        if scope is not None:
+            if endpoint is None:
+                raise TypeError("MCPTestClient takes a scope only for an endpoint; a registry has no scopes")
+            self.connection.extra[ADMITTED_SCOPE] = Scope.parse(scope)
+        self.notifications: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+        self._initialized = False
+        self.sync = _SyncFacade(self)
+
+    async def initialize(self) -> dict[str, Any]:
+        """Run the handshake (only in the handshake era) and return the `InitializeResult`."""
+        result = await self._send(
+            "initialize",
+            {
+                "protocolVersion": LATEST_HANDSHAKE_VERSION,
+                "capabilities": self.capabilities,
+                "clientInfo": {"name": "mcp-django-test", "version": "0"},
+            },
+        )
+        await self.handler.handle({"jsonrpc": "2.0", "method": "notifications/initialized"}, self.connection)
+        self._initialized = True
+        return result
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send one request and return its result.
+
+        Raises:
+            MCPCallError: the server answered with a JSON-RPC error.
+        """
+        if self.era == "handshake" and not self._initialized and method != "initialize":
+            await self.initialize()
+        params = dict(params or {})
+        if self.era == "stateless":
+            params["_meta"] = {
+                META_PROTOCOL_VERSION: LATEST_STATELESS_VERSION,
+                META_CLIENT_CAPABILITIES: self.capabilities,
+                **params.get("_meta", {}),
+            }
+        return await self._send(method, params)
 
     async def _send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         for _ in range(_MAX_INPUT_ROUNDS):
@@ -200,6 +308,17 @@ class MCPTestClient:
         else:
             response = {"jsonrpc": "2.0", "id": asked["id"], "result": await self._answer(asked)}
         await self.handler.handle(response, self.connection)
+
+
+def _resolve(target: str) -> object:
+    """A dotted path's object, or else the mounted endpoint of that name or path."""
+    try:
+        return import_string(target)
+    except ImportError:
+        try:
+            return get_endpoint(target)
+        except LookupError:
+            raise LookupError(f"{target!r} is neither a dotted path nor a mounted endpoint's name or path") from None
 
 
 class _SyncFacade:

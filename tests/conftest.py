@@ -21,6 +21,10 @@ from pathlib import Path
 
 import pytest
 
+# mcp_django's own pytest plugin (mcp_client, mcp_http_client, mcp_era), also when the installed metadata
+# predates its pytest11 entry point; the entry point has the same name, so pytest loads it once.
+pytest_plugins = ["mcp_django.pytest_plugin"]
+
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_TIMEOUT_S = 60.0
 SHUTDOWN_TIMEOUT_S = 10.0

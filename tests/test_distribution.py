@@ -13,10 +13,12 @@ come from the wheel, which the test asserts before it runs `docs/quickstart.md` 
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+import textwrap
 import zipfile
 from pathlib import Path
 
@@ -38,8 +40,10 @@ CONSOLE_SCRIPTS = ("django-admin", "daphne")
 
 
 def run(*command: str | Path, cwd: Path | None = None) -> str:
+    """Run a command outside this test run: none of its Django or pytest environment variables."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "PYTEST", "PYTHONPATH"))}
     result = subprocess.run(
-        [str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S
+        [str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S
     )
     assert result.returncode == 0, f"{command} failed:\n{result.stdout}\n{result.stderr}"
     return result.stdout
@@ -124,6 +128,86 @@ def test_the_wheel_in_a_clean_virtualenv_serves_the_quickstart(dist: Path, tmp_p
     output = "\n".join(session.outputs)
     assert "System check identified no issues" in output, output
     assert "Dune (Frank Herbert, 1965)" in output.splitlines(), output
+
+
+PLUGIN_PROJECT = {
+    "pytest.ini": """
+        [pytest]
+        DJANGO_SETTINGS_MODULE = settings
+        pythonpath = .
+        asyncio_mode = auto
+        asyncio_default_fixture_loop_scope = function
+    """,
+    "settings.py": """
+        SECRET_KEY = "not-a-secret"
+        INSTALLED_APPS = [
+            "django.contrib.auth", "django.contrib.contenttypes", "rest_framework", "rest_framework.authtoken",
+            "mcp_django", "shop",
+        ]
+        DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": "db.sqlite3"}}
+        ROOT_URLCONF = "urls"
+        ALLOWED_HOSTS = ["localhost", "127.0.0.1"]
+        USE_TZ = True
+        STATIC_URL = "static/"
+    """,
+    "urls.py": """
+        from django.urls import include, path
+
+        urlpatterns = [path("", include("mcp_django.urls"))]
+    """,
+    "shop/__init__.py": "",
+    "shop/mcp.py": """
+        import mcp_django
+
+
+        @mcp_django.tool
+        def add(a: int, b: int) -> int:
+            \"\"\"Add two numbers.\"\"\"
+            return a + b
+
+
+        @mcp_django.tool
+        def divide(a: int, b: int) -> float:
+            \"\"\"Divide a by b.\"\"\"
+            return a / b
+    """,
+    "test_shop.py": """
+        import pytest
+
+        from mcp_django.testing import assert_mcp_error, assert_tool_error, assert_tool_result
+
+        pytestmark = pytest.mark.django_db(transaction=True)
+
+
+        async def test_add_in_memory(mcp_client, mcp_era, django_user_model):
+            user = await django_user_model.objects.acreate(username=f"ada-{mcp_era}")
+            client = mcp_client("/mcp", user=user, era=mcp_era)
+            assert_tool_result(await client.call_tool("add", {"a": 1, "b": 2}), structured={"result": 3})
+            assert_tool_error(await client.call_tool("divide", {"a": 1, "b": 0}), match="division by zero")
+            with assert_mcp_error(-32602):
+                await client.call_tool("nope")
+
+
+        async def test_add_over_http(mcp_http_client, mcp_era, django_user_model):
+            user = await django_user_model.objects.acreate(username=f"bob-{mcp_era}")
+            async with mcp_http_client("/mcp", user=user, era=mcp_era) as client:
+                assert_tool_result(await client.call_tool("add", {"a": 2, "b": 3}), structured={"result": 5})
+    """,
+}
+"""A small project of the plugin's users: one app's tools, tested with the fixtures the plugin brings."""
+
+
+def test_the_wheels_pytest_plugin_serves_a_small_projects_tests(dist: Path, tmp_path: Path) -> None:
+    python = clean_virtualenv(tmp_path / "venv", the_wheel(dist))
+    project = tmp_path / "project"
+    for name, text in PLUGIN_PROJECT.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(textwrap.dedent(text).lstrip())
+
+    output = run(python, "-m", "pytest", "-p", "no:cacheprovider", "-v", cwd=project)
+
+    assert "mcp_django.pytest_plugin" in run(python, "-m", "pytest", "--trace-config", "--co", "-q", cwd=project)
+    assert "4 passed" in output, output
 
 
 def run_page(session: Shell, page: str) -> None:

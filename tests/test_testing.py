@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import mcp_django
-from mcp_django.testing import MCPCallError, MCPTestClient
+from mcp_django.testing import MCPCallError, MCPTestClient, assert_mcp_error
 
 registry = mcp_django.Registry("testing-client")
 
@@ -58,9 +58,8 @@ async def test_the_client_collects_the_notifications_a_tool_sends():
 
 async def test_protocol_errors_raise_with_their_code():
     client = MCPTestClient(registry)
-    with pytest.raises(MCPCallError) as raised:
+    with assert_mcp_error(-32602, match="missing"):
         await client.call_tool("missing")
-    assert raised.value.code == -32602
 
 
 def test_sync_code_uses_the_sync_facade():

@@ -8,13 +8,9 @@ from django.test.utils import CaptureQueriesContext
 
 from example_project.demo.mcp import SEARCH_MAX_CHARS, SEARCH_MAX_WORDS
 from example_project.demo.models import Book
-from mcp_django.testing import MCPTestClient
+from mcp_django.testing import MCPTestClient, assert_tool_error, assert_tool_result, result_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _text(result: dict) -> str:
-    return "\n".join(block["text"] for block in result["content"])
 
 
 def test_every_word_must_match_in_the_title_or_the_author(django_user_model):
@@ -26,7 +22,8 @@ def test_every_word_must_match_in_the_title_or_the_author(django_user_model):
 
     result = client.sync.call_tool("search_books", {"query": "guin darkness"})
 
-    assert _text(result).split(" ", 1)[1] == "The Left Hand of Darkness (Ursula K. Le Guin, 1969)"
+    found = result_text(assert_tool_result(result))
+    assert found.split(" ", 1)[1] == "The Left Hand of Darkness (Ursula K. Le Guin, 1969)"
 
 
 def test_a_query_of_the_most_words_is_one_sql_query_growing_with_the_words(django_user_model):
@@ -39,7 +36,7 @@ def test_a_query_of_the_most_words_is_one_sql_query_growing_with_the_words(djang
         result = client.sync.call_tool("search_books", {"query": " ".join(words)})
 
     searches = [query["sql"] for query in queries.captured_queries if "demo_book" in query["sql"]]
-    assert not result.get("isError")
+    assert_tool_result(result)
     assert len(searches) == 1
     assert searches[0].count("LIKE") == 2 * SEARCH_MAX_WORDS
 
@@ -52,8 +49,7 @@ def test_more_words_than_the_cap_are_refused_before_any_query(django_user_model)
     with CaptureQueriesContext(connection) as queries:
         result = client.sync.call_tool("search_books", {"query": query})
 
-    assert result["isError"] is True
-    assert _text(result) == f"Search for at most {SEARCH_MAX_WORDS} words, not {len(query.split())}."
+    assert assert_tool_error(result) == f"Search for at most {SEARCH_MAX_WORDS} words, not {len(query.split())}."
     assert not [query for query in queries.captured_queries if "demo_book" in query["sql"]]
 
 
@@ -63,5 +59,4 @@ def test_a_query_longer_than_the_cap_is_invalid_arguments(django_user_model):
 
     result = client.sync.call_tool("search_books", {"query": "word " * 200_000})
 
-    assert result["isError"] is True
-    assert _text(result).startswith("Invalid arguments for tool search_books: query: String should have at most")
+    assert_tool_error(result, match=r"^Invalid arguments for tool search_books: query: String should have at most")
