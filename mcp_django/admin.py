@@ -301,6 +301,11 @@ class InterceptorServerAdmin(_InterceptorServerAdminBase):
     readonly_fields = ["in_settings"]
     actions = ["enable_selected", "disable_selected"]
 
+    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "url":
+            kwargs["assume_scheme"] = "https"  # a URL typed without a scheme
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
     @admin.display(description="in settings")
     def in_settings(self, obj: InterceptorServer) -> str:
         configured = mcp_settings.INTERCEPTOR_SERVERS.get(obj.name) if obj.name else None

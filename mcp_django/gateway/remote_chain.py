@@ -360,9 +360,11 @@ class RemoteChainHook:
 
 def chain_servers(config: Any) -> list[InterceptorServerConfig]:
     """The servers a list names: `{"SERVER": name}` (`"*"`: every configured one, by name) or an inline dict."""
+    if not isinstance(config, (list, tuple)) or not any(is_server_entry(raw) for raw in config):
+        return []
     servers = configured_servers()
     chosen: list[InterceptorServerConfig] = []
-    for index, raw in enumerate(config if isinstance(config, (list, tuple)) else ()):
+    for index, raw in enumerate(config):
         if not is_server_entry(raw):
             continue
         spec = raw["SERVER"]

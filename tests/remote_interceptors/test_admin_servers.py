@@ -1,0 +1,67 @@
+"""The admin's "MCP interceptor servers": the page, and what its rows do to INTERCEPTOR_SERVERS."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.test import Client, override_settings
+
+from mcp_django.control.state import control_state
+from mcp_django.gateway.interceptor_servers import configured_servers
+from mcp_django.models import InterceptorServer, StateVersion
+
+pytestmark = [pytest.mark.urls("tests.admin_urls"), pytest.mark.django_db]
+
+PAGE = "/admin/mcp_django/interceptorserver/"
+GUARD = {"URL": "https://guard.example/mcp", "TOKEN": "t", "TIMEOUT_MS": 1000}
+
+
+@pytest.fixture(autouse=True)
+def guard_in_settings() -> Iterator[None]:
+    control_state.invalidate()
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "INTERCEPTOR_SERVERS": {"guard": GUARD}}):
+        yield
+    control_state.invalidate()
+    control_state.refresh_sync()  # the snapshot forgets this test's rows
+
+
+def servers() -> dict[str, Any]:
+    control_state.invalidate()
+    control_state.refresh_sync()
+    return {name: (s.remote and s.remote.url, s.fail_open, s.timeout_ms) for name, s in configured_servers().items()}
+
+
+def test_the_page_lists_rows_and_says_which_servers_the_settings_name(admin_client: Client) -> None:
+    InterceptorServer.objects.create(name="guard", fail_open=True)
+    InterceptorServer.objects.create(name="extra", url="https://extra.example/mcp")
+    page = admin_client.get(PAGE).content.decode()
+    assert "yes: https://guard.example/mcp" in page
+    assert "no: added here (give its URL)" in page
+
+
+def test_adding_a_server_in_the_admin_moves_the_stamp_and_adds_it(admin_client: Client) -> None:
+    response = admin_client.post(
+        PAGE + "add/", {"name": "extra", "url": "https://extra.example/mcp", "enabled": "on", "fail_open": "unknown"}
+    )
+    assert response.status_code == 302
+    assert StateVersion.objects.filter(key="state").exists()
+    assert servers() == {
+        "guard": ("https://guard.example/mcp", False, 1000),
+        "extra": ("https://extra.example/mcp", False, 5000),
+    }
+
+
+def test_a_row_amends_or_switches_off_a_server_of_the_settings() -> None:
+    InterceptorServer.objects.create(name="guard", url="https://other.example/mcp", fail_open=True, timeout_ms=300)
+    assert servers() == {"guard": ("https://other.example/mcp", True, 300)}
+    InterceptorServer.objects.filter(name="guard").update(enabled=False)
+    InterceptorServer.objects.get(name="guard").save()  # the signal moves the stamp
+    assert servers() == {}
+
+
+def test_a_new_row_without_a_url_adds_nothing() -> None:
+    InterceptorServer.objects.create(name="nowhere")
+    assert servers() == {"guard": ("https://guard.example/mcp", False, 1000)}
