@@ -101,7 +101,10 @@ def resource_matches(resources: Any, endpoint: Any, host: str | None) -> bool:
 def _names(resource: Any, mounted: str, host: str | None) -> bool:
     if not isinstance(resource, str):
         return False
-    parts = urlsplit(resource)
+    try:
+        parts = urlsplit(resource)
+    except ValueError:
+        return False
     if parts.scheme not in _DEFAULT_PORTS or not parts.hostname or canonical_path(parts.path) != mounted:
         return False
     if host is None:

@@ -39,7 +39,11 @@ def redirect_uri_allowed(uri: Any) -> bool:
     """True for an `https` URI, or an `http` one on a loopback address (a native client's local listener)."""
     if not isinstance(uri, str):
         return False
-    parts = urlsplit(uri)
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018  # a port out of range raises here
+    except ValueError:
+        return False
     if not parts.hostname or parts.fragment or parts.username is not None:
         return False
     if parts.scheme == "https":
@@ -74,9 +78,10 @@ class RegistrationView(DynamicClientRegistrationView):
         grant_types = data.setdefault("grant_types", ["authorization_code", "refresh_token"])
         if not isinstance(grant_types, list) or "authorization_code" not in grant_types:
             return _registration_error("grant_types must include authorization_code")
-        if not set(grant_types) <= GRANT_TYPES:
+        if not set(map(str, grant_types)) <= GRANT_TYPES:
             return _registration_error("Only the authorization_code and refresh_token grants are supported")
-        if not set(data.get("response_types", ["code"])) <= {"code"}:
+        response_types = data.get("response_types", ["code"])
+        if not isinstance(response_types, list) or not set(map(str, response_types)) <= {"code"}:
             return _registration_error("Only the code response type is supported")
         redirect_uris = data.get("redirect_uris")
         if not isinstance(redirect_uris, list) or not redirect_uris:
@@ -148,10 +153,16 @@ def _request_problem(method: Any, resources: list[str], request: HttpRequest) ->
     if not resources:
         return "invalid_target", "Name the MCP endpoint the token is for in the resource parameter (RFC 8707)."
     for resource in resources:
-        endpoint = endpoint_registry().at(canonical_path(urlsplit(resource).path))
-        if endpoint is None or endpoint.allow_anonymous or not accepts_oauth(endpoint):
-            return "invalid_target", f"{resource} is not an MCP endpoint of this site that accepts OAuth tokens."
-        if not resource_matches([resource], endpoint, request.get_host()):
+        try:
+            endpoint = endpoint_registry().at(canonical_path(urlsplit(resource).path))
+        except ValueError:  # not a URI at all
+            endpoint = None
+        if (
+            endpoint is None
+            or endpoint.allow_anonymous
+            or not accepts_oauth(endpoint)
+            or not resource_matches([resource], endpoint, request.get_host())
+        ):
             return "invalid_target", f"{resource} is not an MCP endpoint of this site that accepts OAuth tokens."
     return None
 

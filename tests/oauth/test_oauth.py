@@ -9,6 +9,7 @@ import json
 import logging
 from datetime import timedelta
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -18,7 +19,7 @@ from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
 from tests.access_support import send
-from tests.oauth.support import REDIRECT_URI, authorize_url, obtain_token, pkce, register
+from tests.oauth.support import REDIRECT_URI, authorize_url, exchange, hidden_fields, obtain_token, pkce, register
 
 pytestmark = pytest.mark.django_db
 
@@ -330,3 +331,48 @@ def test_a_client_id_metadata_document_on_a_private_address_is_never_fetched(
     assert "invalid_request: Invalid client_id parameter value." in response.content.decode()
     assert "client_id host resolves to a non-public address (127.0.0.1)" in caplog.text
     assert not get_application_model().objects.filter(client_id=client_id).exists()
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"response_types": 5},
+        {"response_types": "code"},
+        {"grant_types": "authorization_code"},
+        {"redirect_uris": "https://app.example.com/cb"},
+        {"redirect_uris": [5]},
+        {"redirect_uris": ["http://[::1/cb"]},
+        {"token_endpoint_auth_method": ["none"]},
+    ],
+)
+def test_malformed_registration_metadata_is_a_400_not_a_500(client: Client, metadata: dict[str, Any]) -> None:
+    status, body = register(client, **metadata)
+
+    assert status == 400
+    assert body["error"] == "invalid_client_metadata"
+
+
+@pytest.mark.parametrize("resource", ["http://[::1/mcp", "http://testserver:99999/mcp", "not a uri", ""])
+def test_a_malformed_resource_is_refused_not_a_500(client: Client, alice: Any, resource: str) -> None:
+    _, info = register(client)
+    client.force_login(alice)
+
+    response = client.get(authorize_url(info["client_id"], pkce()[1], resource=resource))
+
+    assert response.status_code == 400
+    assert "invalid_target" in response.content.decode()
+
+
+def test_a_scope_edited_into_the_consent_form_is_capped_again(client: Client, alice: Any) -> None:
+    _, info = register(client)
+    verifier, challenge = pkce()
+    client.force_login(alice)
+    url = authorize_url(info["client_id"], challenge, resource="http://testserver/mcp")
+    page = client.get(url).content.decode()
+
+    fields = {**hidden_fields(page), "scope": "mcp:system", "allow": "Allow"}
+    code = parse_qs(urlsplit(client.post(url, data=fields)["Location"]).query)["code"][0]
+    status, token = exchange(Client(), info["client_id"], code, verifier, "http://testserver/mcp")
+
+    assert status == 200, token
+    assert token["scope"] == "mcp:user"
