@@ -105,6 +105,15 @@ def test_the_text_report_lists_every_endpoint_with_marks_for_what_is_served(alic
     assert "    - reindex_catalogue  scope TEAM, registry:default\n" in text
     assert "    + search_books  scope USER, registry:default\n" in text
     assert "adapter (adapter) at /mcp/adapter\n" in text
+    # the guarded endpoint's chain asks the demo's interceptor server, which no server runs here
+    assert "guarded (server) at /guarded/mcp\n  could not be listed: -32603: Interceptor server 'demo'" in text
+
+
+def test_an_endpoint_that_cannot_be_listed_says_why_in_json() -> None:
+    guarded = report("--endpoint", "guarded", "--scope", "USER")
+
+    assert guarded["error"].startswith("-32603: Interceptor server 'demo' could not be listed")
+    assert "tools" not in guarded
 
 
 def test_a_tool_is_called_as_the_user_and_its_result_printed(alice: Any) -> None:

@@ -64,7 +64,11 @@ class Command(BaseCommand):
         reports = []
         for endpoint in endpoints:
             user = self.user(options["user"], endpoint, scope=Scope.SYSTEM)  # listing needs no admission
-            reports.append(async_to_sync(inspect_endpoint)(endpoint, user=user, scope=scope))
+            try:
+                reports.append(async_to_sync(inspect_endpoint)(endpoint, user=user, scope=scope))
+            except Exception as error:  # one endpoint failing to list (a remote it needs is down) spoils no other
+                path = "/" + endpoint.path.strip("/")
+                reports.append({"endpoint": endpoint.name, "path": path, "mode": endpoint.mode, "error": str(error)})
         if options["json"]:
             self.stdout.write(json.dumps({"endpoints": reports}, indent=2, ensure_ascii=False))
         else:
@@ -113,10 +117,12 @@ class Command(BaseCommand):
             raise CommandError(f"The endpoint refused: {error.message} (JSON-RPC error {error.code})") from None
 
     def write_report(self, report: dict[str, Any]) -> None:
-        caller = report["caller"]
-        who = caller["user"] or "an anonymous caller"
-        reach = caller["scope"] or "nothing (no scope)"
         self.stdout.write(self.style.MIGRATE_HEADING(f"{report['endpoint']} ({report['mode']}) at {report['path']}"))
+        if "error" in report:
+            self.stdout.write(f"  could not be listed: {report['error']}")
+            return
+        who = report["caller"]["user"] or "an anonymous caller"
+        reach = report["caller"]["scope"] or "nothing (no scope)"
         self.stdout.write(f"  as {who}, scope {reach}")
         for kind, *_ in KINDS:
             items = report[kind]
