@@ -29,7 +29,7 @@ async def events(response: Any) -> AsyncIterator[dict[str, Any]]:
     """The JSON-RPC messages of an SSE response, as they arrive."""
     async for chunk in response.streaming_content:
         for line in bytes(chunk).decode().splitlines():
-            if line.startswith("data: "):
+            if line.startswith("data: ") and line[len("data: ") :]:  # a priming event's data is empty
                 yield json.loads(line[len("data: ") :])
 
 
@@ -207,3 +207,33 @@ async def test_another_session_cannot_resume_a_stream(async_client: AsyncClient)
         "/mcp", headers={"Accept": "text/event-stream", "Last-Event-ID": before[-1][0], **other}
     )
     assert resumed.status_code == 404
+
+
+async def test_a_get_stream_is_primed_at_once_before_any_notification(async_client: AsyncClient) -> None:
+    session = await open_session(async_client)
+    response: Any = await async_client.get("/mcp", headers={"Accept": "text/event-stream", **session})
+    chunks = aiter(response.streaming_content)
+
+    priming = bytes(await asyncio.wait_for(anext(chunks), 10))  # nothing was published
+
+    event_id, retry, data = priming.decode().split("\n")[:3]
+    assert event_id.startswith("id: ")
+    assert (retry, data) == ("retry: 1000", "data: ")
+    await chunks.aclose()
+
+
+async def test_a_client_reconnecting_to_a_get_stream_gets_a_new_one(async_client: AsyncClient) -> None:
+    session = await open_session(async_client)
+    response: Any = await async_client.get("/mcp", headers={"Accept": "text/event-stream", **session})
+    chunks = aiter(response.streaming_content)
+    priming = bytes(await asyncio.wait_for(anext(chunks), 10)).decode()
+    await chunks.aclose()
+    last_event_id = priming.split("\n")[0].removeprefix("id: ")
+
+    again: Any = await async_client.get(
+        "/mcp", headers={"Accept": "text/event-stream", "Last-Event-ID": last_event_id, **session}
+    )
+
+    assert again.status_code == 200
+    assert again["Content-Type"] == "text/event-stream"
+    await aiter(again.streaming_content).aclose()

@@ -61,7 +61,7 @@ from mcp_django.transports.body import (
 from mcp_django.transports.cors import cors_headers, is_preflight, preflight_headers
 from mcp_django.transports.headers import check_mirror_headers, check_param_headers, header_value
 from mcp_django.transports.resume_relay import stream_relay
-from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream
+from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream, is_stream_event_id
 
 __all__ = [
     "HTTPResponse",
@@ -436,7 +436,8 @@ class StreamableHTTP:
         if await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal) is None:
             return _error(404, InvalidRequest("Session not found"))
         last_event_id = header_value(headers, "last-event-id")
-        if last_event_id:
+        # A GET stream keeps nothing to replay: a client reconnecting to one gets a new one.
+        if last_event_id and not is_stream_event_id(last_event_id):
             found = resumable.buffers.find(last_event_id, session_id)
             if found is not None:
                 buffer, after = found
@@ -448,7 +449,8 @@ class StreamableHTTP:
             return HTTPResponse(200, dict(SSE_HEADERS), stream=events)
         inbox = await notifications.subscribe(self.endpoint)
         relayed = self._relay(inbox, session_id, principal)
-        return HTTPResponse(200, dict(SSE_HEADERS), stream=event_stream(relayed))
+        # Primed: the headers leave at once (daphne sends them with the first chunk), not with the first note.
+        return HTTPResponse(200, dict(SSE_HEADERS), stream=event_stream(relayed, priming=True))
 
     async def _relay(
         self, inbox: AsyncIterator[dict[str, Any]], session_id: str, principal: Any

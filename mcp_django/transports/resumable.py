@@ -19,14 +19,12 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar, Final
 
-from mcp_django.transports.sse import dump_message, format_event
+from mcp_django.transports.sse import dump_message, format_event, priming_event
 
 __all__ = ["EventBuffer", "buffers", "resumable_events"]
 
 KEEP_FINISHED_S: Final = 120.0
 """How long a finished stream stays resumable."""
-RETRY_MS: Final = 1000
-"""The `retry` the priming event suggests to clients that reconnect."""
 
 
 class EventBuffer:
@@ -143,6 +141,6 @@ async def resumable_events(
     """The SSE bytes of `buffer` after event `after`: a POST's response, or a GET that resumes one."""
     if priming:
         # An id and empty data: something to resume from even before the first message (SEP-1699).
-        yield b"id: %s\nretry: %d\ndata: \n\n" % (buffer.event_id(0).encode("ascii"), RETRY_MS)
+        yield priming_event(buffer.event_id(0))
     async for number, message in buffer.follow(after, until_detached=until_detached):
         yield format_event(dump_message(message), buffer.event_id(number))

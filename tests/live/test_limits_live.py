@@ -248,3 +248,38 @@ def test_daphne_guarded_still_serves_mcp_and_the_admin(guarded_daphne: LiveServe
     assert answer.status == 200
     assert json.loads(answer.body)["result"]["protocolVersion"] == "2025-06-18"
     assert admin.status == 200
+
+
+# -- streams -------------------------------------------------------------------------------------------
+
+
+def test_a_get_stream_sends_its_headers_and_a_priming_event_at_once(example_server: LiveServer) -> None:
+    # Under daphne the status line leaves with the first chunk: without a priming event, nothing would
+    # come until the first notification.
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    body = json.dumps(initialize).encode()
+    request_head = head(example_server, "/conformance/mcp", Content_Length=str(len(body)))
+    opened = send_and_read(example_server, request_head + body)
+    session_id = opened.headers["mcp-session-id"]
+    host, port = _address(example_server)
+    get = (
+        f"GET /conformance/mcp HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n"
+        f"Mcp-Session-Id: {session_id}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    ).encode()
+
+    with socket.create_connection(_address(example_server), timeout=ANSWER_WAIT_S) as sock:
+        sock.sendall(get)
+        received = b""
+        while b"\ndata: \n\n" not in received:
+            chunk = sock.recv(65536)
+            assert chunk, f"the stream ended before its priming event: {received!r}"
+            received += chunk
+
+    assert received.startswith(b"HTTP/1.1 200 ")
+    assert b"content-type: text/event-stream" in received.lower()
+    assert b"\nretry: 1000\n" in received
