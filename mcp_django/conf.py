@@ -51,6 +51,10 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "SESSIONS": True,
     "SESSION_IDLE_TIMEOUT": 3600,
     "SESSION_STORE": "mcp_django.sessions.DatabaseSessionStore",
+    "SESSION_MAX_CLIENT_BYTES": 64 * 1024,
+    "SESSION_MAX_PER_USER": None,
+    "SESSION_MAX_ANONYMOUS": None,
+    "SESSION_PURGE_INTERVAL": 300,
     "MAX_REQUEST_BYTES": 4 * MiB,
     # Timeouts and limits of a request on the wire (docs/deployment.md).
     "MAX_HEADER_BYTES": 16 * 1024,

@@ -25,16 +25,32 @@ from django.utils import timezone
 from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
 from mcp_django.overlay import on_change
-from mcp_django.protocol import SessionState
+from mcp_django.protocol import InvalidParams, InvalidRequest, MCPError, SessionState
+from mcp_django.protocol.jsonrpc import dump_json
 
 __all__ = [
     "DatabaseSessionStore",
+    "SessionRefused",
     "SessionStore",
     "StoredSession",
     "get_session_store",
     "new_session_id",
     "principal_id",
 ]
+
+
+class SessionRefused(Exception):
+    """`initialize` succeeded but its session is not kept: the transport answers `error` with `status`.
+
+    Args:
+        error: the JSON-RPC error to answer the `initialize` with.
+        status: the HTTP status carrying it.
+    """
+
+    def __init__(self, error: MCPError, status: int) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.status = status
 
 
 def new_session_id() -> str:
@@ -98,6 +114,20 @@ class SessionStore:
         """Forget a session (a no-op when it does not exist)."""
         raise NotImplementedError(f"{type(self).__name__} must implement delete()")
 
+    async def count_open(self, principal_id: str | None, now: float) -> int:
+        """How many sessions of `principal_id` (None: of anonymous callers) expire after `now`.
+
+        Needed only when `SESSION_MAX_PER_USER` or `SESSION_MAX_ANONYMOUS` is set.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement count_open() to cap sessions")
+
+    async def clear_expired(self, now: float) -> int:
+        """Delete every session that expired by `now`; return how many (`manage.py mcp_clearsessions`).
+
+        Optional: without it, nothing purges the store's expired sessions (a cache's TTL may).
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement clear_expired()")
+
     # -- what transports call ---------------------------------------------------------------------
 
     @property
@@ -105,8 +135,20 @@ class SessionStore:
         return float(mcp_settings.SESSION_IDLE_TIMEOUT)
 
     async def open(self, state: SessionState, *, endpoint_name: str, endpoint_path: str, principal: Any) -> str:
-        """Mint an id for the session `initialize` just created, store it, and return the id."""
+        """Mint an id for the session `initialize` just created, store it, and return the id.
+
+        Expired sessions are purged first, at most once per `SESSION_PURGE_INTERVAL` in this process.
+
+        Raises:
+            SessionRefused: the client's info and capabilities are over `SESSION_MAX_CLIENT_BYTES`, or
+                the caller already has as many open sessions as `SESSION_MAX_PER_USER` (or, anonymous,
+                `SESSION_MAX_ANONYMOUS`) allows.
+        """
         now = self.clock()
+        self._check_size(state)
+        await self._purge(now)
+        owner = principal_id(principal)
+        await self._check_count(owner, now)
         session_id = new_session_id()
         state.session_id = session_id
         state.changed = False
@@ -114,13 +156,39 @@ class SessionStore:
             session_id=session_id,
             endpoint_name=endpoint_name,
             endpoint_path=endpoint_path,
-            principal_id=principal_id(principal),
+            principal_id=owner,
             state=state,
             expires_at=now + self.idle_timeout,
             touched_at=now,
         )
         await self.create(record)
         return session_id
+
+    _purged_at: float | None = None
+
+    def _check_size(self, state: SessionState) -> None:
+        limit = int(mcp_settings.SESSION_MAX_CLIENT_BYTES)
+        size = len(dump_json(state.client_info)) + len(dump_json(state.client_capabilities))
+        if size > limit:
+            message = f"Invalid params: clientInfo and capabilities take {size} bytes; at most {limit} are kept"
+            raise SessionRefused(InvalidParams(message), 200)
+
+    async def _purge(self, now: float) -> None:
+        interval = mcp_settings.SESSION_PURGE_INTERVAL
+        if interval is None or (self._purged_at is not None and now - self._purged_at < interval):
+            return
+        if type(self).clear_expired is SessionStore.clear_expired:
+            return  # a store that cannot purge expires its sessions its own way (a cache's TTL)
+        self._purged_at = now
+        await self.clear_expired(now)
+
+    async def _check_count(self, owner: str | None, now: float) -> None:
+        limit = mcp_settings.SESSION_MAX_ANONYMOUS if owner is None else mcp_settings.SESSION_MAX_PER_USER
+        if limit is None or await self.count_open(owner, now) < limit:
+            return
+        who = "anonymous callers" if owner is None else "one user"
+        message = f"Too Many Sessions: at most {limit} open sessions for {who}; end one (DELETE) or let one expire"
+        raise SessionRefused(InvalidRequest(message), 429)
 
     async def resume(self, session_id: str, *, endpoint_name: str, principal: Any) -> StoredSession | None:
         """Return the live session `session_id` names for this endpoint and principal, else None."""
@@ -239,6 +307,19 @@ class DatabaseSessionStore(SessionStore):
 
         self._cache.pop(session_id, None)
         await run_sync(MCPSession.objects.filter(session_id=session_id).delete)
+
+    async def count_open(self, principal_id: str | None, now: float) -> int:
+        from mcp_django.models import MCPSession
+
+        rows = MCPSession.objects.filter(expires_at__gt=_datetime(now))
+        rows = rows.filter(principal__isnull=True) if principal_id is None else rows.filter(principal__pk=principal_id)
+        return await run_sync(rows.count)
+
+    async def clear_expired(self, now: float) -> int:
+        from mcp_django.models import MCPSession
+
+        deleted, _ = await run_sync(MCPSession.objects.filter(expires_at__lte=_datetime(now)).delete)
+        return deleted
 
     def clear_cache(self) -> None:
         """Forget every cached session (the next request of each reads the database again)."""

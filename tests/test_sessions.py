@@ -121,3 +121,46 @@ class MemoryStore(SessionStore):
 
     def __init__(self) -> None:
         self.sessions: dict[str, object] = {}
+
+
+class MovableClock(DatabaseSessionStore):
+    now = 1_000_000_000.0
+
+    def clock(self) -> float:
+        return self.now
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(MCP_DJANGO={"SESSION_PURGE_INTERVAL": 60, "SESSION_IDLE_TIMEOUT": 10})
+async def test_opening_a_session_purges_the_expired_ones_at_most_once_per_interval() -> None:
+    store = MovableClock()
+    first = await open_one(store)  # purges (nothing yet), opens
+    store.now += 20  # `first` expired
+    second = await open_one(store)  # within the interval: no purge
+    assert await MCPSession.objects.filter(session_id=first).aexists()
+
+    store.now += 61  # `second` expired too; the interval passed
+    third = await open_one(store)
+
+    remaining = [session_id async for session_id in MCPSession.objects.values_list("session_id", flat=True)]
+    assert remaining == [third]
+    assert second not in remaining
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(MCP_DJANGO={"SESSION_MAX_ANONYMOUS": 1, "SESSION_IDLE_TIMEOUT": 10})
+async def test_the_anonymous_cap_counts_open_sessions_only() -> None:
+    from mcp_django.sessions import SessionRefused
+
+    store = MovableClock()
+    await open_one(store)
+    with pytest.raises(SessionRefused) as refused:
+        await open_one(store)
+    store.now += 20  # the first expired: it no longer counts
+
+    await open_one(store)
+
+    assert refused.value.status == 429
+    assert refused.value.error.message == (
+        "Too Many Sessions: at most 1 open sessions for anonymous callers; end one (DELETE) or let one expire"
+    )

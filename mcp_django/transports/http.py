@@ -46,7 +46,7 @@ from mcp_django.protocol.jsonrpc import (
     request_id_of,
 )
 from mcp_django.scopes import Scope
-from mcp_django.sessions import StoredSession
+from mcp_django.sessions import SessionRefused, StoredSession
 from mcp_django.transports import resumable
 from mcp_django.transports.body import (
     CLIENT_GONE,
@@ -340,12 +340,15 @@ class StreamableHTTP:
         reply = await self.endpoint.handler.handle(message, connection)
         opened: dict[str, str] = {}
         if connection.session is not None and isinstance(reply, dict) and "result" in reply:
-            opened[SESSION_HEADER] = await store.open(
-                connection.session,
-                endpoint_name=self.endpoint.name,
-                endpoint_path=self.endpoint.path,
-                principal=principal,
-            )
+            try:
+                opened[SESSION_HEADER] = await store.open(
+                    connection.session,
+                    endpoint_name=self.endpoint.name,
+                    endpoint_path=self.endpoint.path,
+                    principal=principal,
+                )
+            except SessionRefused as refusal:
+                return _error(refusal.status, refusal.error, request_id_of(message))
         return _reply(reply, era, opened)
 
     async def _dispatch(
