@@ -11,6 +11,7 @@ Django's own handler (which reads the whole body before any view runs). docs/dep
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any, Final
 
@@ -94,30 +95,30 @@ def bounded_receive(receive: Receive, headers: Mapping[str, str], limit: int) ->
     """`receive` for an application that reads the whole body (Django's handler): the body ends one
     chunk past `limit`, or at once, empty, when `Content-Length` is already over it.
 
-    What the client sends after the cut is read and dropped, never kept; the view then sees a body (or a
-    `Content-Length`) over the limit and answers 413.
+    The rest of a cut body is never asked for: the server stops reading the socket (and drops it once
+    the answer is sent), and a later `receive()` (Django's wait for a disconnect) waits until the
+    request ends. The view then sees a body, or a `Content-Length`, over the limit and answers 413.
     """
     declared = declared_length(headers)
     received = 0
-    ended = False
+    cut = complete = False
 
     async def bounded() -> Message:
-        nonlocal received, ended
-        if ended:
-            while True:  # only the disconnect matters now; the rest of an over-long body is dropped
-                message = await receive()
-                if message["type"] != "http.request":
-                    return message
+        nonlocal received, cut, complete
+        if cut:
+            await asyncio.get_running_loop().create_future()  # cancelled when the request ends
+        if complete:
+            return await receive()  # only a disconnect can come now
         if declared is not None and declared > limit:
-            ended = True
+            cut = True
             return {"type": "http.request", "body": b"", "more_body": False}
         message = await receive()
         if message["type"] == "http.request":
             received += len(message.get("body", b""))
             if not message.get("more_body", False):
-                ended = True
+                complete = True
             elif received > limit:
-                ended = True
+                cut = True
                 message = {**message, "more_body": False}
         return message
 
