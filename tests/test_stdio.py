@@ -215,6 +215,38 @@ async def test_a_handshake_session_lasts_as_long_as_the_process(pipe: Pipe) -> N
     assert "resultType" not in reply["result"]
 
 
+def handshake(version: str) -> dict[str, Any]:
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    return {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": params}
+
+
+def ping(id: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id, "method": "ping"}
+
+
+async def test_a_batch_before_initialize_is_refused_as_over_http(pipe: Pipe) -> None:
+    pipe.send([ping(1), ping(2)])
+
+    reply = await pipe.receive()
+
+    assert reply["error"]["code"] == -32600
+    assert reply["id"] is None
+
+
+@pytest.mark.parametrize(("version", "served"), [("2025-03-26", True), ("2025-06-18", False)])
+async def test_a_batch_is_served_only_in_a_2025_03_26_session(pipe: Pipe, version: str, served: bool) -> None:
+    pipe.send(handshake(version), {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    await pipe.receive()
+
+    pipe.send([ping(1), ping(2)])
+    reply: Any = await pipe.receive()
+
+    if served:
+        assert sorted(item["id"] for item in reply) == [1, 2]
+    else:
+        assert reply["error"]["code"] == -32600
+
+
 async def test_a_cancelled_request_is_never_answered(pipe: Pipe) -> None:
     open_gate("cancel")
     pipe.send(call("wait", {"gate": "cancel"}, id=5))

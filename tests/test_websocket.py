@@ -265,6 +265,31 @@ async def test_a_stateless_tool_that_needs_input_answers_input_required(socket: 
     assert [r["method"] for r in reply["result"]["inputRequests"].values()] == ["elicitation/create"]
 
 
+async def test_a_batch_before_initialize_is_refused_as_over_http(socket: WebsocketCommunicator) -> None:
+    await socket.send_json_to([request("tools/call", {"name": "echo", "arguments": {"text": "x"}}, id=1)])
+
+    reply = await socket.receive_json_from()
+
+    assert reply["error"]["code"] == -32600
+    assert reply["id"] is None
+
+
+async def test_a_batch_is_served_in_a_2025_03_26_session(socket: WebsocketCommunicator) -> None:
+    await socket.send_json_to(
+        request(
+            "initialize",
+            {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        )
+    )
+    await socket.receive_json_from()
+    await socket.send_json_to({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    await socket.send_json_to([request("ping", id=2), request("ping", id=3)])
+    reply = await socket.receive_json_from()
+
+    assert sorted(item["id"] for item in reply) == [2, 3]
+
+
 async def test_text_that_is_not_json_gets_a_parse_error_and_the_socket_stays_open(
     socket: WebsocketCommunicator,
 ) -> None:

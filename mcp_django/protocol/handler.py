@@ -278,7 +278,13 @@ class MessageHandler:
 
     async def _handle_batch(self, batch: list[Any], connection: Connection) -> Message | list[Message] | None:
         era, version = era_of(None, connection)
-        if era is not Era.HANDSHAKE or version not in BATCH_VERSIONS:
+        # Where `initialize` opens sessions, a batch needs one: before it there is no negotiated
+        # version, only the headerless default, and every transport refuses session-less batches alike.
+        if (
+            era is not Era.HANDSHAKE
+            or version not in BATCH_VERSIONS
+            or (connection.sessions and connection.session is None)
+        ):
             return InvalidRequest("Invalid request: batches are only allowed in protocol 2025-03-26").to_response(None)
         if not batch:
             return InvalidRequest("Invalid request: empty batch").to_response(None)

@@ -185,3 +185,9 @@ async def test_a_backend_without_prompts_answers_prompt_methods_as_unknown():
 
 async def _collect(stream):
     return [item async for item in stream]
+
+
+async def test_a_batch_needs_a_session_where_initialize_opens_one(handler):
+    connection = Connection(sessions=True)  # a WebSocket or stdio channel before its initialize
+    reply = await handler.handle([request("tools/list")], connection)
+    assert reply["error"]["code"] == -32600
