@@ -81,6 +81,7 @@ def handler_options(
         options["hook"] = InterceptorHook(plan)
     if protocol:
         options["extra_methods"] = interceptor_methods(plan)
-        if plan:
-            options["extensions"] = {EXTENSION: interceptor_capability(plan)}
+        capability = interceptor_capability(plan)
+        if capability["supportedEvents"]:
+            options["extensions"] = {EXTENSION: capability}
     return options

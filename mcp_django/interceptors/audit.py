@@ -394,6 +394,7 @@ class AuditSinkInterceptor(SinkInterceptor):
     events = ("tools/call",)
     phases = ("response",)
     Options = AuditOptions
+    invocable = False  # a row over the wire would be a row the caller wrote
 
     def __init__(self) -> None:
         audit_writer().start()  # replays what an earlier process left in the spool, without waiting for a call

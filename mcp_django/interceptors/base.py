@@ -211,6 +211,10 @@ class Interceptor:
         Options: the pydantic model the entry's `OPTIONS` are validated against.
         thread_sensitive: run sync methods in the main sync thread (Django's default, safe for the
             ORM); False lets them run in parallel threads.
+        invocable: whether a caller may run it through the SEP-2624 `interceptor/invoke` (and see it
+            in `interceptors/list`) on an endpoint serving the wire protocol. Validators and
+            mutators are by default (they only compute a verdict or a payload); sinks are not, since
+            what a sink records must come from operations the server ran, never from a caller.
     """
 
     type: ClassVar[str] = ""
@@ -227,6 +231,7 @@ class Interceptor:
     timeout_ms: ClassVar[int | None] = None
     Options: ClassVar[OptionsModel] = NoOptions
     thread_sensitive: ClassVar[bool] = True
+    invocable: ClassVar[bool] = True
     entrypoint: ClassVar[str] = ""
 
     def admits(self, event: str) -> None:
@@ -265,6 +270,7 @@ class SinkInterceptor(Interceptor):
 
     type = "sink"
     entrypoint = "record"
+    invocable = False
 
     def record(self, invocation: Invocation) -> Any:
         """Record the invocation (sync or async); return None, a bool or a `SinkResult`."""

@@ -1,9 +1,12 @@
 """The SEP-2624 wire protocol: `interceptors/list`, `interceptor/invoke` and the capability advertising them.
 
-An endpoint serves it only when asked (`endpoint(..., interceptor_protocol=True)`). Errors follow
-the newer SEP text, which defines no codes of its own: `-32602` for an unknown name, a hook the
-interceptor does not advertise or bad params, `-32603` for a failed invocation, with
-`data.reason = "timeout"` when it timed out.
+An endpoint serves it only when asked (`endpoint(..., interceptor_protocol=True)`), and only for
+the interceptors that allow it (`Interceptor.invocable`: not sinks, never the audit sink); the others
+are absent from the list and unknown to `interceptor/invoke`. What the server stamps on an
+invocation's context (principal, trace id, timestamp) is the server's own, whatever the caller sends.
+Errors follow the newer SEP text, which defines no codes of its own: `-32602` for an unknown name, a
+hook the interceptor does not advertise or bad params, `-32603` for a failed invocation (the
+exception stays in the server's log), with `data.reason = "timeout"` when it timed out.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from typing import Any, Final
 
 import pydantic
 
-from mcp_django.interceptors.base import PHASES, InterceptorContext, Invocation
+from mcp_django.interceptors.base import PHASES, Invocation
 from mcp_django.interceptors.chain import InterceptorPlan
+from mcp_django.interceptors.config import PlanEntry
 from mcp_django.interceptors.hook import context_for
 from mcp_django.protocol import InternalError, InvalidParams, RequestContext
 from mcp_django.protocol.errors import validation_problems
@@ -26,8 +30,14 @@ EXTENSION: Final = "io.modelcontextprotocol/interceptors"
 
 
 def interceptor_capability(plan: InterceptorPlan) -> dict[str, Any]:
-    """The `io.modelcontextprotocol/interceptors` capability: `supportedEvents`, the union of hooked events."""
-    return {"supportedEvents": plan.supported_events()}
+    """The `io.modelcontextprotocol/interceptors` capability: `supportedEvents`, the union of the events
+    the invocable interceptors hook (empty when none is)."""
+    return {"supportedEvents": sorted({event for entry in _invocable(plan) for event in entry.events})}
+
+
+def _invocable(plan: InterceptorPlan) -> list[PlanEntry]:
+    """The entries a caller may list and invoke over the wire."""
+    return [entry for entry in plan.entries if entry.interceptor.invocable]
 
 
 def interceptor_methods(plan: InterceptorPlan) -> tuple[MethodSpec, MethodSpec]:
@@ -39,7 +49,7 @@ def interceptor_methods(plan: InterceptorPlan) -> tuple[MethodSpec, MethodSpec]:
             raise InvalidParams("Invalid params: event must be one event name, not a pattern")
         if params.get("cursor") is not None:
             raise InvalidParams("Invalid params: unknown interceptors/list cursor")
-        entries = [entry for entry in plan.entries if event is None or entry.hooks_event(event)]
+        entries = [entry for entry in _invocable(plan) if event is None or entry.hooks_event(event)]
         return {"interceptors": [entry.descriptor() for entry in entries]}
 
     async def invoke_interceptor(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
@@ -47,7 +57,7 @@ def interceptor_methods(plan: InterceptorPlan) -> tuple[MethodSpec, MethodSpec]:
         if not isinstance(name, str):
             raise InvalidParams("Invalid params: name is required")
         entry = plan.get(name)
-        if entry is None:
+        if entry is None or not entry.interceptor.invocable:
             raise InvalidParams(f"Interceptor {name!r} not found", data={"name": name})
         if not isinstance(event, str) or phase not in PHASES or not isinstance(payload, dict):
             raise InvalidParams("Invalid params: event, phase and an object payload are required")
@@ -66,13 +76,14 @@ def interceptor_methods(plan: InterceptorPlan) -> tuple[MethodSpec, MethodSpec]:
                 options = type(entry.interceptor).Options.model_validate(params["config"])
             except pydantic.ValidationError as error:
                 raise InvalidParams(f"Invalid params: config: {validation_problems(error)[0].message}") from None
-        invocation = Invocation(event, phase, payload, options, _context(ctx, params.get("context")))
+        invocation = Invocation(event, phase, payload, options, context_for(ctx))
         record = await plan.invoke(entry, invocation, timeout_ms)
         if record.error == "timeout":
             data = {"interceptor": name, "reason": "timeout", "timeoutMs": timeout_ms, "phase": phase}
             raise InternalError("Interceptor timed out", data=data)
         if record.error is not None or record.result is None:
-            raise InternalError("Interceptor invocation failed", data={"interceptor": name, "reason": record.error})
+            # What went wrong stays in the server's log: an exception's text may reveal anything.
+            raise InternalError("Interceptor invocation failed", data={"interceptor": name, "reason": "error"})
         return {
             **record.result.to_wire(),
             "interceptor": name,
@@ -83,19 +94,4 @@ def interceptor_methods(plan: InterceptorPlan) -> tuple[MethodSpec, MethodSpec]:
     return (
         MethodSpec("interceptors/list", list_interceptors, operation=False),
         MethodSpec("interceptor/invoke", invoke_interceptor, operation=False),
-    )
-
-
-def _context(ctx: RequestContext, sent: Any) -> InterceptorContext:
-    """The caller's own context; a `traceId`/`timestamp` the invoker sent is kept, its principal is not trusted."""
-    context = context_for(ctx)
-    if not isinstance(sent, dict):
-        return context
-    trace_id, timestamp = sent.get("traceId"), sent.get("timestamp")
-    return InterceptorContext(
-        principal=context.principal,
-        user=context.user,
-        trace_id=trace_id if isinstance(trace_id, str) and trace_id else context.trace_id,
-        timestamp=timestamp if isinstance(timestamp, str) and timestamp else context.timestamp,
-        endpoint=context.endpoint,
     )

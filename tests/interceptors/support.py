@@ -120,6 +120,21 @@ class Sink(SinkInterceptor):
         LOG.append(("sink", invocation.options.tag, invocation.phase, str(context.outcome)))
 
 
+class WireSink(Sink):
+    """A sink its author lets callers run over the wire (sinks are not invocable by default)."""
+
+    invocable = True
+
+
+class Witness(ValidationInterceptor):
+    """Reports the context it was handed, in its verdict's info."""
+
+    def validate(self, invocation: Invocation) -> ValidationResult:
+        context = invocation.context
+        info = {"principal": dict(context.principal), "traceId": context.trace_id, "timestamp": context.timestamp}
+        return ValidationResult(valid=True, info=info)
+
+
 class BrokenSink(SinkInterceptor):
     async def record(self, invocation: Invocation) -> SinkResult:
         raise RuntimeError("sink down")

@@ -6,9 +6,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
 
 from mcp_django.endpoints import Endpoint
 from mcp_django.interceptors.protocol import EXTENSION
+from mcp_django.models import ToolCallRecord
 from mcp_django.testing import MCPCallError, MCPTestClient
 from tests.interceptors import support
 from tests.interceptors.support import LOG
@@ -17,7 +20,7 @@ from tests.interceptors.tools import registry
 ENTRIES: list[Any] = [
     {"CLASS": support.Step, "NAME": "pii", "EVENTS": ["tools/call"], "PRIORITY": {"response": 1000}},
     {"CLASS": support.Verdict, "NAME": "strict", "EVENTS": ["prompts/get"], "PHASES": ["request"], "MODE": "audit"},
-    {"CLASS": support.Sink, "NAME": "everything", "FAIL_OPEN": True, "PRIORITY": -5},
+    {"CLASS": support.WireSink, "NAME": "everything", "FAIL_OPEN": True, "PRIORITY": -5},
     {"CLASS": support.Hang, "NAME": "slow", "EVENTS": ["tools/list"], "TIMEOUT_MS": 20},
     {"CLASS": support.Crash, "NAME": "crash", "EVENTS": ["tools/call"]},
 ]
@@ -30,7 +33,9 @@ def clear() -> Iterator[None]:
     LOG.clear()
 
 
-def client(entries: list[Any] = ENTRIES, *, era: str = "handshake", protocol: bool = True) -> MCPTestClient:
+def client(
+    entries: list[Any] = ENTRIES, *, era: str = "handshake", protocol: bool = True, user: Any = None
+) -> MCPTestClient:
     endpoint = Endpoint(
         "wire",
         registry=registry,
@@ -39,7 +44,7 @@ def client(entries: list[Any] = ENTRIES, *, era: str = "handshake", protocol: bo
         interceptors=entries,
         interceptor_protocol=protocol,
     )
-    return MCPTestClient(endpoint, era=era)  # type: ignore[arg-type]
+    return MCPTestClient(endpoint, era=era, user=user)  # type: ignore[arg-type]
 
 
 def invoke(**params: Any) -> dict[str, Any]:
@@ -149,7 +154,8 @@ async def test_a_handler_that_raises_is_an_internal_error_never_a_result() -> No
     with pytest.raises(MCPCallError) as raised:
         await client().request("interceptor/invoke", invoke(name="crash"))
     assert raised.value.code == -32603
-    assert raised.value.data == {"interceptor": "crash", "reason": "RuntimeError: boom"}
+    assert raised.value.data == {"interceptor": "crash", "reason": "error"}  # the exception stays in the log
+    assert "boom" not in repr(raised.value)
 
 
 async def test_a_timeout_is_an_internal_error_with_reason_timeout() -> None:
@@ -163,3 +169,50 @@ async def test_the_invoker_timeout_overrides_the_configured_one() -> None:
     with pytest.raises(MCPCallError) as raised:
         await client().request("interceptor/invoke", invoke(name="slow", event="tools/list", timeoutMs=5))
     assert raised.value.data["timeoutMs"] == 5
+
+
+FORGED_CONTEXT = {"traceId": "forged-trace", "timestamp": "2001-01-01T00:00:00+00:00", "principal": {"type": "user"}}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_caller_cannot_write_audit_rows_through_invoke() -> None:
+    entries = [{"CLASS": "mcp_django.interceptors.audit.AuditSinkInterceptor"}, *ENTRIES]
+    alice = await sync_to_async(User.objects.create_user)("alice")
+    wire = client(entries, user=alice)
+    forged = {
+        "name": "audit",
+        "event": "tools/call",
+        "phase": "response",
+        "payload": {"content": []},
+        "config": {"origin": "admin"},
+        "context": FORGED_CONTEXT,
+    }
+
+    listed = await wire.request("interceptors/list")
+    with pytest.raises(MCPCallError) as raised:
+        await wire.request("interceptor/invoke", forged)
+
+    assert "audit" not in [item["name"] for item in listed["interceptors"]]
+    assert (raised.value.code, raised.value.data) == (-32602, {"name": "audit"})  # as for an unknown name
+    assert await ToolCallRecord.objects.acount() == 0
+
+
+async def test_sinks_are_not_invocable_unless_their_author_says_so() -> None:
+    entries = [{"CLASS": support.Sink, "NAME": "quiet"}, {"CLASS": support.WireSink, "NAME": "loud"}]
+
+    listed = await client(entries).request("interceptors/list")
+    with pytest.raises(MCPCallError) as raised:
+        await client(entries).request("interceptor/invoke", invoke(name="quiet", phase="response"))
+
+    assert [item["name"] for item in listed["interceptors"]] == ["loud"]
+    assert raised.value.code == -32602
+
+
+async def test_the_context_an_interceptor_sees_is_the_server_s_whatever_the_caller_sends() -> None:
+    entries = [{"CLASS": support.Witness, "NAME": "witness"}]
+
+    result = await client(entries).request("interceptor/invoke", invoke(name="witness", context=FORGED_CONTEXT))
+
+    assert result["info"]["traceId"] not in ("", "forged-trace")
+    assert not result["info"]["timestamp"].startswith("2001")
+    assert result["info"]["principal"] == {"type": "anonymous"}
