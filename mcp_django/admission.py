@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from django.http.request import split_domain_port, validate_host
+from django.utils.http import is_same_domain
 
 from mcp_django.auth import AuthRequest, first_recognised, is_authorization_only, needs_django_request
 from mcp_django.auth_cache import auth_cache, credential_digest, credential_lifetime
-from mcp_django.conf import django_allowed_hosts, mcp_settings, normalize_origin
+from mcp_django.conf import django_allowed_hosts, django_csrf_trusted_origins, mcp_settings, normalize_origin
 from mcp_django.executor import run_sync
 from mcp_django.protocol import Connection
 from mcp_django.scopes import Scope
@@ -38,6 +39,7 @@ __all__ = [
     "allowed_origins",
     "authenticate_credentials",
     "bearer_challenge",
+    "check_cookie_origin",
     "check_host",
     "check_origin",
     "origin_allowed",
@@ -58,12 +60,17 @@ class Credentials:
         request: the Django request, when the transport is a Django view (session authentication
             and other classes that read more than headers need it).
         user: a user the transport already established: Channels' session-cookie user on a
-            WebSocket, `mcp_stdio --user`. Used when the authentication classes recognise nothing.
+            WebSocket, `mcp_stdio --user`. Used when the authentication classes recognise nothing;
+            a caller admitted as this user from a browser `Origin` must pass the CSRF origin rule
+            (`check_cookie_origin`), since a browser sends cookies whatever page opened the connection.
+        secure: whether the connection came over TLS (`wss`, `https`, or the proxy header of
+            `SECURE_PROXY_SSL_HEADER`): the scheme of the caller's own origin in that rule.
     """
 
     headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
     request: HttpRequest | None = None
     user: AbstractBaseUser | AnonymousUser | None = None
+    secure: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -137,6 +144,35 @@ def check_origin(origin: str | None) -> None:
     """
     if origin is not None and not origin_allowed(origin, allowed_origins()):
         raise Refused(403, "Forbidden: invalid Origin header")
+
+
+def check_cookie_origin(origin: str, host: str | None, secure: bool) -> None:
+    """Refuse a browser `Origin` that Django's CSRF protection would refuse for a cookie-authenticated caller.
+
+    The rule of `CsrfViewMiddleware`: the origin of the site itself (the scheme, and the `Host`
+    the caller addressed), or an entry of `CSRF_TRUSTED_ORIGINS` (`https://*.example.com` admits
+    the subdomains). Localhost on another port is another origin: cookies are shared across
+    ports, so any page served on the machine could otherwise act as the logged-in user.
+
+    Raises:
+        Refused: 403.
+    """
+    if host is not None and origin == f"{'https' if secure else 'http'}://{host}":
+        return
+    trusted = django_csrf_trusted_origins()
+    if origin in trusted:
+        return
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        parts = None
+    if parts is not None and any(
+        is_same_domain(parts.netloc, urlsplit(entry).netloc.lstrip("*"))
+        for entry in trusted
+        if "*" in entry and urlsplit(entry).scheme == parts.scheme
+    ):
+        return
+    raise Refused(403, "Forbidden: Origin checking failed - the origin does not match any trusted origins.")
 
 
 _allowed_origins: frozenset[str] | None = None

@@ -35,6 +35,7 @@ __all__ = [
     "HTTPSettings",
     "MCPSettings",
     "django_allowed_hosts",
+    "django_csrf_trusted_origins",
     "django_http_settings",
     "mcp_settings",
     "normalize_origin",
@@ -196,6 +197,11 @@ def django_allowed_hosts() -> list[str]:
             hosts = [".localhost", "127.0.0.1", "[::1]"]
         _allowed_hosts = hosts
     return _allowed_hosts
+
+
+def django_csrf_trusted_origins() -> list[str]:
+    """Django's `CSRF_TRUSTED_ORIGINS`: the origins besides a site's own that may act with its cookies."""
+    return list(settings.CSRF_TRUSTED_ORIGINS)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from mcp_django.admission import (
     admitted_scope,
     authenticate_credentials,
     bearer_challenge,
+    check_cookie_origin,
     check_host,
     check_origin,
 )
@@ -207,8 +208,10 @@ class Endpoint:
 
         Checks, in order: the Host against `ALLOWED_HOSTS`, a browser Origin against
         `MCP_DJANGO["ALLOWED_ORIGINS"]`, then the credentials with the endpoint's authentication
-        classes, and works out the caller's scope. It also brings the overlay (the admin's state)
-        up to date (throttled: no query in the steady state).
+        classes, and works out the caller's scope. A caller who is the user the transport took from
+        a cookie (`Credentials.user`) must also pass Django's CSRF origin rule when a browser Origin
+        came with it (`check_cookie_origin`). It also brings the overlay (the admin's state) up to
+        date (throttled: no query in the steady state).
 
         Args:
             host: the `Host` header (None where there is none: stdio).
@@ -230,6 +233,9 @@ class Endpoint:
             raise Refused(401, f"Unauthorized: {error.detail}", bearer_challenge(resource_metadata, True)) from None
         except APIException as error:  # PermissionDenied: session authentication's CSRF check
             raise Refused(403, f"Forbidden: {error.detail}") from None
+        if origin is not None and principal is not None and principal is credentials.user:
+            # The transport's own user (a session cookie): what DRF's SessionAuthentication checks over HTTP.
+            check_cookie_origin(origin, host, credentials.secure)
         scope = await self.scope_of(principal)
         if scope is None:
             message = "Unauthorized: Authentication credentials were not provided."

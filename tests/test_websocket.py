@@ -387,6 +387,36 @@ async def test_a_foreign_origin_is_refused_and_localhost_is_admitted() -> None:
     assert local_accepted
 
 
+@override_settings(
+    CSRF_TRUSTED_ORIGINS=["https://app.example.com"],
+    MCP_DJANGO={"ALLOWED_ORIGINS": ["http://testserver", "https://app.example.com", "https://other.example"]},
+)
+async def test_a_cookie_user_s_socket_must_come_from_the_site_or_a_csrf_trusted_origin() -> None:
+    alice = await User.objects.acreate(username="alice")
+
+    def from_origin(origin: bytes) -> WebsocketCommunicator:
+        return communicator("/ws/private", user=alice, headers=[(b"host", b"testserver"), (b"origin", origin)])
+
+    verdicts = {}
+    for origin in (
+        b"http://localhost:3000",
+        b"http://testserver",
+        b"https://app.example.com",
+        b"https://other.example",
+    ):
+        socket = from_origin(origin)
+        verdicts[origin], _ = await socket.connect()
+        await socket.disconnect()
+
+    # ALLOWED_ORIGINS admits all four for token callers; a cookie also needs the CSRF rule.
+    assert verdicts == {
+        b"http://localhost:3000": False,
+        b"http://testserver": True,
+        b"https://app.example.com": True,
+        b"https://other.example": False,
+    }
+
+
 async def test_server_notifications_reach_initialized_sockets_only(socket: WebsocketCommunicator) -> None:
     stateless_only = communicator()
     await stateless_only.connect()

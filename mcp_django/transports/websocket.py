@@ -3,8 +3,11 @@
 `MCPWebSocketConsumer` is a Channels consumer serving one endpoint. Mount it with
 `mcp_django.routing.websocket_endpoint` under Channels' `AuthMiddlewareStack`, beside the HTTP routes.
 
-- The client must offer the `mcp` subprotocol; a handshake without it is refused, as is one from a
-  browser `Origin` that `MCP_DJANGO["ALLOWED_ORIGINS"]` does not admit (the same rule as HTTP).
+- The client must offer the `mcp` subprotocol; a handshake without it is refused, as is one with a
+  `Host` that `ALLOWED_HOSTS` does not admit or from a browser `Origin` that
+  `MCP_DJANGO["ALLOWED_ORIGINS"]` does not admit (the same rules as HTTP). A caller known by its
+  session cookie must moreover come from the site's own origin or one of `CSRF_TRUSTED_ORIGINS`, as
+  Django's CSRF protection requires of it over HTTP.
 - The caller is found by the endpoint's authentication classes in the handshake's headers (a bearer
   token), else it is the socket's `scope["user"]` (the session cookie); an endpoint without
   `allow_anonymous` refuses the handshake of an anonymous caller.
@@ -25,7 +28,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from mcp_django import notifications
 from mcp_django.admission import Credentials, Refused
-from mcp_django.conf import mcp_settings
+from mcp_django.conf import django_http_settings, mcp_settings
 from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.protocol import InvalidRequest
 from mcp_django.transports.duplex import DuplexTransport, too_large
@@ -66,11 +69,15 @@ class MCPWebSocketConsumer(AsyncWebsocketConsumer):
             return
         raw_headers = self.scope.get("headers", ())
         headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in raw_headers}
+        proxy_ssl_header = django_http_settings().proxy_ssl_header
+        secure = self.scope.get("scheme") == "wss" or (
+            proxy_ssl_header is not None and headers.get(proxy_ssl_header[0]) == proxy_ssl_header[1]
+        )
         try:
             admission = await endpoint.admit(
                 host=headers.get("host"),
                 origin=headers.get("origin"),
-                credentials=Credentials(headers, user=self.scope.get("user")),
+                credentials=Credentials(headers, user=self.scope.get("user"), secure=secure),
             )
         except Refused as refusal:
             logger.info("Refused a WebSocket on %r: %s", endpoint, refusal.message)
