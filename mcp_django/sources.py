@@ -255,15 +255,23 @@ class CompositeBackend:
         return await self._merged(ctx, "list_resource_templates", "uriTemplate")
 
     async def read_resource(self, uri: str, ctx: RequestContext) -> Mapping[str, Any]:
+        found = await self._resource(uri, ctx)
+        if found is None:
+            raise ResourceNotFound(uri)
+        component, variables = found
+        return await component.read(uri, variables, ctx)
+
+    async def readable(self, uri: str, ctx: RequestContext) -> bool:
+        return await self._resource(uri, ctx) is not None
+
+    async def _resource(self, uri: str, ctx: RequestContext) -> tuple[ResourceComponent, Mapping[str, str]] | None:
+        """What serves `uri` for the caller (a resource, else the first matching template) and its variables."""
         scope, sources = await self.reach(ctx)
         fixed = await _first(sources, lambda source: source.get_resource(uri, ctx, scope))
         if fixed is not None:
-            return await fixed[1].read(uri, {}, ctx)
+            return fixed[1], {}
         matched = await _first(sources, lambda source: source.match_resource_template(uri, ctx, scope))
-        if matched is None:
-            raise ResourceNotFound(uri)
-        template, variables = matched[1]
-        return await template.read(uri, variables, ctx)
+        return None if matched is None else matched[1]
 
     async def list_prompts(self, ctx: RequestContext) -> Items:
         return await self._merged(ctx, "list_prompts", "name")

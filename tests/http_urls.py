@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcp_django import Context, Registry
+from mcp_django import Context, Registry, Scope
 from mcp_django.urls import endpoint
 
 registry = Registry("tests")
@@ -54,6 +54,12 @@ async def reconnect(ctx: Context) -> str:
 def greeting() -> str:
     """A fixed greeting."""
     return "hello"
+
+
+@registry.resource("test://secret", name="secret", mime_type="text/plain", scope=Scope.SYSTEM)
+def secret() -> str:
+    """Only SYSTEM callers may read this (anonymous callers are USER)."""
+    return "classified"
 
 
 @registry.prompt

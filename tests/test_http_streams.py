@@ -132,6 +132,46 @@ async def test_a_listen_post_acknowledges_then_relays_what_it_asked_for(async_cl
     await stream.aclose()  # type: ignore[attr-defined]
 
 
+async def test_subscribing_beyond_the_caller_s_scope_answers_as_for_an_unknown_resource(
+    async_client: AsyncClient,
+) -> None:
+    session = await open_session(async_client)  # anonymous: USER, and test://secret is SYSTEM
+
+    secret = await apost(async_client, request("resources/subscribe", {"uri": "test://secret"}), session)
+    unknown = await apost(async_client, request("resources/subscribe", {"uri": "test://nowhere"}), session)
+    stream = events(await async_client.get("/mcp", headers={"Accept": "text/event-stream", **session}))
+
+    async def publish() -> None:
+        await send_notification("tests", "notifications/resources/updated", {"uri": "test://secret"})
+        await send_notification("tests", "notifications/prompts/list_changed")
+
+    assert json.loads(secret.content)["error"] == {
+        "code": -32002,
+        "message": "Resource not found: test://secret",
+        "data": {"uri": "test://secret"},
+    }
+    assert json.loads(unknown.content)["error"]["code"] == -32002
+    assert (await first(stream, publish))["method"] == "notifications/prompts/list_changed"
+    await stream.aclose()  # type: ignore[attr-defined]
+
+
+async def test_a_listen_naming_a_resource_beyond_the_caller_s_scope_hears_nothing_of_it(
+    async_client: AsyncClient,
+) -> None:
+    wanted = {"toolsListChanged": True, "resourceSubscriptions": ["test://secret", "test://greeting"]}
+    body = stateless("subscriptions/listen", {"notifications": wanted}, id=9)
+    stream = events(await apost(async_client, body, stateless_headers("subscriptions/listen")))
+    ack = await asyncio.wait_for(anext(stream), 10)
+
+    async def publish() -> None:
+        await send_notification("tests", "notifications/resources/updated", {"uri": "test://secret"})
+        await send_notification("tests", "notifications/resources/updated", {"uri": "test://greeting"})
+
+    assert ack["params"]["notifications"] == {"toolsListChanged": True, "resourceSubscriptions": ["test://greeting"]}
+    assert (await first(stream, publish))["params"]["uri"] == "test://greeting"
+    await stream.aclose()  # type: ignore[attr-defined]
+
+
 async def sse_events(response: Any) -> AsyncIterator[tuple[str, str]]:
     """(id, data) of every event of an SSE response, the priming event's empty data included."""
     event_id, data = "", None

@@ -56,6 +56,14 @@ class Backend(Protocol):
         """
         ...
 
+    async def readable(self, uri: str, ctx: RequestContext) -> bool:
+        """True when something visible to the caller serves `uri` (a resource, or a template matching it).
+
+        Nothing is read. Subscriptions use it: a caller may only subscribe to, and only hears about,
+        what it could read.
+        """
+        ...
+
     async def list_prompts(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
         """Return the `Prompt` objects the caller may see."""
         ...

@@ -29,6 +29,7 @@ from mcp_django.protocol.context import (
 )
 from mcp_django.protocol.errors import error_response, validation_problems
 from mcp_django.protocol.features import METHODS, MethodSpec
+from mcp_django.protocol.features.subscriptions import still_readable, wanted_by_session
 from mcp_django.protocol.hooks import OperationHook, compose
 from mcp_django.protocol.inputs import (
     INPUT_METHODS,
@@ -259,6 +260,18 @@ class MessageHandler:
         if not isinstance(meta, dict):
             return False
         return "progressToken" in meta or META_LOG_LEVEL in meta or message.get("method") == "subscriptions/listen"
+
+    async def delivers(self, note: Message, connection: Connection) -> bool:
+        """Whether a server notification goes to a handshake session's channel (its GET stream, its socket).
+
+        It does when the session takes its kind (`wanted_by_session`: list changes of served
+        features, updates of the URIs it subscribed to) and, for a resource update, while the
+        caller may still read the resource (its scope is checked again, now).
+        """
+        session = connection.session
+        if session is None or not wanted_by_session(note, session.subscriptions, self.features):
+            return False
+        return await still_readable(self.backend, note, connection, Era.HANDSHAKE, session.protocol_version)
 
     def capabilities(self, era: Era) -> dict[str, Any]:
         """Return the `ServerCapabilities` advertised in `era`."""

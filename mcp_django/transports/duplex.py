@@ -24,7 +24,6 @@ from typing import Any, Final
 
 from mcp_django.protocol import Connection, InvalidRequest, MessageHandler, ParseError
 from mcp_django.protocol.context import aclose
-from mcp_django.protocol.features.subscriptions import wanted_by_session
 from mcp_django.protocol.jsonrpc import Message, RequestId, is_request
 from mcp_django.transports.http import parse_body
 from mcp_django.transports.sse import dump_message
@@ -104,8 +103,8 @@ class DuplexTransport:
         """Send a server notification no request asked for, if this channel's client takes it.
 
         Only a handshake-era client that finished `initialize` gets one here: the list-changed
-        notifications, and `notifications/resources/updated` for the URIs it subscribed to (a
-        2026-07-28 client receives them on its `subscriptions/listen` request instead).
+        notifications, and `notifications/resources/updated` for the URIs it subscribed to while it
+        may read them (a 2026-07-28 client receives them on its `subscriptions/listen` request instead).
 
         Returns:
             True when the notification was sent.
@@ -113,7 +112,7 @@ class DuplexTransport:
         session = self.connection.session
         if session is None or not session.initialized:
             return False
-        if not wanted_by_session(message, session.subscriptions, self.handler.features):
+        if not await self.handler.delivers(message, self.connection):
             return False
         await self.send(message)
         return True

@@ -38,7 +38,6 @@ from mcp_django.protocol import (
 )
 from mcp_django.protocol.context import aclose
 from mcp_django.protocol.errors import error_response, http_status
-from mcp_django.protocol.features.subscriptions import wanted_by_session
 from mcp_django.protocol.jsonrpc import (
     RequestId,
     is_request,
@@ -461,13 +460,15 @@ class StreamableHTTP:
         """What a session's GET stream carries: the notifications it may see, until the session ends."""
         store = self.endpoint.session_store
         assert store is not None
+        connection = self.endpoint.connection(principal, transport="http", sessions=False)
         try:
             async for note in inbox:
                 await self.endpoint.overlay.refresh()  # a stream outlives its admission: a revocation ends it
                 record = await store.resume(session_id, endpoint_name=self.endpoint.name, principal=principal)
                 if record is None:
                     return  # the session was ended or expired: so is its stream
-                if wanted_by_session(note, record.state.subscriptions, self.endpoint.handler.features):
+                connection.session = record.state
+                if await self.endpoint.handler.delivers(note, connection):
                     yield note
         finally:
             await aclose(inbox)

@@ -32,6 +32,8 @@ class EchoBackend:
             }
         )
         self.started = asyncio.Event()
+        self.hidden: set[str] = set()
+        """Resource URIs the caller may not read (as if out of its scope)."""
 
     def capabilities(self) -> dict[str, Any]:
         return {feature: {} for feature in self.features}
@@ -96,9 +98,12 @@ class EchoBackend:
         return [{"uriTemplate": "test://t/{id}", "name": "t", "description": "T"}]
 
     async def read_resource(self, uri: str, ctx: RequestContext) -> Mapping[str, Any]:
-        if uri == "test://a":
+        if uri == "test://a" and uri not in self.hidden:
             return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "A"}]}
         raise ResourceNotFound(uri)
+
+    async def readable(self, uri: str, ctx: RequestContext) -> bool:
+        return uri not in self.hidden and (uri == "test://a" or uri.startswith("test://t/"))
 
     async def list_prompts(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
         return [{"name": "greet", "description": "Greet", "arguments": [{"name": "who", "required": True}]}]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from mcp_django.protocol import Connection, MessageHandler
+from mcp_django.protocol.context import SessionState
 from mcp_django.protocol.features.subscriptions import wanted_by_session
 from tests.protocol.backends import EchoBackend
 from tests.protocol.conftest import SERVER_INFO, request, stateless
@@ -125,3 +126,62 @@ async def test_listen_does_not_exist_in_the_handshake_era(live: MessageHandler) 
 )
 def test_a_session_gets_list_changes_of_its_features_and_updates_it_subscribed_to(note: Any, wanted: bool) -> None:
     assert wanted_by_session(note, subscriptions={"test://a"}, features={"tools", "resources"}) is wanted
+
+
+def hiding(*uris: str) -> tuple[EchoBackend, MessageHandler]:
+    backend = EchoBackend()
+    backend.hidden.update(uris)
+    return backend, MessageHandler(backend, server_info=SERVER_INFO, notifications=True)
+
+
+async def test_a_listen_leaves_out_what_the_caller_cannot_read_as_it_does_what_nothing_serves() -> None:
+    _, handler = hiding("test://a")
+    stream = await _listen(handler, Broadcast(), {"toolsListChanged": True, "resourceSubscriptions": ["test://a"]})
+    ack = await anext(stream)
+    _, open_handler = hiding()
+    unknown = await _listen(open_handler, Broadcast(), {"toolsListChanged": True, "resourceSubscriptions": ["x://y"]})
+    unknown_ack = await anext(unknown)
+
+    assert ack["params"]["notifications"] == unknown_ack["params"]["notifications"] == {"toolsListChanged": True}
+    await stream.aclose()
+    await unknown.aclose()
+
+
+async def test_a_listen_stops_delivering_updates_the_caller_can_no_longer_read() -> None:
+    backend, handler = hiding()
+    source = Broadcast()
+    stream = await _listen(handler, source, {"promptsListChanged": True, "resourceSubscriptions": ["test://a"]})
+    await anext(stream)
+
+    backend.hidden.add("test://a")  # the caller's scope was lowered, or the resource switched off
+    source.publish(UPDATED_A)
+    source.publish(PROMPTS_CHANGED)
+    delivered = await asyncio.wait_for(anext(stream), 5)
+
+    assert delivered["method"] == "notifications/prompts/list_changed"
+    await stream.aclose()
+
+
+async def test_subscribing_to_what_the_caller_cannot_read_answers_as_for_an_unknown_resource() -> None:
+    _, handler = hiding("test://a")
+    session = Connection(session=SessionState(protocol_version="2025-11-25", initialized=True))
+
+    hidden: Any = await handler.handle(request("resources/subscribe", {"uri": "test://a"}), session)
+    unknown: Any = await handler.handle(request("resources/subscribe", {"uri": "test://nowhere"}), session)
+
+    assert hidden["error"]["code"] == unknown["error"]["code"] == -32002
+    assert hidden["error"]["message"] == "Resource not found: test://a"
+    assert session.session is not None
+    assert session.session.subscriptions == ()
+
+
+async def test_a_session_stops_hearing_updates_it_can_no_longer_read() -> None:
+    backend, handler = hiding()
+    session = Connection(session=SessionState(protocol_version="2025-11-25", initialized=True))
+    await handler.handle(request("resources/subscribe", {"uri": "test://a"}), session)
+
+    before = await handler.delivers(UPDATED_A, session)
+    backend.hidden.add("test://a")
+    after = await handler.delivers(UPDATED_A, session)
+
+    assert (before, after) == (True, False)

@@ -7,6 +7,7 @@ from typing import Any
 
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.features.base import HANDSHAKE_ONLY, MethodSpec, Server
+from mcp_django.protocol.jsonrpc import ResourceNotFound
 
 
 async def list_resources(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
@@ -22,6 +23,8 @@ async def read_resource(server: Server, params: Mapping[str, Any], ctx: RequestC
 
 
 async def subscribe(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    if not await server.backend.readable(params["uri"], ctx):
+        raise ResourceNotFound(params["uri"])  # what the caller cannot read answers as unknown
     session = ctx.session
     if session is not None and params["uri"] not in session.subscriptions:
         session.subscriptions = (*session.subscriptions, params["uri"])

@@ -9,6 +9,11 @@ what each listener may see:
   honoured, each tagged with the subscription id, after an acknowledgement;
 - a handshake session (its GET stream, its WebSocket) gets the list-changed notifications and
   the resource updates for the URIs it subscribed to.
+
+Both respect scope: a URI the caller cannot read is refused at `resources/subscribe` as an
+unknown resource and left out of a listen stream's acknowledgement, and every resource update
+is checked again against the caller's reach when it is delivered (`still_readable`), so a scope
+lowered or a resource switched off later stops the updates.
 """
 
 from __future__ import annotations
@@ -16,11 +21,20 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, Final
 
-from mcp_django.protocol.context import RequestContext, aclose
+from mcp_django.protocol.backend import Backend
+from mcp_django.protocol.context import Connection, RequestContext, aclose
 from mcp_django.protocol.features.base import STATELESS_ONLY, MethodSpec, Server
 from mcp_django.protocol.jsonrpc import Message
+from mcp_django.protocol.versions import Era
 
-__all__ = ["LIST_CHANGED", "SUBSCRIPTION_METHODS", "honoured_filter", "wanted_by_filter", "wanted_by_session"]
+__all__ = [
+    "LIST_CHANGED",
+    "SUBSCRIPTION_METHODS",
+    "honoured_filter",
+    "still_readable",
+    "wanted_by_filter",
+    "wanted_by_session",
+]
 
 SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 RESOURCE_UPDATED: Final = "notifications/resources/updated"
@@ -63,6 +77,20 @@ def wanted_by_session(note: Message, subscriptions: Collection[str], features: C
     return False
 
 
+async def still_readable(backend: Backend, note: Message, connection: Connection, era: Era, version: str) -> bool:
+    """False for a resource update whose resource the connection's caller cannot read (now); True otherwise.
+
+    The check runs in a context of its own, so the caller's scope is worked out afresh rather than
+    remembered from the request that opened the stream.
+    """
+    if note.get("method") != RESOURCE_UPDATED:
+        return True
+    uri = _uri(note)
+    if not isinstance(uri, str):
+        return False
+    return await backend.readable(uri, RequestContext("resources/read", None, era, version, connection))
+
+
 def _uri(note: Message) -> Any:
     params = note.get("params")
     return params.get("uri") if isinstance(params, dict) else None
@@ -78,6 +106,13 @@ def tagged(note: Message, subscription_id: Any) -> Message:
 async def listen(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     """Acknowledge the subscription, then relay what it asked for until the client goes away."""
     honoured = honoured_filter(params.get("notifications") or {}, server.features)
+    if "resourceSubscriptions" in honoured:
+        # What the caller cannot read is left out, exactly as a URI nothing serves.
+        readable = [uri for uri in honoured["resourceSubscriptions"] if await server.backend.readable(uri, ctx)]
+        if readable:
+            honoured["resourceSubscriptions"] = readable
+        else:
+            del honoured["resourceSubscriptions"]
     source = ctx.connection.notifications
     # Subscribe before acknowledging, so nothing sent after the acknowledgement is missed.
     inbox = await source() if source is not None and ctx.emit is not None else None
@@ -90,7 +125,9 @@ async def listen(server: Server, params: Mapping[str, Any], ctx: RequestContext)
     if inbox is not None and ctx.emit is not None:
         try:
             async for note in inbox:
-                if wanted_by_filter(note, honoured):
+                if wanted_by_filter(note, honoured) and await still_readable(
+                    server.backend, note, ctx.connection, ctx.era, ctx.protocol_version
+                ):
                     await ctx.emit(tagged(note, ctx.request_id))
         finally:
             await aclose(inbox)
