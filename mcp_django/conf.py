@@ -158,7 +158,16 @@ class MCPSettings:
 
     def signing_key(self, purpose: str) -> bytes:
         """A key for `purpose`, derived from Django's `SECRET_KEY` (rotate that to rotate this)."""
-        return salted_hmac(f"mcp_django.{purpose}", purpose, algorithm="sha256").digest()
+        return self.signing_keys(purpose)[0]
+
+    def signing_keys(self, purpose: str) -> tuple[bytes, ...]:
+        """The keys for `purpose`: from `SECRET_KEY` first (to make new things with), then one from each
+        of `SECRET_KEY_FALLBACKS` (to keep opening what older keys made while the secret is rotated)."""
+        secrets = [settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", ())]
+        return tuple(
+            salted_hmac(f"mcp_django.{purpose}", purpose, secret=secret, algorithm="sha256").digest()
+            for secret in secrets
+        )
 
     def on_reload(self, callback: Callable[[], None]) -> None:
         """Call `callback` whenever the settings change (objects built from them use it to rebuild)."""
@@ -263,7 +272,7 @@ def django_http_settings() -> HTTPSettings:
 
 def _reload_mcp_settings(*, setting: str, **kwargs: Any) -> None:
     global _allowed_hosts, _http_settings
-    if setting == SETTING_NAME:
+    if setting in (SETTING_NAME, "SECRET_KEY", "SECRET_KEY_FALLBACKS"):  # keys are derived from the secrets
         mcp_settings.reload()
     elif setting in ("ALLOWED_HOSTS", "DEBUG"):
         _allowed_hosts = None

@@ -340,6 +340,7 @@ class Endpoint:
 
     def build_handler(self) -> MessageHandler:
         """Build the `MessageHandler` for this endpoint from its backend and `MCP_DJANGO`."""
+        state_keys = mcp_settings.signing_keys("request-state")
         return MessageHandler(
             self.build_backend(),
             server_info=mcp_settings.SERVER_INFO,
@@ -348,7 +349,7 @@ class Endpoint:
             cache_ttl_ms=mcp_settings.CACHE_TTL_MS,
             cache_scope=mcp_settings.CACHE_SCOPE,
             state_codec=RequestStateCodec(
-                mcp_settings.signing_key("request-state"), ttl_seconds=mcp_settings.REQUEST_STATE_TTL
+                *state_keys[:1], fallback_keys=state_keys[1:], ttl_seconds=mcp_settings.REQUEST_STATE_TTL
             ),
             client_request_timeout=mcp_settings.CLIENT_REQUEST_TIMEOUT,
             notifications=notifications_available(),

@@ -13,8 +13,9 @@ the core chooses how:
   time its questions find their answers. Functions must therefore ask the same questions
   in the same order, under the same keys, on every run (deterministic up to their asks).
 
-`requestState` is integrity-protected (HMAC-SHA256), bound to the principal, the method,
-the tool/prompt/resource and its arguments, and expires.
+`requestState` is encrypted with authenticated encryption (AES-256-GCM): the client can
+neither read the answers and `ctx.state` it carries nor change them. It is bound to the
+principal, the method, the tool/prompt/resource and its arguments, and expires.
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ import asyncio
 import base64
 import binascii
 import hashlib
-import hmac
 import json
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from mcp_django.protocol.jsonrpc import InvalidParams, Message
 
@@ -151,42 +154,59 @@ class PendingRequests:
 
 
 class RequestStateCodec:
-    """Mints and verifies the opaque `requestState` of `input_required` results.
+    """Mints and opens the opaque `requestState` of `input_required` results.
+
+    A state is `nonce || AES-256-GCM(body)`, base64url-encoded: the body (binding, expiry,
+    payload) is unreadable without the key and any change to it is detected.
 
     Args:
-        key: the HMAC key (the Django side derives it from `SECRET_KEY`); None picks a random
-            per-process key, which only works while every retry reaches this process.
+        key: the 32-byte key states are minted with (the Django side derives it from
+            `SECRET_KEY`); None picks a random per-process key, which only works while every
+            retry reaches this process.
         ttl_seconds: how long a minted state stays valid.
+        fallback_keys: older keys that still open states (the Django side derives them from
+            `SECRET_KEY_FALLBACKS`), so rotating the secret does not break retries in flight.
     """
 
-    def __init__(self, key: bytes | None = None, *, ttl_seconds: int = 600) -> None:
-        self._key = key or secrets.token_bytes(32)
+    def __init__(
+        self, key: bytes | None = None, *, ttl_seconds: int = 600, fallback_keys: Sequence[bytes] = ()
+    ) -> None:
+        self._ciphers = [AESGCM(_key_of(k)) for k in (key or secrets.token_bytes(32), *fallback_keys)]
         self.ttl_seconds = ttl_seconds
 
     def mint(self, binding: str, payload: Mapping[str, Any]) -> str:
-        """Return a signed state carrying `payload`, bound to `binding` (see `binding_of`)."""
+        """Return an encrypted state carrying `payload`, bound to `binding` (see `binding_of`)."""
         body = json.dumps(
             {"b": binding, "x": int(time.time()) + self.ttl_seconds, "p": payload},
             separators=(",", ":"),
             sort_keys=True,
         ).encode()
-        return f"{_b64(body)}.{_b64(self._sign(body))}"
+        nonce = secrets.token_bytes(_NONCE_BYTES)
+        return _b64(nonce + self._ciphers[0].encrypt(nonce, body, _STATE_AAD))
 
     def open(self, state: Any, binding: str) -> dict[str, Any]:
-        """Verify a state the client echoed and return its payload.
+        """Decrypt a state the client echoed and return its payload.
 
         Raises:
-            InvalidParams: the state is malformed, tampered with, expired, or minted for
-                another principal, method, target or arguments.
+            InvalidParams: the state is malformed, tampered with, minted with another key,
+                expired, or minted for another principal, method, target or arguments.
         """
-        if not isinstance(state, str) or state.count(".") != 1:
+        if not isinstance(state, str) or len(state) > _MAX_STATE_CHARS:
             raise InvalidParams("Invalid requestState")
-        encoded_body, encoded_signature = state.split(".")
         try:
-            body, signature = _unb64(encoded_body), _unb64(encoded_signature)
+            sealed = _unb64(state)
         except (binascii.Error, ValueError):
             raise InvalidParams("Invalid requestState") from None
-        if not hmac.compare_digest(signature, self._sign(body)):
+        nonce, ciphertext = sealed[:_NONCE_BYTES], sealed[_NONCE_BYTES:]
+        body = None
+        if len(nonce) == _NONCE_BYTES and ciphertext:
+            for cipher in self._ciphers:
+                try:
+                    body = cipher.decrypt(nonce, ciphertext, _STATE_AAD)
+                    break
+                except InvalidTag:
+                    continue
+        if body is None:
             raise InvalidParams("Invalid requestState")
         content = json.loads(body)
         if content["b"] != binding:
@@ -196,8 +216,16 @@ class RequestStateCodec:
         payload: dict[str, Any] = content["p"]
         return payload
 
-    def _sign(self, body: bytes) -> bytes:
-        return hmac.new(self._key, body, hashlib.sha256).digest()
+
+_NONCE_BYTES: Final = 12
+_STATE_AAD: Final = b"mcp_django.requestState.v1"
+"""Authenticated with every state, so a ciphertext made with the same key for another purpose never opens as one."""
+_MAX_STATE_CHARS: Final = 4 * 1024 * 1024
+
+
+def _key_of(key: bytes) -> bytes:
+    """A 32-byte AES key: `key` itself when it has that length, else its SHA-256."""
+    return key if len(key) == 32 else hashlib.sha256(key).digest()
 
 
 def binding_of(principal_id: str | None, method: str, params: Mapping[str, Any]) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 from typing import Any
 
 import pytest
 
-from mcp_django.protocol import Connection, MessageHandler
+from mcp_django.protocol import Connection, InvalidParams, MessageHandler
 from mcp_django.protocol.inputs import RequestStateCodec
 from tests.protocol.backends import EchoBackend
 from tests.protocol.conftest import SERVER_INFO, request, stateless
@@ -160,6 +161,32 @@ async def test_a_state_minted_with_another_key_is_rejected(handler: MessageHandl
     retry = call("ask_name", inputResponses={"user_name": ANSWER_ADA}, requestState=first["result"]["requestState"])
     reply: Any = await handler.handle(retry, alice())
     assert reply["error"]["code"] == -32602
+
+
+async def test_a_request_state_does_not_show_the_answers_it_carries(handler: MessageHandler) -> None:
+    first: Any = await handler.handle(call("ask_twice"), alice())
+    second: Any = await handler.handle(
+        call("ask_twice", inputResponses={"step1": ANSWER_ADA}, requestState=first["result"]["requestState"]), alice()
+    )
+    state = second["result"]["requestState"]
+
+    decoded = b"".join(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)) for part in state.split("."))
+
+    assert b"Ada" not in decoded
+    assert b"step1" not in decoded
+    assert b"alice" not in decoded
+
+
+def test_a_state_opens_with_a_fallback_key_while_the_key_is_rotated() -> None:
+    old, new = b"o" * 32, b"n" * 32
+    state = RequestStateCodec(old).mint("binding", {"answers": {"x": 1}})
+
+    rotated = RequestStateCodec(new, fallback_keys=[old])
+    forgotten = RequestStateCodec(new)
+
+    assert rotated.open(state, "binding") == {"answers": {"x": 1}}
+    with pytest.raises(InvalidParams):
+        forgotten.open(state, "binding")
 
 
 async def test_methods_that_may_not_ask_fail_as_internal_errors(handler: MessageHandler) -> None:
