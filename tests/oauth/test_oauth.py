@@ -12,12 +12,14 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.test import Client
+from django.test import Client, override_settings
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
+from tests.access.test_auth_cache import Clock
 from tests.access_support import send
 from tests.oauth.support import REDIRECT_URI, authorize_url, exchange, hidden_fields, obtain_token, pkce, register
 
@@ -376,3 +378,20 @@ def test_a_scope_edited_into_the_consent_form_is_capped_again(client: Client, al
 
     assert status == 200, token
     assert token["scope"] == "mcp:user"
+
+
+def test_a_cached_token_is_not_kept_past_its_expiry(client: Client, bob: Any, clock: Clock) -> None:
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "AUTH_CACHE_TTL": 10**6}):  # longer than the token
+        token = obtain_token(bob)
+        row = get_access_token_model().objects.get(scope__startswith="mcp:")
+        lifetime = (row.expires - timezone.now()).total_seconds()
+        assert tool_names(client, token)  # accepted and cached, for the token's remaining life at most
+        get_access_token_model().objects.update(expires=timezone.now() - timedelta(seconds=1))  # no signal
+
+        clock.now += lifetime - 60
+        assert tool_names(client, token)  # still the cached answer
+        clock.now += 61
+
+        message = refusal(send(client, "tools/list", headers=bearer(token)))
+
+    assert message == "Unauthorized: The access token has expired."
