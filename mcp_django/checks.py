@@ -145,6 +145,7 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
             )
     messages += _check_server_info(user.get("SERVER_INFO"))
     messages += _check_origins(user.get("ALLOWED_ORIGINS"))
+    messages += _check_session_caps(user)
     return messages
 
 
@@ -209,6 +210,29 @@ def _check_server_info(value: Any) -> list[CheckMessage]:
             f"{_setting('SERVER_INFO')} needs 'name' and 'version' strings.",
             hint='Use e.g. {"name": "my-server", "version": "1.0"}.',
             id="mcp_django.E006",
+        )
+    ]
+
+
+def _check_session_caps(user: Mapping[str, Any]) -> list[CheckMessage]:
+    """E060: sessions are capped, but the session store cannot count them."""
+    if user.get("SESSION_MAX_PER_USER") is None and user.get("SESSION_MAX_ANONYMOUS") is None:
+        return []
+    store = user.get("SESSION_STORE", DEFAULTS["SESSION_STORE"])
+    try:
+        store_class = import_string(store) if isinstance(store, str) else store
+    except ImportError:
+        return []  # E003
+    base = _base_classes()["SESSION_STORE"]
+    if not isinstance(store_class, type) or not issubclass(store_class, base):
+        return []  # E005
+    if getattr(store_class, "count_open", None) is not getattr(base, "count_open", None):
+        return []  # the store counts
+    return [
+        Error(
+            f"{_setting('SESSION_STORE')} cannot count sessions, and they are capped.",
+            hint=f"Implement count_open() on {store_class.__name__}, or unset SESSION_MAX_PER_USER/_ANONYMOUS.",
+            id="mcp_django.E060",
         )
     ]
 
