@@ -229,6 +229,9 @@ defaults
     # A worker that refuses the connection (killed) costs a retry on the next one, never the request.
     retries 3
     option redispatch 1
+    # A client that goes away ends its request on the worker too: without it HAProxy holds a half-closed
+    # stream (a GET of notifications) open to the worker until a timeout, and the worker's memory grows.
+    option abortonclose
 
 frontend mcp
     bind 127.0.0.1:{port}
