@@ -37,11 +37,12 @@ DEMO_PORT ?= 8000
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
 export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 
-.PHONY: help demo install node conformance-suite debian-packages lint typecheck pytest test test-django6 bench soak clean
+.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs pytest test test-django6 bench soak clean
 
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
 	@echo "make test   - install everything the tests need, then ruff, mypy and pytest (live + conformance)"
+	@echo "make docs   - build the docs site (docs/ and the API reference) into .cache/site, strict"
 	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
 	@echo "make soak   - $(SOAK_SECONDS) s of mixed traffic against two workers on PostgreSQL and Redis; errors, memory, audit rows"
 	@echo "make clean  - remove the virtualenvs, caches and the demo database"
@@ -120,6 +121,11 @@ lint: $(VENV_STAMP)
 typecheck: $(VENV_STAMP)
 	$(VENV)/bin/mypy
 
+# The docs site (mkdocs.yml): docs/ and the API reference from the docstrings, built into .cache/site in
+# strict mode, so a broken link, a page left out or an unresolved reference fails `make test`.
+docs: $(VENV_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
 # Debian packages the tests drive for real (command:package): redis-server for the two-worker tests,
 # chromium for the admin's and the CORS browser tests (Playwright drives it; `playwright install` is never
 # run), curl for the quickstart's own curl example (tests/live/test_quickstart.py), PostgreSQL and HAProxy
@@ -150,7 +156,7 @@ test-django6:
 		&& $(VENV6_PY) -m pytest -m 'not conformance'; \
 	fi
 
-test: lint typecheck pytest test-django6
+test: lint typecheck docs pytest test-django6
 
 # ------------------------------------------------------------------ benchmark (not part of `make test`)
 # Its own venv: the anchors (the SDK's server, FastMCP) and uvicorn[standard], the one server build that
