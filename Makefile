@@ -124,7 +124,7 @@ typecheck: $(VENV_STAMP)
 # The docs site (mkdocs.yml): docs/ and the API reference from the docstrings, built into .cache/site in
 # strict mode, so a broken link, a page left out or an unresolved reference fails `make test`.
 docs: $(VENV_STAMP)
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 # Debian packages the tests drive for real (command:package): redis-server for the two-worker tests,
 # chromium for the admin's and the CORS browser tests (Playwright drives it; `playwright install` is never
