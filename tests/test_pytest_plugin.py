@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -101,3 +104,9 @@ async def test_the_http_client_without_credentials_is_refused(mcp_http_client: M
             await client.list_tools()
 
     assert raised.value.reason == "refused"
+
+
+def test_the_plugin_imports_no_django_until_a_fixture_is_used() -> None:
+    # pytest loads it in every run of a project that installs mcp_django, Django configured or not
+    code = "import sys, mcp_django.pytest_plugin; assert 'django' not in sys.modules, 'django imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent)
