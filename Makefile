@@ -156,7 +156,7 @@ test-django6:
 		&& $(VENV6_PY) -m pytest -m 'not conformance'; \
 	fi
 
-test: lint typecheck docs pytest test-django6
+test: lint typecheck pytest test-django6
 
 # ------------------------------------------------------------------ benchmark (not part of `make test`)
 # Its own venv: the anchors (the SDK's server, FastMCP) and uvicorn[standard], the one server build that
