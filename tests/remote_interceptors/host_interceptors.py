@@ -72,6 +72,8 @@ class StallingSink(SinkInterceptor):
     name = "stalling-sink"
     events = ("tools/call",)
     phases = ("response",)
+    # hosted to be run by other servers' chains, so it opts in to `interceptor/invoke`
+    invocable = True
 
     async def record(self, invocation: Invocation) -> None:
         await asyncio.sleep(60)
