@@ -74,6 +74,8 @@ demo: $(VENV_STAMP)
 	@echo "  it registers itself, opens the login page (alice/alice, bob/bob or carol/carol) and the consent page."
 	@echo "  OAuth metadata:            http://$(DEMO_HOST):$(DEMO_PORT)/.well-known/oauth-authorization-server"
 	@echo "  Conformance fixture:       http://$(DEMO_HOST):$(DEMO_PORT)/conformance/mcp"
+	@echo "  Gateway to the fixture:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/mcp"
+	@echo "  Gateway to the gateway:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/chain/mcp  (chained; docs/gateway.md)"
 	@echo "  Django admin:              http://$(DEMO_HOST):$(DEMO_PORT)/admin/  (admin / admin)"
 	@echo "  MCP dashboard:             http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/controlroom/"
 	@echo "  Switch a provider off/on:  http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/providerstate/"
@@ -156,7 +158,7 @@ test-django6:
 		&& $(VENV6_PY) -m pytest -m 'not conformance'; \
 	fi
 
-test: lint typecheck pytest test-django6
+test: lint typecheck docs pytest test-django6
 
 # ------------------------------------------------------------------ benchmark (not part of `make test`)
 # Its own venv: the anchors (the SDK's server, FastMCP) and uvicorn[standard], the one server build that

@@ -122,6 +122,9 @@ if os.environ.get("MCP_EXAMPLE_REDIS_URL"):
         }
     }
 
+# Where this project is served (make demo sets it): the demo's gateways front its own endpoints over HTTP.
+EXAMPLE_BASE_URL = os.environ.get("MCP_EXAMPLE_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+
 MCP_DJANGO = {
     "SERVER_INFO": {"name": "mcp-django-example", "version": "0.1.0"},
     "INSTRUCTIONS": "A demo catalogue of books. Use the tools to search it and the prompts to review a book.",
@@ -149,6 +152,15 @@ MCP_DJANGO = {
     "SCOPE_GROUPS": {"mcp-team": "TEAM"},
     # Browser pages (besides localhost ones) that may call the endpoints, space-separated: docs/cors.md.
     "ALLOWED_ORIGINS": os.environ.get("MCP_EXAMPLE_ALLOWED_ORIGINS", "").split(),
+    # The remote MCP servers the gateway endpoints front (urls.py, docs/gateway.md): the conformance
+    # fixture (or another server's, MCP_EXAMPLE_GATEWAY_BACKEND_URL), and the first gateway, which the
+    # second one fronts in turn (chained gateways).
+    "GATEWAYS": {
+        "conformance": {
+            "URL": os.environ.get("MCP_EXAMPLE_GATEWAY_BACKEND_URL", f"{EXAMPLE_BASE_URL}/conformance/mcp"),
+        },
+        "gateway": {"URL": f"{EXAMPLE_BASE_URL}/gateway/mcp"},
+    },
 }
 
 OAUTH2_PROVIDER = {**OAUTH2_PROVIDER_DEFAULTS}

@@ -45,6 +45,20 @@ urlpatterns = [
             "mcp_django.interceptors.audit.AuditSinkInterceptor",
         ],
     ),
+    # A gateway in front of the conformance fixture: to its callers it is that server (docs/gateway.md).
+    *endpoint(
+        "gateway/mcp", mode="gateway", name="gateway", backend="conformance", allow_anonymous=True, interceptors=[]
+    ),
+    # A second gateway in front of the first (chained gateways): its own auth, scopes and interceptors
+    # would apply here before the call reaches the first one.
+    *endpoint(
+        "gateway/chain/mcp",
+        mode="gateway",
+        name="gateway-chain",
+        backend="gateway",
+        allow_anonymous=True,
+        interceptors=[],
+    ),
     # /mcp (and /mcp/): the server endpoint with every `@mcp_django.tool` of the project's apps.
     path("", include("mcp_django.urls")),
     # The OAuth 2.1 authorization server: metadata, registration, login + consent, tokens (docs/oauth.md).

@@ -16,6 +16,7 @@ class MCPDjangoConfig(AppConfig):
     def ready(self) -> None:
         from mcp_django import checks  # noqa: F401  # registers the system checks
         from mcp_django.conf import mcp_settings
+        from mcp_django.gateway import checks as gateway_checks  # noqa: F401  # those of the gateways
         from mcp_django.gateway import interceptor_checks  # noqa: F401  # and those of the interceptor servers
         from mcp_django.registry import all_registries
 

@@ -98,6 +98,9 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "a number of seconds from 0 to 60",
     ),
     "DATABASE_THREADS": (_is_positive_int, "a positive integer"),
+    "GATEWAYS": (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "a dict of named backends"),
+    "GATEWAY_CONNECT_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
+    "GATEWAY_READ_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
     "AUTH_CACHE_TTL": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
         "a number of seconds >= 0",

@@ -47,6 +47,7 @@ from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.inputs import RequestStateCodec
+from mcp_django.protocol.meta import param_headers_of
 from mcp_django.providers import Provider, ProviderSource, provider_registry
 from mcp_django.relay import channel_layer_relay
 from mcp_django.scopes import (
@@ -75,7 +76,7 @@ __all__ = [
     "mounted_endpoints",
 ]
 
-Mode = Literal["server", "adapter", "combined"]
+Mode = Literal["server", "adapter", "combined", "gateway"]
 MODES: Final[tuple[Mode, ...]] = ("server", "adapter", "combined")
 """`server`: the static registry; `adapter`: the providers; `combined`: both, static declarations first."""
 
@@ -286,6 +287,13 @@ class Endpoint:
         sources += [ProviderSource(provider) for provider in self.providers]
         return CompositeBackend(self.overlay.wrap_sources(self, sources), scopes or self.resolve_scope)
 
+    def tool_param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope] | None:
+        """A tool's `x-mcp-header` arguments (argument -> header suffix) and its scope; None for an unknown tool."""
+        tool = self.registry.tools.get(tool_name) if self.registry is not None else None
+        if tool is None:
+            return None
+        return param_headers_of(tool.wire.get("inputSchema")), tool.scope
+
     @property
     def sessions(self) -> bool:
         """Whether `initialize` opens a session here."""
@@ -341,10 +349,11 @@ class Endpoint:
     def build_handler(self) -> MessageHandler:
         """Build the `MessageHandler` for this endpoint from its backend and `MCP_DJANGO`."""
         state_keys = mcp_settings.signing_keys("request-state")
+        server_info, instructions = self.describe()
         return MessageHandler(
             self.build_backend(),
-            server_info=mcp_settings.SERVER_INFO,
-            instructions=mcp_settings.INSTRUCTIONS,
+            server_info=server_info,
+            instructions=instructions,
             page_size=mcp_settings.PAGE_SIZE,
             cache_ttl_ms=mcp_settings.CACHE_TTL_MS,
             cache_scope=mcp_settings.CACHE_SCOPE,
@@ -357,6 +366,10 @@ class Endpoint:
             hooks=self.hooks(),
             **{key: value for key, value in self.chain_options().items() if key != "hook"},
         )
+
+    def describe(self) -> tuple[Mapping[str, Any], str | None]:
+        """The server info and instructions this endpoint's callers see (a gateway mirrors its backend's)."""
+        return mcp_settings.SERVER_INFO, mcp_settings.INSTRUCTIONS
 
     def hooks(self) -> list[OperationHook]:
         """This endpoint's operation hooks, outermost first: the overlay's (the admin's tool switch), then

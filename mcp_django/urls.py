@@ -15,6 +15,7 @@ Mount more endpoints with `endpoint()`, which returns the patterns to splice in:
         path("", include("mcp_django.urls")),
         *endpoint("conformance/mcp", registry="myapp.mcp.registry", name="conformance", allow_anonymous=True),
         *endpoint("ops/mcp", mode="combined", name="ops", providers=["shop.products"]),
+        *endpoint("tools/github/mcp", mode="gateway", name="github", backend="github"),
     ]
 """
 
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from django.urls import URLPattern, path
 
 from mcp_django.endpoints import Endpoint, Mode
+from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.transports.view import MCPView
 from mcp_django.views import endpoint_manifest, protected_resource_metadata
 
@@ -49,6 +51,7 @@ def endpoint(
     interceptors: Sequence[str | Mapping[str, Any]] | None = None,
     interceptor_protocol: bool = False,
     fast_path: bool = True,
+    **gateway: Any,
 ) -> list[URLPattern]:
     """Return the URL patterns serving an MCP endpoint at `route`, with and without a trailing slash.
 
@@ -70,20 +73,26 @@ def endpoint(
         fast_path: served by `mcp_django.asgi.get_asgi_application()` without Django's request cycle
             (the default); False keeps it on the Django view and the project's middleware (docs/fast-path.md).
             Under WSGI the view serves every endpoint either way.
+        **gateway: with `mode="gateway"`, the `GatewayEndpoint` arguments: `backend` (required),
+            `server_info`, `instructions`, `scope`, `tool_scopes` (docs/gateway.md).
     """
-    served = Endpoint(
-        route,
-        name=name,
-        mode=mode,
-        registry=registry,
-        providers=providers,
-        allow_anonymous=allow_anonymous,
-        authentication_classes=authentication_classes,
-        sessions=sessions,
-        interceptors=interceptors,
-        interceptor_protocol=interceptor_protocol,
-        fast_path=fast_path,
-    )
+    common: dict[str, Any] = {
+        "allow_anonymous": allow_anonymous,
+        "authentication_classes": authentication_classes,
+        "sessions": sessions,
+        "interceptors": interceptors,
+        "interceptor_protocol": interceptor_protocol,
+        "fast_path": fast_path,
+    }
+    served: Endpoint
+    if mode == "gateway":
+        if registry is not None or providers is not None:
+            raise ValueError(f"Endpoint {name!r}: a gateway serves its backend, not a registry or providers")
+        served = GatewayEndpoint(route, name=name, **gateway, **common)
+    elif gateway:
+        raise TypeError(f"Endpoint {name!r}: {', '.join(sorted(gateway))} only apply to mode='gateway'")
+    else:
+        served = Endpoint(route, name=name, mode=mode, registry=registry, providers=providers, **common)
     view = MCPView.as_view(endpoint=served)
     return [path(served.path, view, name=f"mcp-{name}"), path(f"{served.path}/", view)]
 

@@ -152,6 +152,7 @@ def serve_example(
     `preexec_fn` runs in the child before the server starts (the fault tests drop privileges with it).
     """
     host, port = "127.0.0.1", _free_port()
+    env = {**env, "MCP_EXAMPLE_BASE_URL": f"http://{host}:{port}"}  # where the demo's gateways find it
     log_path = log_dir / f"{server}-{port}.log"
     command = {
         "daphne": ["-m", "daphne", "-b", host, "-p", str(port)],
@@ -204,7 +205,10 @@ def _without_the_demo_interceptors(audit_spool_dir: Path) -> Iterator[None]:
     from django.conf import settings
     from django.test import override_settings
 
-    overrides = {"INTERCEPTORS": [], "AUDIT_SPOOL_DIR": str(audit_spool_dir)}
+    # The demo's gateways front the project where `make demo` serves it: in process, nothing is served, and
+    # a port nothing listens on keeps them from reaching whatever else this machine serves there.
+    closed = {name: {"URL": "http://127.0.0.1:9/mcp"} for name in settings.MCP_DJANGO.get("GATEWAYS", {})}
+    overrides = {"INTERCEPTORS": [], "AUDIT_SPOOL_DIR": str(audit_spool_dir), "GATEWAYS": closed}
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides}):
         yield
 

@@ -27,6 +27,7 @@ from mcp_django.gateway.http_client import HTTPConnection
 from mcp_django.gateway.remote import (
     CLIENT_INFO,
     BackendUnavailable,
+    NotForwardable,
     NotificationListener,
     RemoteConnection,
     RemoteError,
@@ -40,6 +41,7 @@ __all__ = [
     "CONFIG_KEYS",
     "BackendUnavailable",
     "ConnectionPool",
+    "NotForwardable",
     "NotificationListener",
     "RemoteConnection",
     "RemoteError",

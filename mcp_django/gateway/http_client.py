@@ -18,6 +18,7 @@ import httpx2
 
 from mcp_django.gateway.remote import NotificationListener, RemoteConnection, SessionExpired
 from mcp_django.protocol.jsonrpc import Message, dump_json, notification, parse_json, request_id_of
+from mcp_django.protocol.meta import param_headers_of
 from mcp_django.protocol.versions import Era
 
 __all__ = ["HTTPConnection", "encode_header_value"]
@@ -103,16 +104,8 @@ class HTTPConnection(RemoteConnection):
     def _learn_param_headers(self, result: dict[str, Any]) -> None:
         """Remember each listed tool's `x-mcp-header` arguments, which stateless calls must mirror in headers."""
         for tool in result.get("tools") or ():
-            schema = tool.get("inputSchema") if isinstance(tool, dict) else None
-            properties = schema.get("properties") if isinstance(schema, dict) else None
-            if not isinstance(properties, dict) or not isinstance(tool.get("name"), str):
-                continue
-            declared = {
-                argument: spec["x-mcp-header"]
-                for argument, spec in properties.items()
-                if isinstance(spec, dict) and isinstance(spec.get("x-mcp-header"), str)
-            }
-            self._param_headers[tool["name"]] = declared
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                self._param_headers[tool["name"]] = param_headers_of(tool.get("inputSchema"))
 
     async def _learn_tools(self) -> None:
         cursor: str | None = None

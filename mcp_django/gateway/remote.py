@@ -21,10 +21,18 @@ from typing import Any, Final
 from mcp_django.protocol.context import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
+    META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
-from mcp_django.protocol.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, MCPError, Message, request_id_of
+from mcp_django.protocol.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MCPError,
+    Message,
+    request_id_of,
+)
 from mcp_django.protocol.versions import (
     HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
@@ -37,6 +45,7 @@ from mcp_django.version import __version__
 __all__ = [
     "CLIENT_INFO",
     "BackendUnavailable",
+    "NotForwardable",
     "NotificationListener",
     "RemoteConnection",
     "RemoteError",
@@ -93,6 +102,13 @@ class BackendUnavailable(MCPError):
         super().__init__(f"Backend {server!r} unavailable: {detail}", data={"backend": server, "reason": reason})
         self.server = server
         self.reason = reason
+
+
+class NotForwardable(MCPError):
+    """What the caller asked cannot travel through the gateway in its era (docs/gateway.md lists what)."""
+
+    code = INVALID_REQUEST
+    default_message = "Not forwardable through the gateway"
 
 
 class SessionExpired(Exception):
@@ -194,6 +210,7 @@ class RemoteConnection:
         *,
         meta: Mapping[str, Any] | None = None,
         on_notification: NotificationListener | None = None,
+        client_capabilities: Mapping[str, Any] | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 (a per-request deadline; the default comes from settings)
     ) -> dict[str, Any]:
         """Send one request and return its result.
@@ -204,6 +221,8 @@ class RemoteConnection:
             meta: `_meta` entries to send along (a `progressToken`, trace context); keys of the
                 protocol's own namespace are dropped, since the gateway speaks its own era here.
             on_notification: receives the notifications the server sends about this request (progress, logs).
+            client_capabilities: the client capabilities to declare for this request in the stateless era
+                (a gateway declares its caller's, whose questions it relays); none by default.
             timeout: seconds to wait for the answer; `read_timeout` by default.
 
         Raises:
@@ -215,7 +234,8 @@ class RemoteConnection:
             await self.open()
             try:
                 async with asyncio.timeout(limit):
-                    return await self._exchange(method, self._params(method, params, meta), on_notification)
+                    outgoing = self._params(params, meta, client_capabilities)
+                    return await self._exchange(method, outgoing, on_notification)
             except SessionExpired:
                 if attempt == 2:
                     raise self.unavailable("protocol", "the server forgot a session it had just opened") from None
@@ -301,18 +321,25 @@ class RemoteConnection:
         instructions = result.get("instructions")
         self.instructions = instructions if isinstance(instructions, str) else None
 
-    def _stateless_meta(self) -> dict[str, Any]:
+    def _stateless_meta(self, client_capabilities: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {
             META_PROTOCOL_VERSION: self.protocol_version,
-            META_CLIENT_CAPABILITIES: {},
+            META_CLIENT_CAPABILITIES: dict(client_capabilities or {}),
             META_CLIENT_INFO: dict(CLIENT_INFO),
         }
 
-    def _params(self, method: str, params: Mapping[str, Any] | None, meta: Mapping[str, Any] | None) -> dict[str, Any]:
+    def _params(
+        self,
+        params: Mapping[str, Any] | None,
+        meta: Mapping[str, Any] | None,
+        client_capabilities: Mapping[str, Any] | None,
+    ) -> dict[str, Any]:
         out = {key: value for key, value in (params or {}).items() if key != "_meta"}
         extra = {key: value for key, value in (meta or {}).items() if not key.startswith(_PROTOCOL_META_PREFIX)}
         if self.era is Era.STATELESS:
-            extra.update(self._stateless_meta())
+            extra.update(self._stateless_meta(client_capabilities))
+            if meta and isinstance(meta.get(META_LOG_LEVEL), str):
+                extra[META_LOG_LEVEL] = meta[META_LOG_LEVEL]
         if extra:
             out["_meta"] = extra
         return out

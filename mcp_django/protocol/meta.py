@@ -22,7 +22,7 @@ from mcp_django.protocol.versions import (
     era_of_header,
 )
 
-__all__ = ["check_stateless_meta", "era_of"]
+__all__ = ["check_stateless_meta", "era_of", "param_headers_of"]
 
 
 def era_of(params: Any, connection: Connection) -> tuple[Era, str]:
@@ -55,3 +55,16 @@ def check_stateless_meta(params: Mapping[str, Any]) -> tuple[str, str | None]:
     if log_level is not None and log_level not in LOG_LEVELS:
         raise InvalidParams(f"Invalid params: unknown log level {log_level!r}")
     return version, log_level
+
+
+def param_headers_of(input_schema: Any) -> dict[str, str]:
+    """The `x-mcp-header` annotations of a tool's input schema: argument -> its `Mcp-Param-` header suffix.
+
+    A stateless `tools/call` mirrors each such argument in a header (`Mcp-Param-<suffix>`).
+    """
+    properties = input_schema.get("properties") if isinstance(input_schema, dict) else None
+    return {
+        argument: schema["x-mcp-header"]
+        for argument, schema in (properties.items() if isinstance(properties, dict) else ())
+        if isinstance(schema, dict) and isinstance(schema.get("x-mcp-header"), str)
+    }

@@ -256,17 +256,10 @@ class StreamableHTTP:
         """The `x-mcp-header` annotations of a static tool's arguments (argument -> header suffix), and its scope."""
         declared = self._param_headers.get(tool_name)
         if declared is None:
-            registry = self.endpoint.registry
-            tool = registry.tools.get(tool_name) if registry is not None else None
-            if tool is None:
+            found = self.endpoint.tool_param_headers(tool_name)
+            if found is None:
                 return {}, Scope.USER  # unknown names are the core's to answer, and are not cached
-            properties = tool.wire.get("inputSchema", {}).get("properties", {})
-            annotated = {
-                argument: schema["x-mcp-header"]
-                for argument, schema in properties.items()
-                if isinstance(schema, dict) and isinstance(schema.get("x-mcp-header"), str)
-            }
-            declared = self._param_headers[tool_name] = (annotated, tool.scope)
+            declared = self._param_headers[tool_name] = found
         return declared
 
     async def _post(

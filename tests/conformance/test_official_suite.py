@@ -134,17 +134,22 @@ def test_official_conformance_suite_passes_with_only_the_expected_failures(
     run_name: str, path: str, example_server: LiveServer, tmp_path: Path
 ) -> None:
     run = RUNS[run_name]
-    result = run_suite(run, example_server.url(path), tmp_path)
+    assert_suite_passes(run, example_server.url(path), tmp_path, f"--- server log ---\n{example_server.log_tail()}")
+
+
+def assert_suite_passes(run: SuiteRun, url: str, output_dir: Path, logs: str) -> None:
+    """Run the suite against `url`; fail with its summary, the checks that did not pass and `logs` unless it passes."""
+    result = run_suite(run, url, output_dir)
     output = ANSI_COLOUR.sub("", result.stdout)
     summary = output[output.find("=== SUMMARY ===") :] if "=== SUMMARY ===" in output else ""
     print(summary or output[-4000:])
     if result.returncode != 0:
-        failed = "\n".join(_failed_checks(tmp_path)) or "(no failing checks recorded)"
+        failed = "\n".join(_failed_checks(output_dir)) or "(no failing checks recorded)"
         pytest.fail(
-            f"conformance {run.version} {' '.join(run.args)} exited {result.returncode}\n"
+            f"conformance {run.version} {' '.join(run.args)} against {url} exited {result.returncode}\n"
             f"--- summary ---\n{summary or output[-6000:]}\n"
             f"--- stderr ---\n{result.stderr[-3000:]}\n"
             f"--- checks that did not pass ---\n{failed}\n"
-            f"--- server log ---\n{example_server.log_tail()}",
+            f"{logs}",
             pytrace=False,
         )

@@ -5,11 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, _free_port, _wait_until_answering
+from tests.conftest import ROOT, LiveServer, _free_port, _wait_until_answering, serve_example
 
 CONFORMANCE = "/conformance/mcp"
 
@@ -46,3 +47,24 @@ def sdk_backend_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+@dataclass(frozen=True)
+class GatewayServers:
+    """Two daphnes serving the example project: `front`'s gateways reach `back`'s conformance fixture."""
+
+    front: LiveServer
+    back: LiveServer
+    front_env: dict[str, str]
+
+
+@pytest.fixture(scope="session")
+def gateway_servers(
+    live_server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GatewayServers]:
+    """`front`'s `/gateway/mcp` fronts `back`'s `/conformance/mcp`; `front`'s `/gateway/chain/mcp` fronts the former."""
+    logs = tmp_path_factory.mktemp("gateway-log")
+    with serve_example(live_server_env, logs) as back:
+        front_env = {**live_server_env, "MCP_EXAMPLE_GATEWAY_BACKEND_URL": back.url(CONFORMANCE)}
+        with serve_example(front_env, logs) as front:
+            yield GatewayServers(front, back, {**front_env, "MCP_EXAMPLE_BASE_URL": front.base_url})

@@ -120,6 +120,8 @@ async def test_the_manifest_lists_the_endpoints_and_their_modes(example_server: 
     assert modes == {
         "/conformance/mcp": "server",
         "/conformance/view/mcp": "server",
+        "/gateway/mcp": "gateway",
+        "/gateway/chain/mcp": "gateway",
         "/guarded/mcp": "server",
         "/interceptors/mcp": "server",
         "/mcp": "server",
