@@ -12,7 +12,10 @@ from django.core.management import CommandError, call_command
 
 from example_project.demo.models import Book
 from mcp_django.control.state import control_state
+from mcp_django.gateway.endpoint import GatewayEndpoint
+from mcp_django.inspection import inspect_endpoint
 from mcp_django.models import ProviderState, ToolState
+from mcp_django.scopes import Scope
 
 pytestmark = pytest.mark.django_db
 
@@ -165,3 +168,28 @@ def test_a_failing_tool_prints_its_result_and_fails_the_command(alice: Any) -> N
 def test_mistakes_are_command_errors(args: tuple[str, ...], message: str) -> None:
     with pytest.raises(CommandError, match=message):
         inspect(*args)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_gateway_is_inspected_through_what_its_remote_lists(live_server: Any) -> None:
+    gateway = GatewayEndpoint(
+        "inspected/gateway/mcp",
+        name="inspected-gateway",
+        backend={"URL": live_server.url + "/conformance/mcp"},
+        allow_anonymous=True,
+        interceptors=[],
+    )
+
+    report = await inspect_endpoint(gateway, user=None, scope=Scope.USER)
+
+    tools = by_name(report["tools"])
+    assert tools["test_simple_text"] | {"description": None} == {
+        "name": "test_simple_text",
+        "title": None,
+        "description": None,
+        "scope": "USER",
+        "source": "gateway:gateway inspected-gateway",
+        "state": "on",
+        "served": True,
+    }
+    assert [item["name"] for item in report["resource_templates"]] == ["test://template/{id}/data"]
