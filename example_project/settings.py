@@ -141,10 +141,11 @@ MCP_DJANGO = {
         "mcp_django.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    # The demo's interceptor server, a second endpoint of this project (urls.py): /guarded/mcp names it.
+    # The demo's interceptor server, a second endpoint of this project (urls.py): /guarded/mcp and the
+    # chained gateway /gateway/chain/mcp name it.
     "INTERCEPTOR_SERVERS": {
         "demo": {
-            "URL": os.environ.get("MCP_EXAMPLE_BASE_URL", "http://127.0.0.1:8000") + "/interceptors/mcp",
+            "URL": f"{EXAMPLE_BASE_URL}/interceptors/mcp",
             "TIMEOUT_MS": 2000,
         },
     },

@@ -50,14 +50,15 @@ urlpatterns = [
         "gateway/mcp", mode="gateway", name="gateway", backend="conformance", allow_anonymous=True, interceptors=[]
     ),
     # A second gateway in front of the first (chained gateways): its own auth, scopes and interceptors
-    # would apply here before the call reaches the first one.
+    # apply here before the call reaches the first one; its security layer is the demo's guard, run
+    # remotely on the interceptor server above (docs/gateway.md, "Settings-driven gateway").
     *endpoint(
         "gateway/chain/mcp",
         mode="gateway",
         name="gateway-chain",
         backend="gateway",
         allow_anonymous=True,
-        interceptors=[],
+        interceptors=[{"SERVER": "demo"}],
     ),
     # /mcp (and /mcp/): the server endpoint with every `@mcp_django.tool` of the project's apps.
     path("", include("mcp_django.urls")),

@@ -129,3 +129,15 @@ async def test_mcp_stdio_serving_a_gateway_is_a_transparent_stdio_proxy(
     assert "test_simple_text" in tools
     assert isinstance(called.content[0], TextContent)
     assert called.content[0].text == "This is a simple text response for testing."
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_the_chained_gateway_runs_the_demo_guard_on_the_projects_interceptor_server(
+    gateway_servers: GatewayServers, mode: str
+) -> None:
+    async with client(gateway_servers, "/gateway/chain/mcp", mode) as session:
+        refused = await session.call_tool("test_sampling", {"prompt": "a forbidden prompt"})
+
+    assert refused.is_error is True
+    assert isinstance(refused.content[0], TextContent)
+    assert refused.content[0].text == "The server refused this tool call."  # the remote guard, before the backend
