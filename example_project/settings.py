@@ -118,7 +118,9 @@ if os.environ.get("MCP_EXAMPLE_REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [os.environ["MCP_EXAMPLE_REDIS_URL"]]},
+            # redis-py 8 times socket reads out after 5 s, as long as channels_redis blocks waiting for a
+            # message: under load an idle stream's wait then fails. Reads may take longer than that wait.
+            "CONFIG": {"hosts": [{"address": os.environ["MCP_EXAMPLE_REDIS_URL"], "socket_timeout": 30}]},
         }
     }
 

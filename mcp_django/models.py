@@ -33,7 +33,8 @@ class MCPSession(models.Model):
     """A handshake-era MCP session, opened by `initialize` on one endpoint.
 
     Rows are written when a session opens, when its state changes (`notifications/initialized`,
-    `logging/setLevel`) and, throttled, to push `expires_at` forward while the client is active.
+    `logging/setLevel`, `resources/subscribe` and `unsubscribe`) and, throttled, to push `expires_at`
+    forward while the client is active.
     Requests read sessions through the in-process cache of `mcp_django.sessions.DatabaseSessionStore`.
     """
 
@@ -53,6 +54,9 @@ class MCPSession(models.Model):
     client_capabilities = models.JSONField(default=dict, blank=True)
     log_level = models.CharField(max_length=16, blank=True, default="")
     initialized = models.BooleanField(default=False)
+    subscriptions = models.JSONField(
+        default=list, blank=True, help_text="The resource URIs the client subscribed to (resources/subscribe)."
+    )
     created = models.DateTimeField(auto_now_add=True)
     last_seen = models.DateTimeField()
     expires_at = models.DateTimeField(db_index=True)

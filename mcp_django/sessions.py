@@ -248,6 +248,7 @@ class DatabaseSessionStore(SessionStore):
             client_capabilities=state.client_capabilities,
             log_level=state.log_level or "",
             initialized=state.initialized,
+            subscriptions=list(state.subscriptions),
             last_seen=_datetime(record.touched_at),
             expires_at=_datetime(record.expires_at),
         )
@@ -295,6 +296,7 @@ class DatabaseSessionStore(SessionStore):
             client_capabilities=state.client_capabilities,
             log_level=state.log_level or "",
             initialized=state.initialized,
+            subscriptions=list(state.subscriptions),
             last_seen=_datetime(record.touched_at),
             expires_at=_datetime(record.expires_at),
         )
@@ -340,6 +342,7 @@ def _fill_state(state: SessionState, row: Any) -> None:
     state.client_capabilities = row.client_capabilities or {}
     state.log_level = row.log_level or None
     state.initialized = row.initialized
+    state.subscriptions = tuple(uri for uri in row.subscriptions or () if isinstance(uri, str))
 
 
 def _datetime(timestamp: float) -> datetime:

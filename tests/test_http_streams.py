@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from django.test import AsyncClient
 
+from mcp_django.models import MCPSession
 from mcp_django.notifications import send_notification
+from mcp_django.sessions import DatabaseSessionStore, get_session_store
 from tests.http_support import ACCEPT, initialize, request, stateless, stateless_headers
 
 pytestmark = [pytest.mark.urls("tests.http_urls"), pytest.mark.django_db(transaction=True)]
@@ -75,6 +77,28 @@ async def test_the_get_stream_carries_list_changes_and_subscribed_updates_only(a
         "params": {"uri": "test://greeting"},
     }
     await stream.aclose()  # type: ignore[attr-defined]
+
+
+async def test_subscriptions_are_stored_with_the_session_and_outlive_the_process_cache(
+    async_client: AsyncClient,
+) -> None:
+    session = await open_session(async_client)
+    await apost(async_client, request("resources/subscribe", {"uri": "test://greeting"}), session)
+    store = get_session_store()
+    assert isinstance(store, DatabaseSessionStore)
+    store.clear_cache()  # what a restarted worker knows: only the database
+    stream = events(await async_client.get("/mcp", headers={"Accept": "text/event-stream", **session}))
+
+    async def publish() -> None:
+        await send_notification("tests", "notifications/resources/updated", {"uri": "test://greeting"})
+
+    row = await MCPSession.objects.aget(session_id=session["Mcp-Session-Id"])
+    assert row.subscriptions == ["test://greeting"]
+    assert (await first(stream, publish))["params"] == {"uri": "test://greeting"}
+    await stream.aclose()  # type: ignore[attr-defined]
+    await apost(async_client, request("resources/unsubscribe", {"uri": "test://greeting"}), session)
+    await row.arefresh_from_db()
+    assert row.subscriptions == []
 
 
 async def test_the_get_stream_of_another_endpoint_hears_nothing_of_this_one(async_client: AsyncClient) -> None:

@@ -391,14 +391,21 @@ class StreamableHTTP:
     ) -> None:
         try:
             async for message in stream:
+                if "method" not in message:
+                    # The response: what it reports (a subscription, a log level) is saved before the client
+                    # can see it, so a worker killed right after still knows it.
+                    await self._commit_quietly(record)
                 buffer.append(message)
         finally:
             buffer.finish()
             await aclose(stream)
-            try:
-                await self._commit(record)
-            except Exception:
-                logger.exception("Could not save MCP session %s", record.session_id)
+            await self._commit_quietly(record)
+
+    async def _commit_quietly(self, record: StoredSession) -> None:
+        try:
+            await self._commit(record)
+        except Exception:
+            logger.exception("Could not save MCP session %s", record.session_id)
 
     async def _follow(
         self, first: dict[str, Any], stream: AsyncIterator[dict[str, Any]], record: StoredSession | None

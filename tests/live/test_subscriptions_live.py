@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import signal
+import sqlite3
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, serve_example
 from tests.http_support import ACCEPT, request, stateless, stateless_headers
-from tests.live.admin_support import open_session
+from tests.live.admin_support import open_session, private_env
 
 pytestmark = pytest.mark.live
 
@@ -63,3 +66,33 @@ def test_a_listen_by_alice_is_not_acknowledged_for_a_system_resource(example_ser
 
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     assert ack["params"]["notifications"] == {}
+
+
+def stored_subscriptions(env: dict[str, str], session_id: str) -> list[str]:
+    """The subscriptions the database holds for a session (what a restarted worker starts from)."""
+    with sqlite3.connect(env["MCP_EXAMPLE_DB"]) as connection:
+        (row,) = connection.execute(
+            "SELECT subscriptions FROM mcp_django_mcpsession WHERE session_id = ?", (session_id,)
+        ).fetchall()
+    return list(json.loads(row[0]))
+
+
+def test_a_subscription_survives_kill_9_and_a_restart(live_server_env: dict[str, str], tmp_path: Path) -> None:
+    env = private_env(live_server_env, tmp_path)
+    with serve_example(env, tmp_path) as before:
+        session = open_session(before, "carol")
+        subscribed = post(before, request("resources/subscribe", {"uri": SYSTEM_RESOURCE}, id=2), session)
+        before.process.send_signal(signal.SIGKILL)
+        before.process.wait(timeout=30)
+    stored_at_the_crash = stored_subscriptions(env, session["Mcp-Session-Id"])
+
+    with serve_example(env, tmp_path) as after:
+        pinged = post(after, request("ping", id=3), session)
+        unsubscribed = post(after, request("resources/unsubscribe", {"uri": SYSTEM_RESOURCE}, id=4), session)
+
+    assert subscribed["result"] == {}
+    assert stored_at_the_crash == [SYSTEM_RESOURCE]
+    assert pinged["result"] == {}  # the session itself lives in the database
+    assert unsubscribed["result"] == {}
+    # After kill -9 the restarted worker found the subscription in the database, and unsubscribing saved its removal.
+    assert stored_subscriptions(env, session["Mcp-Session-Id"]) == []

@@ -10,6 +10,7 @@ import pytest
 
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.context import SessionState
+from mcp_django.protocol.features.resources import MAX_SUBSCRIPTIONS
 from mcp_django.protocol.features.subscriptions import wanted_by_session
 from tests.protocol.backends import EchoBackend
 from tests.protocol.conftest import SERVER_INFO, request, stateless
@@ -185,3 +186,16 @@ async def test_a_session_stops_hearing_updates_it_can_no_longer_read() -> None:
     after = await handler.delivers(UPDATED_A, session)
 
     assert (before, after) == (True, False)
+
+
+async def test_a_session_subscribes_to_a_bounded_number_of_resources() -> None:
+    _, handler = hiding()
+    session = Connection(session=SessionState(protocol_version="2025-11-25", initialized=True))
+    for number in range(MAX_SUBSCRIPTIONS):
+        await handler.handle(request("resources/subscribe", {"uri": f"test://t/{number}"}), session)
+
+    refused: Any = await handler.handle(request("resources/subscribe", {"uri": "test://t/one-more"}), session)
+
+    assert refused["error"]["code"] == -32602
+    assert session.session is not None
+    assert len(session.session.subscriptions) == MAX_SUBSCRIPTIONS

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.features.base import HANDSHAKE_ONLY, MethodSpec, Server
-from mcp_django.protocol.jsonrpc import ResourceNotFound
+from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
+
+MAX_SUBSCRIPTIONS: Final = 256
+"""Resource URIs one session may subscribe to: they are stored with it (templates match without end)."""
 
 
 async def list_resources(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
@@ -27,6 +30,8 @@ async def subscribe(server: Server, params: Mapping[str, Any], ctx: RequestConte
         raise ResourceNotFound(params["uri"])  # what the caller cannot read answers as unknown
     session = ctx.session
     if session is not None and params["uri"] not in session.subscriptions:
+        if len(session.subscriptions) >= MAX_SUBSCRIPTIONS:
+            raise InvalidParams(f"Invalid params: a session may subscribe to at most {MAX_SUBSCRIPTIONS} resources")
         session.subscriptions = (*session.subscriptions, params["uri"])
         session.changed = True
     return {}
