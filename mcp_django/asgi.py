@@ -185,19 +185,88 @@ class FastPath:
         host = headers.get("host") or _server_host(scope, secure)
         site_host = headers.get("x-forwarded-host", host) if config.use_x_forwarded_host else host
         scheme = "https" if secure else "http"
-        response = await transport.respond(
-            method,
-            headers,
-            # Read only once admitted and within the limits (`transports.body`); nothing for other methods.
-            (lambda limit: read_asgi_body(receive, limit)) if method == "POST" else b"",
-            credentials=Credentials(headers),
-            host=host,
-            resource_metadata=resource_metadata_url(f"{scheme}://{site_host}/", scope["path"]),
-            streaming=True,
-        )
+        watch = _DisconnectWatch(receive, armed=method != "POST")
+
+        async def read_body(limit: int) -> bytes:
+            try:
+                return await read_asgi_body(receive, limit)
+            finally:
+                watch.arm()  # only now: until the body is read, `receive` is the reader's
+
+        try:
+            response = await transport.respond(
+                method,
+                headers,
+                # Read only once admitted and within the limits (`transports.body`); nothing for other methods.
+                read_body if method == "POST" else b"",
+                credentials=Credentials(headers),
+                host=host,
+                resource_metadata=resource_metadata_url(f"{scheme}://{site_host}/", scope["path"]),
+                streaming=True,
+            )
+        except asyncio.CancelledError:
+            if watch.cancelled_request():
+                return  # the client went away: nobody to answer
+            raise
+        finally:
+            watch.stop()
         if response.status == CLIENT_GONE:
             return
         await _send_response(response, receive, send, config.hsts if secure else None)
+
+
+DISCONNECT_WATCH_AFTER: Final = 0.05
+"""Seconds a request runs before the fast path starts listening for its client going away."""
+
+
+class _DisconnectWatch:
+    """Cancels the request's task when its client disconnects while the answer is being worked out.
+
+    Without it a sync tool's caller waits on, holding its job (a queued one would still start), for a
+    client that is gone. It listens only once the request body is read (`arm`: until then `receive` is
+    the body reader's, which notices a disconnect itself) and, most requests answering within
+    `DISCONNECT_WATCH_AFTER`, only from then on: they pay for a timer, not a task. Once the answer is
+    ready the listener stops; a stream has its own (`_stream`).
+    """
+
+    __slots__ = ("_listener", "_receive", "_task", "_timer", "disconnected")
+
+    def __init__(self, receive: Receive, *, armed: bool) -> None:
+        self._receive = receive
+        self._task = asyncio.current_task()
+        self._listener: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self.disconnected = False
+        if armed:
+            self.arm()
+
+    def arm(self) -> None:
+        """Start listening for the disconnect (after `DISCONNECT_WATCH_AFTER`)."""
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(DISCONNECT_WATCH_AFTER, self._listen)
+
+    def _listen(self) -> None:
+        self._listener = asyncio.ensure_future(self._until_disconnect())
+
+    async def _until_disconnect(self) -> None:
+        while (await self._receive())["type"] != "http.disconnect":
+            pass
+        self.disconnected = True
+        if self._task is not None:
+            self._task.cancel()
+
+    def cancelled_request(self) -> bool:
+        """True when this watch cancelled the request (the cancellation is then taken back: it is handled)."""
+        if self.disconnected and self._task is not None:
+            self._task.uncancel()
+            return True
+        return False
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._listener is not None and not self._listener.done():
+            self._listener.cancel()
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -101,6 +101,9 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "GATEWAYS": (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "a dict of named backends"),
     "GATEWAY_CONNECT_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
     "GATEWAY_READ_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
+    "TOOL_TIMEOUT": (lambda v: v is None or (_is_number(v) and v > 0), "a positive number of seconds or None"),
+    "SHUTDOWN_GRACE": (lambda v: _is_number(v) and v >= 0, "a number of seconds >= 0"),
+    "RETRY_AFTER": (_is_positive_int, "a positive integer"),
     "AUTH_CACHE_TTL": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
         "a number of seconds >= 0",

@@ -98,6 +98,10 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "GATEWAYS": {},
     "GATEWAY_CONNECT_TIMEOUT": 10.0,
     "GATEWAY_READ_TIMEOUT": 60.0,
+    # Faults (docs/deployment.md): time limits, shutdown, an unavailable database.
+    "TOOL_TIMEOUT": None,
+    "SHUTDOWN_GRACE": 5.0,
+    "RETRY_AFTER": 5,
 }
 """Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
 

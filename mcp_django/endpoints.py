@@ -108,6 +108,8 @@ class Endpoint:
             to the Django view (and so to the project's middleware) on every server.
         overlay: what amends the served sources, interceptors and hooks (`mcp_django.overlay`);
             None asks the installed one (the admin's), at each handler build.
+        tool_timeout: seconds a tool call may run here (a tool's own `timeout` wins); None
+            follows `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
     """
 
     def __init__(
@@ -125,6 +127,7 @@ class Endpoint:
         interceptor_protocol: bool = False,
         fast_path: bool = True,
         overlay: Overlay | None = None,
+        tool_timeout: float | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"Endpoint {name!r}: mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -148,6 +151,7 @@ class Endpoint:
         self.interceptor_protocol = interceptor_protocol
         self.fast_path = fast_path
         self._overlay = overlay
+        self.tool_timeout = tool_timeout
         self._handler: MessageHandler | None = None
         self._chain: dict[str, Any] | None = None
         _endpoints.add(self)

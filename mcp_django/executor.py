@@ -19,26 +19,51 @@ package, before settings exist) can use it.
 
 A job started from a pool thread (sync code calling `async_to_sync` that calls `run_sync`) runs
 the Django way, so nested calls never wait for a pool slot they hold themselves.
+
+Sync code cannot be stopped from outside its thread. When the coroutine awaiting it is cancelled (a
+tool's time limit passed, the client went away, the server shuts down) the caller gets its answer at
+once and the thread is left to finish; a job still queued never starts. The log says when abandoned
+code finally returns. At interpreter exit, jobs still running get `MCP_DJANGO["SHUTDOWN_GRACE"]`
+seconds to finish; past it the process runs its `atexit` handlers and exits with status
+`ABANDONED_EXIT_STATUS` instead of waiting for them (docs/deployment.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import contextvars
 import functools
+import logging
+import os
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Final, ParamSpec, TypeVar
+from typing import Any, Final, Generic, ParamSpec, TypeVar
 
 from asgiref.sync import sync_to_async
 
-__all__ = ["database_threads", "dedicated_threads", "run_sync", "uses_dedicated_threads"]
+__all__ = [
+    "ABANDONED_EXIT_STATUS",
+    "database_threads",
+    "dedicated_threads",
+    "run_sync",
+    "running_jobs",
+    "uses_dedicated_threads",
+]
+
+logger = logging.getLogger("mcp_django.executor")
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 THREAD_NAME_PREFIX: Final = "mcp_django-db"
+
+ABANDONED_EXIT_STATUS: Final = 1
+"""The exit status of a process that left sync code running when it exited (past `SHUTDOWN_GRACE`)."""
 
 _dedicated: contextvars.ContextVar[bool] = contextvars.ContextVar("mcp_django.dedicated_threads", default=False)
 """True while the current request runs outside Django's request cycle (set by the fast path)."""
@@ -66,24 +91,125 @@ async def run_sync(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> 
     """Call the sync `fn(*args, **kwargs)` off the event loop and return what it returns (or raise what it raises).
 
     On the long-lived database threads under `dedicated_threads()`, else exactly as
-    `sync_to_async(fn, thread_sensitive=True)` would (see the module docstring).
+    `sync_to_async(fn, thread_sensitive=True)` would (see the module docstring). Cancelled, it
+    returns at once; `fn`, if it started, runs on to its end in its thread.
+
+    Raises:
+        ServiceUnavailable: `fn` raised a database error that means "unavailable now"
+            (`mcp_django.unavailable`); anything else `fn` raises passes through.
     """
-    if not _dedicated.get():
-        return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
-    context = contextvars.copy_context()
-    job = functools.partial(context.run, _job, fn, args, kwargs)
-    return await asyncio.get_running_loop().run_in_executor(_executor(), job)
-
-
-def _job(fn: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any]) -> R:
-    from django.db import close_old_connections
-
-    _dedicated.set(False)  # in this job's own context: a nested run_sync does not wait for a pool slot
-    close_old_connections()
+    job: _Job[R] = _Job(fn, args, kwargs)
     try:
-        return fn(*args, **kwargs)
-    finally:
+        if not _dedicated.get():
+            return await sync_to_async(job.run, thread_sensitive=True)()
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(_executor(), context.run, job.run_on_pool)
+    except asyncio.CancelledError:
+        job.abandon()
+        raise
+    except Exception as exc:
+        from mcp_django.unavailable import database_unavailable, is_database_unavailable
+
+        if is_database_unavailable(exc):
+            raise database_unavailable(exc) from exc
+        raise
+
+
+class _Job(Generic[R]):
+    """One call of sync code: counted while it runs, so shutdown knows what it would wait for."""
+
+    __slots__ = ("abandoned", "args", "fn", "kwargs", "started")
+
+    def __init__(self, fn: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.started = 0.0
+        self.abandoned = 0.0
+
+    def run(self) -> R:
+        self.started = time.monotonic()
+        with _running_lock:
+            _running[0] += 1
+        try:
+            return self.fn(*self.args, **self.kwargs)
+        finally:
+            with _running_lock:
+                _running[0] -= 1
+            if self.abandoned:
+                logger.warning(
+                    "%s returned %.1f s after its caller stopped waiting (%.1f s in all)",
+                    _name(self.fn),
+                    time.monotonic() - self.abandoned,
+                    time.monotonic() - self.started,
+                )
+
+    def run_on_pool(self) -> R:
+        from django.db import close_old_connections
+
+        _dedicated.set(False)  # in this job's own context: a nested run_sync does not wait for a pool slot
         close_old_connections()
+        try:
+            return self.run()
+        finally:
+            close_old_connections()
+
+    def abandon(self) -> None:
+        if self.started:
+            self.abandoned = time.monotonic()
+            logger.warning(
+                "%s abandoned after %.1f s: its caller stopped waiting, and its thread runs on until it returns",
+                _name(self.fn),
+                self.abandoned - self.started,
+            )
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    """The dotted name of the code a job runs: through partials, the first callable they were given."""
+    while isinstance(fn, functools.partial):
+        fn = next((argument for argument in fn.args if callable(argument)), fn.func)
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__qualname__)}"
+
+
+_running = [0]
+_running_lock = threading.Lock()
+
+
+def running_jobs() -> int:
+    """How many `run_sync` calls of this process are running sync code right now (abandoned ones included)."""
+    return _running[0]
+
+
+def _exit_within_grace() -> None:
+    """At interpreter exit, before threads are joined: give running sync code the grace period, then leave it.
+
+    Python joins every non-daemon thread before it exits, and a thread running sync code cannot be
+    stopped, so without this one runaway tool keeps a stopped server's process alive forever.
+    """
+    if not _running[0]:
+        return
+    try:
+        from mcp_django.conf import mcp_settings
+
+        grace = float(mcp_settings.SHUTDOWN_GRACE)
+    except Exception:  # settings unreadable this late: the default
+        grace = 5.0
+    deadline = time.monotonic() + grace
+    while _running[0] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not _running[0]:
+        return
+    logger.error("Exiting with %d sync job(s) still running after the %.1f s shutdown grace period", _running[0], grace)
+    atexit._run_exitfuncs()  # what a normal exit runs after the joins: the audit trail's flush, logging's
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(ABANDONED_EXIT_STATUS)
+
+
+# Called before the interpreter joins its threads (atexit handlers run only after), latest first: so
+# before concurrent.futures' own hook, which waits for every pool thread.
+threading._register_atexit(_exit_within_grace)  # type: ignore[attr-defined]  # the stdlib's, since 3.9
 
 
 _pool: tuple[int, ThreadPoolExecutor] | None = None

@@ -146,6 +146,8 @@ class ToolCallRecord(models.Model):
         OK = "ok", "ok"
         ERROR = "error", "error"
         BLOCKED = "blocked", "blocked"
+        # The caller was told the call did not finish in time; a sync tool's code may have run on after.
+        TIMEOUT = "timeout", "timeout"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,

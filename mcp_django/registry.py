@@ -163,6 +163,7 @@ class Registry:
         output_schema: Mapping[str, Any] | None = None,
         structured_output: bool | None = None,
         scope: Scope | str = Scope.USER,
+        timeout: float | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
@@ -172,7 +173,8 @@ class Registry:
         the docstring's `Args:` section or `Annotated[..., Field(description=...)]`);
         a parameter annotated `Context` receives the request context instead.
         The output schema comes from the return annotation. `scope` is the minimum
-        `Scope` a caller needs to see and call it. See `Tool` for the options.
+        `Scope` a caller needs to see and call it; `timeout` the seconds a call may run.
+        See `Tool` for the options.
         """
 
         def declare(function: F) -> F:

@@ -31,6 +31,7 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
 from mcp_django.results import completion
 from mcp_django.scopes import Scope, ScopeResolver
+from mcp_django.time_limits import call_within_limit
 
 __all__ = [
     "CompositeBackend",
@@ -246,7 +247,7 @@ class CompositeBackend:
         found = await _first(sources, lambda source: source.get_tool(name, ctx, scope))
         if found is None:
             raise InvalidParams(f"Unknown tool: {name}")
-        return await found[1].call(arguments, ctx)
+        return await call_within_limit(found[1], name, arguments, ctx)
 
     async def list_resources(self, ctx: RequestContext) -> Items:
         return await self._merged(ctx, "list_resources", "uri")

@@ -51,6 +51,7 @@ def endpoint(
     interceptors: Sequence[str | Mapping[str, Any]] | None = None,
     interceptor_protocol: bool = False,
     fast_path: bool = True,
+    tool_timeout: float | None = None,
     **gateway: Any,
 ) -> list[URLPattern]:
     """Return the URL patterns serving an MCP endpoint at `route`, with and without a trailing slash.
@@ -73,6 +74,8 @@ def endpoint(
         fast_path: served by `mcp_django.asgi.get_asgi_application()` without Django's request cycle
             (the default); False keeps it on the Django view and the project's middleware (docs/fast-path.md).
             Under WSGI the view serves every endpoint either way.
+        tool_timeout: seconds a tool call may run on this endpoint (a tool's own `timeout` wins);
+            None follows `MCP_DJANGO["TOOL_TIMEOUT"]`.
         **gateway: with `mode="gateway"`, the `GatewayEndpoint` arguments: `backend` (required),
             `server_info`, `instructions`, `scope`, `tool_scopes` (docs/gateway.md).
     """
@@ -83,6 +86,7 @@ def endpoint(
         "interceptors": interceptors,
         "interceptor_protocol": interceptor_protocol,
         "fast_path": fast_path,
+        "tool_timeout": tool_timeout,
     }
     served: Endpoint
     if mode == "gateway":

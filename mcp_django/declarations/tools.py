@@ -59,6 +59,8 @@ class Tool:
         structured_output: None derives structured output from the return annotation;
             False never produces it; True requires a return annotation that supports it.
         scope: the minimum `Scope` a caller needs to see and call the tool (default USER).
+        timeout: seconds a call may run before it answers a timeout error; None follows the
+            endpoint's `tool_timeout`, then `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
     """
 
     def __init__(
@@ -75,7 +77,11 @@ class Tool:
         output_schema: Mapping[str, Any] | None = None,
         structured_output: bool | None = None,
         scope: Scope | str | int = Scope.USER,
+        timeout: float | None = None,
     ) -> None:
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+            raise DeclarationError(f"tool {name or function_name(fn)!r}: timeout must be a positive number of seconds")
+        self.timeout = timeout
         self.fn = fn
         self.name: str = name or function_name(fn)
         owner = f"tool {self.name!r}"

@@ -63,8 +63,9 @@ class InterceptorHook:
         try:
             result = await call_next(request.final_payload)
         except MCPError as error:
+            outcome = "timeout" if isinstance(error.data, dict) and error.data.get("reason") == "timeout" else "error"
             await plan.run_sinks(
-                method, "response", {"error": error.to_error()}, _outcome(context, request, "error", started)
+                method, "response", {"error": error.to_error()}, _outcome(context, request, outcome, started)
             )
             raise
         context = _outcome(context, request, "error" if result.get("isError") else "ok", started)

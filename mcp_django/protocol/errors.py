@@ -5,7 +5,9 @@
 - Anything else is a fault of the server: the caller logs it with its traceback, and it travels as
   `-32603` "Internal error"; its text never reaches the client. (A tool's own failure is the one
   exception: it is the model's business and becomes an `isError` result.)
-- Over HTTP, `http_status` gives the status that carries an error code in each era.
+- Over HTTP, `http_status` gives the status that carries an error code in each era; an error whose
+  `data.reason` is one of `UNAVAILABLE_REASONS` (`ServiceUnavailable`: the database cannot be used
+  now) is a 503 with `Retry-After` in either era (`is_unavailable`).
 - A pydantic validation error is described the same way everywhere (`validation_problems`).
 """
 
@@ -36,10 +38,13 @@ from mcp_django.protocol.jsonrpc import (
 from mcp_django.protocol.versions import Era
 
 __all__ = [
+    "UNAVAILABLE_REASONS",
+    "ServiceUnavailable",
     "ValidationProblem",
     "error_response",
     "http_status",
     "internal_errors",
+    "is_unavailable",
     "protocol_error",
     "validation_problems",
 ]
@@ -55,6 +60,28 @@ _STATELESS_400: Final = frozenset(
     }
 )
 _HANDSHAKE_400: Final = frozenset({PARSE_ERROR, INVALID_REQUEST})
+
+
+UNAVAILABLE_REASONS: Final = frozenset({"database_unavailable", "audit_unavailable"})
+"""`data.reason` of the errors that mean "not now, retry later": answered 503 with `Retry-After` over HTTP."""
+
+
+class ServiceUnavailable(MCPError):
+    """The request could not be served now, for a reason that passes (the database is locked, read-only, down).
+
+    `-32603` with `data.reason` naming what is unavailable; HTTP answers it 503 with `Retry-After`.
+    """
+
+    default_message = "Service unavailable: the database cannot be used right now; retry later"
+
+    def __init__(self, message: str | None = None, *, reason: str = "database_unavailable") -> None:
+        super().__init__(message, data={"reason": reason})
+
+
+def is_unavailable(error: Any) -> bool:
+    """True when the JSON-RPC `error` member `error` is a `ServiceUnavailable` (by its `data.reason`)."""
+    data = error.get("data") if isinstance(error, dict) else None
+    return isinstance(data, dict) and data.get("reason") in UNAVAILABLE_REASONS
 
 
 def protocol_error(exc: BaseException) -> MCPError:
