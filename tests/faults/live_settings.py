@@ -9,4 +9,4 @@ from example_project.settings import MCP_DJANGO
 ROOT_URLCONF = "tests.faults.live_urls"
 MCP_DJANGO = {**MCP_DJANGO, **json.loads(os.environ.get("MCP_TEST_FAULTS", "{}"))}
 if "MCP_TEST_DB_TIMEOUT" in os.environ:  # how long SQLite waits for a lock before "database is locked"
-    DATABASES["default"]["OPTIONS"]["timeout"] = float(os.environ["MCP_TEST_DB_TIMEOUT"])  # type: ignore[index]  # noqa: F405
+    DATABASES["default"]["OPTIONS"]["timeout"] = float(os.environ["MCP_TEST_DB_TIMEOUT"])  # noqa: F405
