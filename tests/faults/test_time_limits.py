@@ -13,7 +13,7 @@ from django.test import override_settings
 from mcp_django import Context
 from mcp_django.declarations import DeclarationError, Tool
 from mcp_django.endpoints import Endpoint
-from mcp_django.executor import dedicated_threads, run_sync, running_jobs
+from mcp_django.executor import database_threads, dedicated_threads, run_sync, running_jobs
 from mcp_django.models import ToolCallRecord
 from mcp_django.registry import Registry
 from mcp_django.testing import MCPCallError, MCPTestClient
@@ -27,12 +27,15 @@ WAIT_S = 30.0
 registry = Registry()
 release = threading.Event()
 """What the blocked sync tool waits for: set by each test's teardown, so no thread outlives a test."""
+entered = threading.Event()
+"""Set by the blocked sync tool once it runs."""
 cancelled: list[str] = []
 
 
 @registry.tool
 def blocked(seconds: float = WAIT_S) -> str:
     """Wait until released (a stand-in for a runaway query)."""
+    entered.set()
     release.wait(seconds)
     return "released"
 
@@ -67,6 +70,7 @@ registry.freeze()
 @pytest.fixture(autouse=True)
 def _released() -> Iterator[None]:
     release.clear()
+    entered.clear()
     cancelled.clear()
     yield
     release.set()
@@ -171,11 +175,14 @@ async def test_a_cancelled_call_still_queued_for_a_thread_never_runs() -> None:
         ran.append("queued")
 
     with dedicated_threads():
+        assert database_threads() == 1
         holding = asyncio.ensure_future(run_sync(blocked))
-        await _until(lambda: running_jobs() > 0)
+        await _until(entered.is_set)
         waiting = asyncio.ensure_future(run_sync(queued))
         await asyncio.sleep(0)  # submitted to the pool, behind the held thread
         waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting  # once it is, the pool's job is cancelled too
         release.set()
         assert await holding == "released"
 
