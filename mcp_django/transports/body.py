@@ -19,6 +19,7 @@ __all__ = [
     "CLIENT_GONE",
     "BodyReader",
     "ClientGone",
+    "ReadOnce",
     "bounded_receive",
     "declared_length",
     "header_bytes",
@@ -40,6 +41,21 @@ Raises:
 
 CLIENT_GONE: Final = 499
 """The status of an answer nobody will read: the client went away while sending (nginx's code for it)."""
+
+
+class ReadOnce:
+    """A `BodyReader` that reads at most once and keeps what it read (`body`)."""
+
+    __slots__ = ("body", "read")
+
+    def __init__(self, read: BodyReader) -> None:
+        self.read = read
+        self.body: bytes | None = None
+
+    async def __call__(self, limit: int) -> bytes:
+        if self.body is None:
+            self.body = await self.read(limit)
+        return self.body
 
 
 class ClientGone(Exception):

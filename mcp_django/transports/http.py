@@ -37,7 +37,7 @@ from mcp_django.protocol import (
     era_of_header,
 )
 from mcp_django.protocol.context import aclose
-from mcp_django.protocol.errors import ServiceUnavailable, error_response, http_status, is_unavailable
+from mcp_django.protocol.errors import error_response, http_status, is_unavailable
 from mcp_django.protocol.jsonrpc import (
     RequestId,
     is_request,
@@ -51,6 +51,7 @@ from mcp_django.transports.body import (
     CLIENT_GONE,
     BodyReader,
     ClientGone,
+    ReadOnce,
     declared_length,
     header_bytes,
     headers_too_large,
@@ -58,6 +59,7 @@ from mcp_django.transports.body import (
     request_timeout,
 )
 from mcp_django.transports.cors import cors_headers, is_preflight, preflight_headers
+from mcp_django.transports.failures import failure
 from mcp_django.transports.headers import check_mirror_headers, check_param_headers, header_value
 from mcp_django.transports.resume_relay import stream_relay
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream, is_stream_event_id
@@ -121,50 +123,6 @@ def _reply(reply: Any, era: Era, headers: Mapping[str, str] | None = None) -> HT
     code = error.get("code") if isinstance(error, dict) else None
     status = http_status(era, code) if isinstance(code, int) else 200
     return _json_response(reply, status, headers)
-
-
-class _ReadOnce:
-    """A `BodyReader` that reads at most once and keeps what it read (`body`), so a failure can find the id."""
-
-    __slots__ = ("body", "read")
-
-    def __init__(self, read: BodyReader) -> None:
-        self.read = read
-        self.body: bytes | None = None
-
-    async def __call__(self, limit: int) -> bytes:
-        if self.body is None:
-            self.body = await self.read(limit)
-        return self.body
-
-
-async def _failed(
-    exc: Exception, method: str, path: str, headers: Mapping[str, str], body: bytes | _ReadOnce
-) -> HTTPResponse:
-    """The answer to a request whose serving raised `exc` outside the protocol core (admission, sessions).
-
-    A database that is unavailable now is a 503 answering the request's own id (a body not read yet,
-    the database failed during admission, is read for it, within the usual limits); anything else is
-    logged and answered as an internal error.
-    """
-    era = era_of_header(header_value(headers, "mcp-protocol-version"))
-    if not isinstance(exc, ServiceUnavailable):
-        from mcp_django.unavailable import database_unavailable, is_database_unavailable
-
-        if not is_database_unavailable(exc):
-            logger.exception("Unhandled error while serving %s /%s", method, path, exc_info=exc)
-            return failed_response(exc, era)
-        exc = database_unavailable(exc)
-    request_id = None
-    try:
-        if isinstance(body, _ReadOnce):
-            async with asyncio.timeout(mcp_settings.REQUEST_BODY_TIMEOUT):
-                body = await body(mcp_settings.MAX_REQUEST_BYTES)
-        if body and len(body) <= mcp_settings.MAX_REQUEST_BYTES:
-            request_id = request_id_of(parse_body(body))
-    except (MCPError, ClientGone, TimeoutError):
-        pass  # no id to answer with: null, as JSON-RPC has it
-    return failed_response(exc, era, request_id)
 
 
 def _is_initialize(message: Any) -> bool:
@@ -236,7 +194,7 @@ class StreamableHTTP:
                 (WSGI) nothing can be asked of the client mid-request.
         """
         if not isinstance(body, bytes):
-            body = _ReadOnce(body)
+            body = ReadOnce(body)  # a failure may need the body after all (`transports.failures`)
         try:
             if is_preflight(method, headers):
                 preflight = preflight_headers(headers, host)
@@ -244,7 +202,9 @@ class StreamableHTTP:
                     return HTTPResponse(204, preflight)
             response = await self._respond(method, headers, body, credentials, host, resource_metadata, streaming)
         except Exception as exc:
-            response = await _failed(exc, method, self.endpoint.path, headers, body)
+            era = era_of_header(header_value(headers, "mcp-protocol-version"))
+            error, request_id = await failure(exc, method, self.endpoint.path, body)
+            response = failed_response(error, era, request_id)
         origin = headers.get("origin")
         if origin is not None:
             cors = cors_headers(origin, host)

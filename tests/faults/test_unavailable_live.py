@@ -41,8 +41,8 @@ def exclusive_lock(database: Path) -> Iterator[None]:
         connection.close()
 
 
-def search(server: LiveServer, path: str, request_id: Any) -> httpx2.Response:
-    """A 2026-07-28 `search_books` call as bob, over a new connection."""
+def search(server: LiveServer, path: str, request_id: Any, user: str = "bob") -> httpx2.Response:
+    """A 2026-07-28 `search_books` call as `user`, over a new connection."""
     body = {
         "jsonrpc": "2.0",
         "id": request_id,
@@ -63,7 +63,7 @@ def search(server: LiveServer, path: str, request_id: Any) -> httpx2.Response:
         "MCP-Protocol-Version": STATELESS,
         "Mcp-Method": "tools/call",
         "Mcp-Name": "search_books",
-        "Authorization": f"Token {server.tokens['bob']}",
+        "Authorization": f"Token {server.tokens[user]}",
     }
     return httpx2.post(server.url(path), content=json.dumps(body), headers=headers, timeout=WAIT_S)
 
@@ -94,7 +94,7 @@ def test_a_locked_database_is_a_503_with_retry_after_and_the_request_id_until_th
         assert search(server, path, 1).status_code == 200  # token and scope now cached, as in the steady state
         with exclusive_lock(tmp_path / "db.sqlite3"):
             during = search(server, path, "during-the-lock")
-            cold = search(server, path, 2)
+            cold = search(server, path, 2, user="alice")  # her token is not cached: admission reads the database
 
         assert_unavailable(during, "during-the-lock", ServiceUnavailable.default_message, "database_unavailable")
         assert_unavailable(cold, 2, ServiceUnavailable.default_message, "database_unavailable")
