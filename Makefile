@@ -37,7 +37,7 @@ DEMO_PORT ?= 8000
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
 export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 
-.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs pytest test test-django6 bench soak clean
+.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs pytest test test-django6 bench soak fuzz clean
 
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
@@ -45,6 +45,7 @@ help:
 	@echo "make docs   - build the docs site (docs/ and the API reference) into .cache/site, strict"
 	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
 	@echo "make soak   - $(SOAK_SECONDS) s of mixed traffic against two workers on PostgreSQL and Redis; errors, memory, audit rows"
+	@echo "make fuzz   - the fuzz tests (tests/fuzz/) with $(FUZZ_CASES) Hypothesis cases each, over 100,000 in all"
 	@echo "make clean  - remove the virtualenvs, caches and the demo database"
 
 # ------------------------------------------------------------------ Python
@@ -186,6 +187,16 @@ SOAK_CLIENTS ?= 8
 
 soak: $(VENV_STAMP) debian-packages
 	$(VENV_PY) -m tests.production.soak --seconds $(SOAK_SECONDS) --clients $(SOAK_CLIENTS)
+
+# ------------------------------------------------------------------ fuzz (not part of `make test`)
+# tests/fuzz/ with the `fuzz` Hypothesis profile: FUZZ_CASES cases for each of its five tests (the protocol
+# core, the ASGI application's fast path and view, the WebSocket consumer); `make test` runs a few
+# hundred each. A failure prints the smallest example and a @reproduce_failure blob.
+
+FUZZ_CASES ?= 25000
+
+fuzz: $(VENV_STAMP)
+	MCP_FUZZ_PROFILE=fuzz MCP_FUZZ_CASES=$(FUZZ_CASES) $(VENV_PY) -m pytest tests/fuzz --hypothesis-show-statistics
 
 clean:
 	rm -rf $(VENV) $(VENV6) $(VENV_BENCH) $(CACHE) db.sqlite3 .pytest_cache .mypy_cache .ruff_cache

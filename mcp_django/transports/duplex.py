@@ -85,7 +85,9 @@ class DuplexTransport:
         """Serve one parsed message: requests in a task of their own, everything else right away."""
         if self._refresh is not None:
             await self._refresh()
-        if not is_request(message) or message.get("method") in _UNCANCELLABLE:
+        method = message.get("method") if isinstance(message, dict) else None
+        # A method or id of any JSON type may come: neither is hashed unless it is a string (the core refuses the rest).
+        if not is_request(message) or not isinstance(method, str) or method in _UNCANCELLABLE:
             if _is_cancellation(message):
                 self._cancel(message["params"]["requestId"])
             reply = await self.handler.handle(message, self.connection)
@@ -151,7 +153,7 @@ class DuplexTransport:
 
     def _forget(self, request_id: RequestId, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
-        if self._requests.get(request_id) is task:
+        if _is_valid_id(request_id) and self._requests.get(request_id) is task:
             del self._requests[request_id]
 
 

@@ -1,7 +1,9 @@
-"""What a request whose serving raised outside the protocol core (admission, sessions) is answered with.
+"""What a failed request is answered with: the HTTP status of a JSON-RPC error, and the answer to a request
+whose serving raised outside the protocol core (admission, sessions).
 
-A database that is unavailable now (`mcp_django.unavailable`) is a `ServiceUnavailable` answering the
-request's own id: a body not read yet (the database failed during admission) is read for it, within
+An error saying the service is unavailable now (`protocol.errors.is_unavailable`) is a 503 with
+`Retry-After: MCP_DJANGO["RETRY_AFTER"]`, in either era. A database that is unavailable now
+(`mcp_django.unavailable`) is a `ServiceUnavailable` answering the request's own id: a body not read yet (the database failed during admission) is read for it, within
 the usual limits. Anything else is logged and answered as an internal error, with a null id.
 """
 
@@ -9,15 +11,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from mcp_django.conf import mcp_settings
-from mcp_django.protocol.errors import ServiceUnavailable
+from mcp_django.protocol import Era
+from mcp_django.protocol.errors import ServiceUnavailable, http_status, is_unavailable
 from mcp_django.protocol.jsonrpc import MCPError, RequestId, parse_json, request_id_of
 from mcp_django.transports.body import ClientGone, ReadOnce
 
-__all__ = ["failure"]
+__all__ = ["error_status", "failure"]
 
 logger = logging.getLogger("mcp_django.transports.http")
+
+
+def error_status(era: Era, error: Any) -> tuple[int, dict[str, str]]:
+    """The HTTP status carrying the JSON-RPC `error` member in `era`, and the headers that go with it."""
+    if is_unavailable(error):
+        return 503, {"Retry-After": str(mcp_settings.RETRY_AFTER)}
+    code = error.get("code") if isinstance(error, dict) else None
+    return (http_status(era, code) if isinstance(code, int) else 200), {}
 
 
 async def failure(exc: Exception, method: str, path: str, body: bytes | ReadOnce) -> tuple[Exception, RequestId | None]:

@@ -37,7 +37,7 @@ from mcp_django.protocol import (
     era_of_header,
 )
 from mcp_django.protocol.context import aclose
-from mcp_django.protocol.errors import error_response, http_status, is_unavailable
+from mcp_django.protocol.errors import error_response, http_status
 from mcp_django.protocol.jsonrpc import (
     RequestId,
     is_request,
@@ -59,7 +59,7 @@ from mcp_django.transports.body import (
     request_timeout,
 )
 from mcp_django.transports.cors import cors_headers, is_preflight, preflight_headers
-from mcp_django.transports.failures import failure
+from mcp_django.transports.failures import error_status, failure
 from mcp_django.transports.headers import check_mirror_headers, check_param_headers, header_value
 from mcp_django.transports.resume_relay import stream_relay
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream, is_stream_event_id
@@ -108,21 +108,14 @@ def failed_response(exc: BaseException, era: Era, request_id: RequestId | None =
 
 
 def _reply(reply: Any, era: Era, headers: Mapping[str, str] | None = None) -> HTTPResponse:
-    """The HTTP response carrying the core's reply: 202 for none, else JSON with the status its error maps to.
-
-    An error saying the service is unavailable now (`protocol.errors.is_unavailable`) is a 503 with
-    `Retry-After`, in either era.
-    """
+    """The HTTP response carrying the core's reply: 202 for none, else JSON with the status its error maps to."""
     if reply is None:
         return HTTPResponse(202, dict(headers or {}))
     error = reply.get("error") if isinstance(reply, dict) else None
     if error is None:
         return _json_response(reply, 200, headers)
-    if is_unavailable(error):
-        return _json_response(reply, 503, {**(headers or {}), "Retry-After": str(mcp_settings.RETRY_AFTER)})
-    code = error.get("code") if isinstance(error, dict) else None
-    status = http_status(era, code) if isinstance(code, int) else 200
-    return _json_response(reply, status, headers)
+    status, extra = error_status(era, error)
+    return _json_response(reply, status, {**(headers or {}), **extra})
 
 
 def _is_initialize(message: Any) -> bool:

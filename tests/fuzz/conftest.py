@@ -1,0 +1,22 @@
+"""Hypothesis profiles of the fuzz tests: `ci` (the default, a few thousand cases in all, part of `make test`)
+and `fuzz` (`make fuzz`: at least 100,000 cases in all). `MCP_FUZZ_PROFILE` picks one."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+PROFILES = {"ci": 600, "fuzz": int(os.environ.get("MCP_FUZZ_CASES", "25000"))}
+"""Cases per test (the package has five fuzz tests); `make fuzz` passes FUZZ_CASES as MCP_FUZZ_CASES."""
+
+for name, cases in PROFILES.items():
+    settings.register_profile(
+        name,
+        max_examples=cases,
+        deadline=None,  # the machine is shared: no case is too slow, only wrong
+        database=None,  # nothing written to the checkout; a failure prints its reproduction blob
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+    )
+settings.load_profile(os.environ.get("MCP_FUZZ_PROFILE", "ci"))
