@@ -4,7 +4,8 @@ whose serving raised outside the protocol core (admission, sessions).
 An error saying the service is unavailable now (`protocol.errors.is_unavailable`) is a 503 with
 `Retry-After: MCP_DJANGO["RETRY_AFTER"]`, in either era. A database that is unavailable now
 (`mcp_django.unavailable`) is a `ServiceUnavailable` answering the request's own id: a body not read
-yet (the database failed during admission) is read for it, within the usual limits. Anything else is logged and answered as an internal error, with a null id.
+yet (the database failed during admission) is read for it, within the usual limits.
+Anything else is logged and answered as an internal error, with a null id.
 """
 
 from __future__ import annotations
