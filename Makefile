@@ -45,7 +45,7 @@ help:
 	@echo "make docs   - build the docs site (docs/ and the API reference) into .cache/site, strict"
 	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
 	@echo "make soak   - $(SOAK_SECONDS) s of mixed traffic against two workers on PostgreSQL and Redis; errors, memory, audit rows"
-	@echo "make fuzz   - the fuzz tests (tests/fuzz/) with $(FUZZ_CASES) Hypothesis cases each, over 100,000 in all"
+	@echo "make fuzz   - the fuzz tests (tests/fuzz/) with $(FUZZ_CASES) Hypothesis cases each, 100,000 in all"
 	@echo "make clean  - remove the virtualenvs, caches and the demo database"
 
 # ------------------------------------------------------------------ Python
@@ -189,7 +189,7 @@ soak: $(VENV_STAMP) debian-packages
 	$(VENV_PY) -m tests.production.soak --seconds $(SOAK_SECONDS) --clients $(SOAK_CLIENTS)
 
 # ------------------------------------------------------------------ fuzz (not part of `make test`)
-# tests/fuzz/ with the `fuzz` Hypothesis profile: FUZZ_CASES cases for each of its five tests (the protocol
+# tests/fuzz/ with the `fuzz` Hypothesis profile: FUZZ_CASES cases for each of its four Hypothesis tests (the protocol
 # core, the ASGI application's fast path and view, the WebSocket consumer); `make test` runs a few
 # hundred each. A failure prints the smallest example and a @reproduce_failure blob.
 
