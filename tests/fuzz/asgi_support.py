@@ -62,7 +62,12 @@ async def serve(app: Any, method: str, path: str, headers: Sequence[tuple[bytes,
         "server": ("localhost", 80),
     }
     task = asyncio.ensure_future(app(scope, receive, send))
-    done, _ = await asyncio.wait([task], timeout=STREAM_S)
+    async with asyncio.timeout(WAIT_S):
+        # The client stays until the answer has started (a busy machine may take seconds), then reads a
+        # stream for STREAM_S at most: leaving earlier would be a disconnect, which is answered by nothing.
+        done, _ = await asyncio.wait([task], timeout=STREAM_S)
+        while not done and not answer.status:
+            done, _ = await asyncio.wait([task], timeout=0.05)
     if not done:
         gone.set()
         await asyncio.wait_for(task, WAIT_S)
