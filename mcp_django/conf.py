@@ -75,6 +75,8 @@ DEFAULTS: Final[Mapping[str, Any]] = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "AUTHORIZATION_SERVERS": [],
+    # The `oauth` extra (docs/oauth.md): client registrations one address may make.
+    "OAUTH_REGISTRATION_RATE": "30/hour",
     # Interceptors (docs/interceptors.md).
     "INTERCEPTORS": [],
     "INTERCEPTOR_DIRECTIONS": {"request": "sending", "response": "receiving"},

@@ -27,10 +27,17 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
         ]
     from oauth2_provider.settings import oauth2_settings
 
+    from mcp_django.conf import mcp_settings
     from mcp_django.endpoints import mounted_endpoints
     from mcp_django.oauth.authentication import OAuth2Authentication, accepts_oauth
+    from mcp_django.oauth.throttling import rate_problem
 
     messages: list[CheckMessage] = []
+    problem = rate_problem(mcp_settings.OAUTH_REGISTRATION_RATE)
+    if problem is not None:
+        messages.append(
+            Error(problem, hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.", id="mcp_django.E074")
+        )
     if not oauth2_settings.PKCE_REQUIRED or not oauth2_settings.COMPLIANT_BCP_RFC9700_PKCE_METHOD:
         messages.append(
             Error(

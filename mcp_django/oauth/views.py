@@ -3,6 +3,7 @@
 - `RegistrationView` (RFC 7591) registers public clients only (`token_endpoint_auth_method: none`,
   assumed when omitted), for the authorization code grant, with redirect URIs on `https` or a
   loopback address (`http://127.0.0.1:<port>/...`, `[::1]`, `localhost`), as MCP clients need.
+  At most `OAUTH_REGISTRATION_RATE` registrations per calling address (`throttling.py`); past it, 429.
 - `ConsentView` is the authorization endpoint: it asks a logged-in user to approve the client, for
   the MCP endpoint named by the `resource` parameter (required, RFC 8707: it must be an endpoint of
   this site that accepts these tokens) and for the requested scopes the user has (a token never
@@ -27,6 +28,7 @@ from oauth2_provider.views import AuthorizationView, DynamicClientRegistrationVi
 from mcp_django.endpoints import canonical_path, endpoint_registry
 from mcp_django.oauth.authentication import accepts_oauth, resource_matches
 from mcp_django.oauth.grants import granted_scopes
+from mcp_django.oauth.throttling import RegistrationThrottle
 from mcp_django.scopes import Scope, get_scope_policy
 
 __all__ = ["ConsentView", "LoginView", "RegistrationView", "redirect_uri_allowed"]
@@ -66,6 +68,18 @@ class RegistrationView(DynamicClientRegistrationView):
     """RFC 7591 registration of a public MCP client; django-oauth-toolkit stores it as an `Application`."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        throttle = RegistrationThrottle()
+        if not throttle.allow_request(request, self):
+            retry_after = throttle.retry_after()
+            busy = JsonResponse(
+                {
+                    "error": "temporarily_unavailable",
+                    "error_description": f"Too many client registrations from this address; retry in {retry_after} s.",
+                },
+                status=429,
+            )
+            busy["Retry-After"] = str(retry_after)
+            return busy
         try:
             data = json.loads(request.body)
         except ValueError:

@@ -70,6 +70,24 @@ def test_e073_with_a_token_generator_endpoints_do_not_recognise() -> None:
         ]
 
 
+@pytest.mark.parametrize("rate", ["30", "0/hour", "30/fortnight", "thirty/hour", 30, ["30/hour"]])
+def test_e074_with_a_registration_rate_that_is_no_rate(rate: Any) -> None:
+    with with_mcp(OAUTH_REGISTRATION_RATE=rate):
+        assert check_oauth() == [
+            Error(
+                f"OAUTH_REGISTRATION_RATE {rate!r} is not a rate like '30/hour' or None.",
+                hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.",
+                id="mcp_django.E074",
+            )
+        ]
+
+
+@pytest.mark.parametrize("rate", ["1/s", "30/hour", "5/minute", "100/day", None])
+def test_registration_rates_that_pass(rate: Any) -> None:
+    with with_mcp(OAUTH_REGISTRATION_RATE=rate):
+        assert check_oauth() == []
+
+
 def test_w070_when_no_endpoint_accepts_the_tokens() -> None:
     with with_mcp(DEFAULT_AUTHENTICATION_CLASSES=["mcp_django.auth.TokenAuthentication"]):
         assert check_oauth() == [

@@ -28,6 +28,10 @@ pytestmark = pytest.mark.django_db
 TEAM_TOOL = "reindex_catalogue"
 
 
+def with_mcp(**overrides: Any) -> Any:
+    return override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides})
+
+
 def make_user(username: str, group: str | None = None, **extra: Any) -> Any:
     user = get_user_model().objects.create_user(username, password="pw", **extra)
     if group is not None:
@@ -105,6 +109,38 @@ def test_a_public_client_registers_without_a_secret(client: Client) -> None:
     application = get_application_model().objects.get(client_id=body["client_id"])
     assert application.client_type == "public"
     assert application.redirect_uris == REDIRECT_URI
+
+
+def test_one_address_registering_past_the_rate_is_answered_429_and_stores_nothing(client: Client) -> None:
+    applications = get_application_model().objects
+    with with_mcp(OAUTH_REGISTRATION_RATE="3/hour"):
+        answers = [register(client) for _ in range(3)]
+        assert [status for status, _ in answers] == [201, 201, 201]
+
+        flood = [
+            client.post(
+                "/oauth/register/", data=json.dumps({"redirect_uris": [REDIRECT_URI]}), content_type="application/json"
+            )
+            for _ in range(20)
+        ]
+        assert {response.status_code for response in flood} == {429}
+        assert 3500 <= int(flood[0]["Retry-After"]) <= 3600
+        retry_after = flood[0]["Retry-After"]
+        assert json.loads(flood[0].content) == {
+            "error": "temporarily_unavailable",
+            "error_description": f"Too many client registrations from this address; retry in {retry_after} s.",
+        }
+        assert applications.count() == 3
+
+        elsewhere = Client(REMOTE_ADDR="192.0.2.7")
+        status, _ = register(elsewhere)
+        assert status == 201
+        assert applications.count() == 4
+
+
+def test_registration_is_not_counted_with_the_rate_set_to_none(client: Client) -> None:
+    with with_mcp(OAUTH_REGISTRATION_RATE=None):
+        assert {register(client)[0] for _ in range(40)} == {201}
 
 
 @pytest.mark.parametrize(
