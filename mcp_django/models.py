@@ -148,6 +148,8 @@ class ToolCallRecord(models.Model):
         BLOCKED = "blocked", "blocked"
         # The caller was told the call did not finish in time; a sync tool's code may have run on after.
         TIMEOUT = "timeout", "timeout"
+        # The caller went away before the answer (a disconnect, a cancellation); a sync tool's code ran on.
+        CANCELLED = "cancelled", "cancelled"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import os
@@ -25,6 +26,19 @@ __all__ = [
 
 logger = logging.getLogger("mcp_django.interceptors")
 
+_CANCELLED: Final = {"error": {"code": -32800, "message": "Request cancelled: the client went away"}}
+"""What the response phase's sinks observe of an operation whose caller went away (nobody gets it)."""
+
+_observing: set[asyncio.Future[None]] = set()
+"""The sink runs of cancelled operations still under way."""
+
+
+def _sinks_done(run: asyncio.Future[None]) -> None:
+    _observing.discard(run)
+    if not run.cancelled() and run.exception() is not None:
+        logger.error("The sinks of a cancelled operation failed", exc_info=run.exception())
+
+
 REFUSED_TOOL_CALL: Final = "The server refused this tool call."
 """The text of a refused `tools/call` whose refusal gives no reason; interceptor messages only go to the log."""
 
@@ -35,7 +49,8 @@ class InterceptorHook:
     A refused `tools/call` is an `isError` result with a generic text, or the blocking verdict's
     `reason` and `retry_after`; any other refused method is a JSON-RPC error (`-32602` when request
     validation refused it, `-32603` otherwise), whose `data` carries the reason when there is one. Sinks of the
-    response phase also observe refusals and protocol errors, with `context.outcome` saying which.
+    response phase also observe refusals, protocol errors and operations whose caller went away
+    (`cancelled`), with `context.outcome` saying which.
     """
 
     def __init__(self, plan: InterceptorPlan) -> None:
@@ -62,6 +77,15 @@ class InterceptorHook:
             return await self._refuse(request, _with(context, request=params), started)
         try:
             result = await call_next(request.final_payload)
+        except asyncio.CancelledError:
+            # The caller went away (a disconnect, `notifications/cancelled`) while the operation ran: the
+            # sinks still see it (a sync tool runs on to its end). In a task of their own, as this one is
+            # being cancelled; the task keeps a reference until it is done.
+            cancelled = _outcome(context, request, "cancelled", started)
+            sinks = asyncio.ensure_future(plan.run_sinks(method, "response", _CANCELLED, cancelled))
+            _observing.add(sinks)
+            sinks.add_done_callback(_sinks_done)
+            raise
         except MCPError as error:
             outcome = "timeout" if isinstance(error.data, dict) and error.data.get("reason") == "timeout" else "error"
             await plan.run_sinks(

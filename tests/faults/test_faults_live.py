@@ -11,6 +11,7 @@ import json
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import time
 from collections.abc import Iterator
@@ -101,6 +102,9 @@ def test_a_client_that_goes_away_cancels_the_wait_for_its_sync_tool(
         wait_for(lambda: "hold returned" in server.log_tail(), "the abandoned tool's return", server)
 
     assert "tests.faults.live_tools.hold abandoned after " in server.log_tail()
+    with contextlib.closing(sqlite3.connect(tmp_path / "db.sqlite3")) as database:
+        rows = database.execute("SELECT tool, outcome FROM mcp_django_toolcallrecord WHERE tool = 'hold'").fetchall()
+    assert rows == [("hold", "cancelled")]  # nobody got an answer, but the call is in the trail
 
 
 def test_sigterm_exits_within_the_grace_period_while_a_sync_tool_runs(

@@ -167,6 +167,28 @@ async def test_the_audit_row_of_a_call_past_its_limit_says_timeout() -> None:
     await _wait_for_no_running_jobs()
 
 
+async def test_a_call_whose_caller_goes_away_is_in_the_audit_trail_as_cancelled() -> None:
+    endpoint = Endpoint("audited", name="audited", registry=registry, allow_anonymous=True, interceptors=[AUDIT])
+    entered.clear()
+    with dedicated_threads():
+        call = asyncio.ensure_future(MCPTestClient(endpoint, era="stateless").call_tool("blocked", {"seconds": 5}))
+        assert await asyncio.to_thread(entered.wait, WAIT_S)
+        call.cancel()  # what a disconnect does to the request's task
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+        async def rows() -> list[tuple[str, str]]:
+            return [(row.tool, row.outcome) async for row in ToolCallRecord.objects.all()]
+
+        for _ in range(int(WAIT_S / 0.02)):  # the row is written by a task of its own
+            if await rows():
+                break
+            await asyncio.sleep(0.02)
+        assert await rows() == [("blocked", "cancelled")]
+        release.set()
+        await _wait_for_no_running_jobs()
+
+
 @override_settings(MCP_DJANGO={"DATABASE_THREADS": 1})
 async def test_a_cancelled_call_still_queued_for_a_thread_never_runs() -> None:
     ran: list[str] = []
