@@ -35,10 +35,13 @@ import pydantic
 
 __all__ = [
     "evaluate",
+    "field_type",
+    "instance_fields",
     "model_schema",
     "named_serializer",
     "needs_evaluation",
     "output_annotation",
+    "serializer_field_type",
     "serializer_schema",
 ]
 
@@ -87,9 +90,13 @@ def evaluate(value: Any, serializer: tuple[type, bool] | None = None) -> Any:
     return value.data  # a DRF serializer: its representation, which may query
 
 
-def instance_fields(instance: Any) -> dict[str, Any]:
-    """A model instance's concrete fields by name; a relation is the related row's key."""
-    return {field.name: field.value_from_object(instance) for field in instance._meta.concrete_fields}
+def instance_fields(instance: Any, fields: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """A model instance's concrete fields by name (only `fields` when given); a relation is the related row's key."""
+    return {
+        field.name: field.value_from_object(instance)
+        for field in instance._meta.concrete_fields
+        if fields is None or field.name in fields
+    }
 
 
 def _is_serializer(value: Any) -> bool:
@@ -178,10 +185,10 @@ _FIELD_TYPES: Final[dict[str, Any]] = {
 }
 
 
-def _python_type(field: Any) -> Any:
+def field_type(field: Any) -> Any:
     """The Python type of a concrete field's value (a relation: its target's key)."""
     if field.is_relation:
-        return _python_type(field.target_field)
+        return field_type(field.target_field)
     for cls in type(field).__mro__:
         if cls.__name__ in _FIELD_TYPES:
             return _FIELD_TYPES[cls.__name__]
@@ -189,11 +196,14 @@ def _python_type(field: Any) -> Any:
 
 
 @functools.cache
-def model_schema(model: type) -> type[pydantic.BaseModel]:
-    """The pydantic model of a Django model's concrete fields: types, nullability, help texts as descriptions."""
+def model_schema(model: type, only: tuple[str, ...] | None = None) -> type[pydantic.BaseModel]:
+    """The pydantic model of a Django model's concrete fields (only those named in `only` when given):
+    types, nullability, help texts as descriptions."""
     fields: dict[str, Any] = {}
     for field in model._meta.concrete_fields:  # type: ignore[attr-defined]  # a Django model
-        python_type = _python_type(field)
+        if only is not None and field.name not in only:
+            continue
+        python_type = field_type(field)
         if field.null:
             python_type = Optional[python_type]  # noqa: UP045  # built at run time
         description = str(field.help_text or field.verbose_name)
@@ -231,10 +241,11 @@ _SERIALIZER_FIELD_TYPES: Final[dict[str, Any]] = {
 """The JSON type of a DRF field's representation (dates and UUIDs are strings in DRF's output)."""
 
 
-def _serializer_field_type(field: Any) -> Any:
+def serializer_field_type(field: Any) -> Any:
+    """The JSON-ready Python type of a DRF field's representation (a nested serializer: its pydantic model)."""
     serializers = sys.modules["rest_framework.serializers"]
     if isinstance(field, serializers.ListSerializer):
-        return list[_serializer_field_type(field.child)]  # type: ignore[misc]  # built at run time
+        return list[serializer_field_type(field.child)]  # type: ignore[misc]  # built at run time
     if isinstance(field, serializers.BaseSerializer):
         nested: type = field.__class__
         return serializer_schema(nested)
@@ -253,7 +264,7 @@ def serializer_schema(serializer_class: type) -> type[pydantic.BaseModel]:
     for name, field in serializer_class().fields.items():
         if field.write_only:
             continue
-        python_type = _serializer_field_type(field)
+        python_type = serializer_field_type(field)
         if getattr(field, "allow_null", False):
             python_type = Optional[python_type]  # noqa: UP045  # built at run time
         description = str(field.help_text or field.label or name)

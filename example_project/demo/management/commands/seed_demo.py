@@ -6,6 +6,9 @@ Created once, safe to run again. The MCP users show the three scopes:
 - bob: in group ``mcp-team``, which ``MCP_DJANGO["SCOPE_GROUPS"]`` maps to TEAM;
 - carol: in group ``mcp-system``, which a ``GroupScope`` row (editable in the admin) maps to SYSTEM.
 
+The book permissions the model toolset checks (``demo.toolsets``): alice may view books, bob (through
+``mcp-team``) view, add and change them, carol (through ``mcp-system``) also delete them.
+
 Their tokens (``rest_framework.authtoken``) are printed; send one as ``Authorization: Bearer <token>``.
 """
 
@@ -14,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand
 from rest_framework.authtoken.models import Token
 
@@ -38,6 +41,12 @@ MCP_USERS = [
     ("carol", "mcp-system", "SYSTEM"),
 ]
 SYSTEM_GROUP = "mcp-system"
+BOOK_PERMISSIONS = {
+    # who -> the demo.*_book permissions granted (a user for alice, the groups for bob and carol)
+    "alice": ("view_book",),
+    "mcp-team": ("view_book", "add_book", "change_book"),
+    "mcp-system": ("view_book", "add_book", "change_book", "delete_book"),
+}
 
 ADMIN_USERNAME = "admin"
 ADMIN_PASSWORD = "admin"  # a local demo account, printed on purpose
@@ -79,5 +88,8 @@ class Command(BaseCommand):
             if group_name is not None:
                 group, _ = Group.objects.get_or_create(name=group_name)
                 user.groups.add(group)
+            codenames = BOOK_PERMISSIONS.get(group_name or username, ())
+            granted = Permission.objects.filter(content_type__app_label="demo", codename__in=codenames)
+            (group.permissions if group_name is not None else user.user_permissions).add(*granted)
             token, _ = Token.objects.get_or_create(user=user)
             self.stdout.write(f"  {username:<6} {scope:<7} {token.key}")

@@ -1,0 +1,11 @@
+"""Django models and DRF views as MCP tools: `ModelToolset` and `APIToolset` (docs/toolsets.md).
+
+A toolset is a `ToolProvider` whose tools are ordinary declared `Tool`s, built once: name the class in an
+app's `mcp_providers` to serve it on the adapter endpoint, or call `MyToolset.register()` in an app's
+`mcp.py` to declare its tools on the server endpoint's registry.
+"""
+
+from mcp_django.toolsets.base import Toolset, all_toolsets
+from mcp_django.toolsets.model import ACTIONS, ModelToolset
+
+__all__ = ["ACTIONS", "ModelToolset", "Toolset", "all_toolsets"]

@@ -1,0 +1,141 @@
+"""`Toolset`: a set of declared tools built from one Django object, served statically or as a provider.
+
+A toolset builds its tools once, when it is instantiated, as ordinary `declarations.Tool`s: their input
+schemas are compiled by `Signature`, their output schemas by `StructuredOutput`, and their sync code runs
+in the tool's thread through the declaration `Runner`, exactly as for an `@mcp_django.tool` function.
+The same instance can be registered on a `Registry` (the server endpoint) or named in an app's
+`mcp_providers` (the adapter endpoint).
+"""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Self
+
+from mcp_django.context import Context
+from mcp_django.declarations import Tool
+from mcp_django.declarations.signatures import ArgumentsInvalid
+from mcp_django.providers.base import ToolProvider
+from mcp_django.registry import Registry, default_registry
+from mcp_django.scopes import Scope
+
+__all__ = ["Problem", "Toolset", "ToolsetTool", "all_toolsets", "parameter", "tool_function"]
+
+Problem = tuple[str, str, str]
+"""`(check id, message, hint)`: a misconfiguration found while building a toolset, reported by a system check."""
+
+_toolsets: list[weakref.ref[Toolset]] = []
+
+
+def all_toolsets() -> list[Toolset]:
+    """Every toolset instance still alive (registered statically or loaded as a provider), in creation order."""
+    alive = [toolset for ref in _toolsets if (toolset := ref()) is not None]
+    _toolsets[:] = [weakref.ref(toolset) for toolset in alive]
+    return alive
+
+
+class ToolsetTool(Tool):
+    """A `Tool` whose arguments are closed: an argument the schema does not name is refused, not ignored.
+
+    The function receives only the arguments the caller gave (validated and coerced), so a toolset can
+    tell "not given" from an explicit null.
+    """
+
+    def __init__(self, fn: Callable[..., Any], **options: Any) -> None:
+        super().__init__(fn, **options)
+        self.input_schema["additionalProperties"] = False  # the wire dict holds this same schema
+        for prop in self.input_schema.get("properties", {}).values():
+            if "default" in prop and prop["default"] is None:
+                del prop["default"]  # an optional argument left out is not given, not null
+        self._accepted = frozenset(self.signature.names)
+
+    def _bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        given = dict(arguments) if arguments else {}
+        unknown = sorted(key for key in given if key not in self._accepted)
+        if unknown:
+            raise ArgumentsInvalid("; ".join(f"{key}: Extra inputs are not permitted" for key in unknown))
+        bound = super()._bind(given)
+        return {key: value for key, value in bound.items() if key in given}
+
+
+def parameter(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
+    """A keyword-only parameter of a generated tool function."""
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+
+
+def tool_function(
+    implementation: Callable[..., Any], name: str, parameters: Sequence[inspect.Parameter], returns: Any
+) -> Callable[..., Any]:
+    """A function with a generated signature for `Tool` to compile: `implementation(ctx, **given arguments)`.
+
+    Args:
+        implementation: the sync code, called in the tool's thread with the `Context` first.
+        name: the function's name (the tool's name).
+        parameters: the tool's arguments (`parameter(...)`), compiled into its input schema.
+        returns: the return annotation, compiled into its output schema.
+    """
+
+    def function(ctx: Context, **arguments: Any) -> Any:
+        return implementation(ctx, **arguments)
+
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    function.__name__ = function.__qualname__ = name
+    function.__signature__ = inspect.Signature([context, *parameters], return_annotation=returns)  # type: ignore[attr-defined]  # read by inspect.signature
+    return function
+
+
+class Toolset(ToolProvider):
+    """Base of toolsets: `build_tools()` returns the toolset's `Tool`s, built once per instance.
+
+    Serve it on the adapter endpoint by naming the class in an app's `mcp_providers`, or on the server
+    endpoint with `MyToolset.register()` in an app's `mcp.py`. Mistakes in the class's attributes
+    do not raise: they are collected in `problems` and reported by system checks (E110-E119), and the
+    tools they concern are left out.
+    """
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.tools: dict[str, Tool] = {}
+        for tool in self.build_tools():
+            self.tools.setdefault(tool.name, tool)
+        _toolsets.append(weakref.ref(self))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {', '.join(self.tools) or 'no tools'}>"
+
+    def build_tools(self) -> Iterable[Tool]:
+        """Return the toolset's tools (called once, by `__init__`)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement build_tools()")
+
+    def problem(self, check_id: str, message: str, hint: str) -> None:
+        """Record a misconfiguration for the system checks."""
+        self.problems.append((check_id, message, hint))
+
+    @classmethod
+    def register(cls, registry: Registry | None = None) -> Self:
+        """Declare this toolset's tools on `registry` (default: `mcp_django.default_registry`) and return it.
+
+        Call it in an app's `mcp.py`, before the registries are frozen.
+        """
+        toolset = cls()
+        for tool in toolset.tools.values():
+            (registry or default_registry).add_tool(tool)
+        return toolset
+
+    # -- as a provider (the adapter endpoint): the same tools, filtered by each tool's scope
+
+    def _reached(self, tool: Tool | None, ctx: Context) -> Tool | None:
+        scope: Scope | None = ctx.scope
+        return tool if tool is not None and scope is not None and tool.scope <= scope else None
+
+    async def list_tools(self, ctx: Context) -> list[dict[str, Any]]:
+        return [tool.wire for tool in self.tools.values() if self._reached(tool, ctx)]
+
+    async def get_tool(self, name: str, ctx: Context) -> dict[str, Any] | None:
+        tool = self._reached(self.tools.get(name), ctx)
+        return None if tool is None else tool.wire
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        return await self.tools[name].call(arguments, ctx.request)

@@ -1,0 +1,199 @@
+"""The toolsets' system checks (E110-E119, W110): each misconfiguration, with its whole message and hint."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.checks import CheckMessage, Error, Warning
+
+from example_project.demo.models import Book
+from mcp_django.toolsets import ModelToolset
+from mcp_django.toolsets.checks import check_toolsets, toolset_messages
+
+
+@pytest.fixture(autouse=True)
+def collect() -> Iterator[None]:
+    yield
+    gc.collect()  # broken toolsets leave all_toolsets() before other tests run the checks
+
+
+def messages(toolset_class: type[ModelToolset]) -> list[tuple[str, str, str | None]]:
+    found: list[CheckMessage] = toolset_messages(toolset_class())
+    return [(message.id or "", message.msg, message.hint) for message in found]
+
+
+def test_the_project_s_toolsets_pass_the_checks() -> None:
+    assert check_toolsets() == []
+
+
+def test_a_model_that_is_not_a_model_is_e110() -> None:
+    class NoModel(ModelToolset):
+        fields = ["id"]
+
+    assert messages(NoModel) == [
+        ("mcp_django.E110", "NoModel.model is not a Django model.", "Set model to a model class, e.g. model = Book.")
+    ]
+
+
+def test_fields_naming_a_field_the_model_lacks_is_e111() -> None:
+    class Typo(ModelToolset):
+        model = Book
+        fields = ["id", "titel"]
+
+    assert messages(Typo) == [
+        (
+            "mcp_django.E111",
+            "Typo.fields: Book has no concrete field 'titel'.",
+            "Name concrete fields of the model, or use a serializer for others.",
+        )
+    ]
+
+
+def test_neither_fields_nor_a_serializer_is_e112() -> None:
+    class Nothing(ModelToolset):
+        model = Book
+
+    assert messages(Nothing) == [
+        (
+            "mcp_django.E112",
+            "Nothing sets neither fields nor serializer_class.",
+            'List the fields a row shows (or "__all__"), or name a serializer.',
+        )
+    ]
+
+
+def test_a_filter_naming_a_field_the_model_lacks_is_e113_and_its_tool_still_serves() -> None:
+    class BadFilter(ModelToolset):
+        model = Book
+        fields = ["id"]
+        filters = {"publisher__name": ["exact"], "year__decade": ["exact"], "title": ["icontains"]}
+
+    assert messages(BadFilter) == [
+        (
+            "mcp_django.E113",
+            "BadFilter: filter 'publisher__name': Book has no field 'publisher'.",
+            "Name a field of the model, or a relation's field with __.",
+        ),
+        (
+            "mcp_django.E113",
+            "BadFilter: filter 'year__decade': Book.year is not a relation.",
+            "Name a field of the model, or a relation's field with __.",
+        ),
+    ]
+    schema = BadFilter().tools["list_books"].input_schema
+    assert "title__icontains" in schema["properties"]
+
+
+def test_an_unsupported_lookup_is_e114() -> None:
+    class BadLookup(ModelToolset):
+        model = Book
+        fields = ["id"]
+        filters = {"title": ["regex", "icontains"]}
+
+    assert messages(BadLookup) == [
+        (
+            "mcp_django.E114",
+            "BadLookup: filter 'title': lookup 'regex' is not supported.",
+            "Use exact, iexact, (i)contains, (i)startswith, (i)endswith, gt(e), lt(e), in or isnull.",
+        )
+    ]
+
+
+def test_ordering_by_a_field_the_model_lacks_is_e115() -> None:
+    class BadOrdering(ModelToolset):
+        model = Book
+        fields = ["id"]
+        ordering = ["-published"]
+
+    assert messages(BadOrdering) == [
+        (
+            "mcp_django.E115",
+            "BadOrdering: ordering '-published': Book has no field 'published'.",
+            "Name a field of the model.",
+        )
+    ]
+
+
+def test_an_unknown_action_or_lookup_field_is_e116() -> None:
+    class BadAction(ModelToolset):
+        model = Book
+        fields = ["id"]
+        actions = ["list", "purge"]
+
+    class BadLookupField(ModelToolset):
+        model = Book
+        fields = ["id"]
+        lookup_field = "isbn"
+
+    assert messages(BadAction) == [
+        (
+            "mcp_django.E116",
+            "BadAction: unknown action 'purge'.",
+            "Choose actions among list, get, create, update, delete.",
+        )
+    ]
+    assert messages(BadLookupField) == [
+        (
+            "mcp_django.E116",
+            "BadLookupField.lookup_field: Book has no field 'isbn'.",
+            "Name a unique field of the model.",
+        )
+    ]
+
+
+def test_a_page_size_above_max_rows_or_a_bad_tool_name_is_e117() -> None:
+    class BigPages(ModelToolset):
+        model = Book
+        fields = ["id"]
+        page_size = 500
+
+    class BadName(ModelToolset):
+        model = Book
+        fields = ["id"]
+        basename = "livre à lire"
+
+    assert messages(BigPages) == [
+        (
+            "mcp_django.E117",
+            "BigPages: page_size 500 is not within 1..max_rows (100).",
+            "Make 1 <= page_size <= max_rows.",
+        )
+    ]
+    assert messages(BadName) == [
+        (
+            "mcp_django.E117",
+            "BadName: tool name 'get_livre à lire' is not a valid MCP name.",
+            "Set basename (and plural) to letters, digits and _.",
+        )
+    ]
+
+
+def test_writes_without_permission_checks_are_w110() -> None:
+    class OpenWrites(ModelToolset):
+        model = Book
+        fields = ["id", "title"]
+        actions = ["list", "create", "delete"]
+        check_permissions = False
+
+    assert messages(OpenWrites) == [
+        (
+            "mcp_django.W110",
+            "OpenWrites serves create, delete without model permission checks.",
+            "Set check_permissions = True, or override has_permission().",
+        )
+    ]
+
+
+def test_check_toolsets_reports_every_live_toolset(settings: Any) -> None:
+    class Broken(ModelToolset):
+        model = Book
+
+    broken = Broken()
+    found = check_toolsets()
+    assert [(message.id, message.obj) for message in found] == [("mcp_django.E112", Broken)]
+    assert isinstance(found[0], Error)
+    assert not isinstance(found[0], Warning)
+    del broken
