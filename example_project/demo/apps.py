@@ -17,6 +17,8 @@ class DemoConfig(AppConfig):
         "example_project.demo.providers.CatalogueEditing",
         # Models and DRF views as tools (docs/toolsets.md).
         "example_project.demo.toolsets.BookToolset",
+        "example_project.demo.toolsets.BookAPITools",
+        "example_project.demo.toolsets.CatalogueStatsTools",
     ]
     # The command bus's actions (registered when Django starts); the two Catalogue providers expose them.
     mcp_bus_modules = ["example_project.demo.actions"]

@@ -1,15 +1,21 @@
-"""The demo's model toolset (and DRF API) as tools, served on the adapter endpoint (``/mcp/adapter``).
+"""The demo's model toolset and DRF API as tools, served on the adapter endpoint (``/mcp/adapter``).
 
 ``BookToolset`` serves ``list_books`` and ``get_book`` to every caller with the ``demo.view_book``
 permission, and ``create_book``, ``update_book`` and ``delete_book`` to TEAM callers with the matching
 model permissions (``seed_demo`` grants them: alice may view, bob add and change, carol everything).
+
+``BookAPITools`` publishes the DRF viewset of ``api.py`` (``list_api_books``, ``get_api_book``,
+``create_api_book``, ``update_api_book``): each call runs through the viewset, so its
+``DjangoModelPermissions``, its throttle and its serializer's validation apply to the MCP caller.
+``CatalogueStatsTools`` publishes an ``APIView``'s GET as ``get_catalogue_stats``.
 """
 
 from __future__ import annotations
 
 from mcp_django.scopes import Scope
-from mcp_django.toolsets import ModelToolset
+from mcp_django.toolsets import APIToolset, ModelToolset
 
+from .api import BookViewSet, CatalogueStatsView
 from .models import Book
 
 
@@ -26,3 +32,23 @@ class BookToolset(ModelToolset):
     write_scope = Scope.TEAM
     page_size = 10
     max_rows = 50
+
+
+class BookAPITools(APIToolset):
+    """The DRF viewset over the books, as tools."""
+
+    id = "demo.book_api"
+    name = "Book API"
+    view = BookViewSet
+    basename = "api_book"
+    plural = "api_books"
+    actions = ["list", "retrieve", "create", "partial_update"]
+
+
+class CatalogueStatsTools(APIToolset):
+    """A plain DRF APIView, as a tool."""
+
+    id = "demo.catalogue_stats"
+    name = "Catalogue stats"
+    view = CatalogueStatsView
+    basename = "catalogue_stats"

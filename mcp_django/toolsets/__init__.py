@@ -6,6 +6,7 @@ app's `mcp_providers` to serve it on the adapter endpoint, or call `MyToolset.re
 """
 
 from mcp_django.toolsets.base import Toolset, all_toolsets
+from mcp_django.toolsets.drf import VIEWSET_ACTIONS, APIToolset
 from mcp_django.toolsets.model import ACTIONS, ModelToolset
 
-__all__ = ["ACTIONS", "ModelToolset", "Toolset", "all_toolsets"]
+__all__ = ["ACTIONS", "VIEWSET_ACTIONS", "APIToolset", "ModelToolset", "Toolset", "all_toolsets"]

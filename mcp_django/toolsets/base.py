@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Self
 
 from mcp_django.context import Context
-from mcp_django.declarations import Tool
+from mcp_django.declarations import NAME_PATTERN, Tool
 from mcp_django.declarations.signatures import ArgumentsInvalid
 from mcp_django.providers.base import ToolProvider
 from mcp_django.registry import Registry, default_registry
@@ -112,6 +112,17 @@ class Toolset(ToolProvider):
     def problem(self, check_id: str, message: str, hint: str) -> None:
         """Record a misconfiguration for the system checks."""
         self.problems.append((check_id, message, hint))
+
+    def named(self, tools: list[Tool], check_id: str) -> list[Tool]:
+        """`tools`, after recording a `check_id` problem for each name MCP rejects."""
+        for tool in tools:
+            if not NAME_PATTERN.match(tool.name):
+                self.problem(
+                    check_id,
+                    f"{type(self).__name__}: tool name {tool.name[:40]!r} is not a valid MCP name.",
+                    "Set basename (and plural) to letters, digits and _.",
+                )
+        return tools
 
     @classmethod
     def register(cls, registry: Registry | None = None) -> Self:

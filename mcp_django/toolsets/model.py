@@ -27,7 +27,7 @@ from django.forms import ModelForm, modelform_factory
 from django.forms.models import model_to_dict
 
 from mcp_django.context import Context
-from mcp_django.declarations import NAME_PATTERN, Tool, ToolError
+from mcp_django.declarations import Tool, ToolError
 from mcp_django.declarations.django_values import instance_fields, model_schema, serializer_schema
 from mcp_django.scopes import Scope
 from mcp_django.toolsets.base import Toolset, ToolsetTool, parameter, tool_function
@@ -177,15 +177,7 @@ class ModelToolset(Toolset):
         self._lookup_type = lookup_field[0]
         builders = {"list": self._list_tool, "get": self._get_tool, "create": self._create_tool}
         builders |= {"update": self._update_tool, "delete": self._delete_tool}
-        tools = [builders[action]() for action in ACTIONS if action in self.actions]
-        for tool in tools:
-            if not NAME_PATTERN.match(tool.name):
-                self.problem(
-                    "mcp_django.E117",
-                    f"{type(self).__name__}: tool name {tool.name[:40]!r} is not a valid MCP name.",
-                    "Set basename (and plural) to letters, digits and _.",
-                )
-        return tools
+        return self.named([builders[action]() for action in ACTIONS if action in self.actions], "mcp_django.E117")
 
     def _resolve_rows(self, model: type[models.Model]) -> bool:
         """Work out the row's fields and schema; False (with a problem) when they cannot be."""

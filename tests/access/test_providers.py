@@ -105,6 +105,9 @@ def test_the_project_registry_holds_the_demo_providers_loaded_in_ready() -> None
         "demo.models",
         "demo.bus.reading",
         "demo.bus.editing",
+        "demo.book_toolset",
+        "demo.book_api",
+        "demo.catalogue_stats",
     ]
     with pytest.raises(LookupError, match="No MCP provider has the id 'nope'"):
         provider_registry.get("nope")

@@ -1,0 +1,326 @@
+"""`APIToolset`: DRF viewsets and API views as tools, run through the view itself.
+
+```python
+class BookAPI(APIToolset):
+    view = BookViewSet                      # a ViewSet, or an APIView
+    actions = ["list", "retrieve", "create"]
+```
+
+Each call builds a real `HttpRequest` (a WSGI request with a JSON body and a query string) and hands
+it to the view's `as_view()` handler, with the MCP caller forced as the request's user the way DRF's
+own test client forces one (`_force_auth_user`, read by `rest_framework.request.Request`): the caller
+was authenticated at admission, and the view's permissions, throttles, serializer validation and
+exception handler all run as they do over HTTP. A response of status 400 or more is an `isError` result
+carrying the view's messages. docs/toolsets.md.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import json
+from collections.abc import Callable, Mapping, Sequence
+from http import HTTPStatus
+from typing import Annotated, Any, ClassVar, Final
+from urllib.parse import urlencode
+
+import pydantic
+from django.core.handlers.wsgi import WSGIRequest
+from django.db import models
+
+from mcp_django.context import Context
+from mcp_django.declarations import Tool, ToolError
+from mcp_django.declarations.django_values import serializer_schema
+from mcp_django.toolsets.base import Toolset, ToolsetTool, parameter, tool_function
+from mcp_django.toolsets.lookups import resolve_field, value_annotation
+from mcp_django.toolsets.schemas import describe_errors, serializer_parameters
+
+__all__ = ["VIEWSET_ACTIONS", "APIToolset"]
+
+VIEWSET_ACTIONS: Final = {
+    # action: (HTTP method, detail, tool name prefix, annotations)
+    "list": ("get", False, "list", {"readOnlyHint": True}),
+    "retrieve": ("get", True, "get", {"readOnlyHint": True}),
+    "create": ("post", False, "create", {"readOnlyHint": False, "destructiveHint": False}),
+    "update": ("put", True, "replace", {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True}),
+    "partial_update": ("patch", True, "update", {"readOnlyHint": False, "destructiveHint": True}),
+    "destroy": ("delete", True, "delete", {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True}),
+}
+"""The standard viewset actions: the HTTP method each answers, whether it needs the lookup, and its tool name."""
+
+_METHODS: Final = ("get", "post", "put", "patch", "delete")
+_BODY_METHODS: Final = frozenset({"post", "put", "patch"})
+_QUERY_TYPES: Final = {"integer": int, "number": float, "boolean": bool, "array": list[str]}
+
+
+class _Route:
+    """One tool's way into the view: the handler `as_view()` built, the HTTP method, the arguments' roles."""
+
+    def __init__(self, handler: Callable[..., Any], method: str, lookup: str | None) -> None:
+        self.handler = handler
+        self.method = method
+        self.lookup = lookup
+        self.query: frozenset[str] = frozenset()
+        self.structured = False
+
+
+class APIToolset(Toolset):
+    """A DRF viewset or API view as tools, each call run through the view with the MCP caller as `request.user`.
+
+    Attributes:
+        view: a `ViewSet` (`GenericViewSet`, `ModelViewSet`, ...) or an `APIView` class.
+        actions: for a viewset, which of its actions to serve (`list`, `retrieve`, `create`, `update`,
+            `partial_update`, `destroy` and its `@action`s; default: every one it has); for an API view,
+            which HTTP methods (default: every one it defines).
+        basename: the tool names' noun (default: the view's queryset model name, else the class name);
+            `plural` names the list tool (default: `basename` + "s").
+        url_kwargs: for an API view, the URL keyword arguments it takes and their types (`{"pk": int}`).
+        server_name: the host the synthesized request names (what `build_absolute_uri()` uses in
+            pagination links and hyperlinked fields); it must be in `ALLOWED_HOSTS`.
+        remote_addr: the client address the request carries (what anonymous throttles key on).
+    """
+
+    view: ClassVar[type | None] = None
+    actions: ClassVar[Sequence[str] | None] = None
+    basename: ClassVar[str] = ""
+    plural: ClassVar[str] = ""
+    url_kwargs: ClassVar[Mapping[str, Any]] = {}
+    server_name: ClassVar[str] = "localhost"
+    remote_addr: ClassVar[str] = "127.0.0.1"
+
+    def build_tools(self) -> list[Tool]:
+        from rest_framework.views import APIView
+        from rest_framework.viewsets import ViewSetMixin
+
+        view, name = self.view, type(self).__name__
+        if not (isinstance(view, type) and issubclass(view, APIView)):
+            self.problem(
+                "mcp_django.E118", f"{name}.view is not a DRF APIView or ViewSet.", "Set view to a view class."
+            )
+            return []
+        self._routes: dict[str, _Route] = {}
+        model = getattr(getattr(view, "queryset", None), "model", None)
+        default = model._meta.model_name if model is not None else _class_noun(view)
+        self._basename = self.basename or default
+        self._plural = self.plural or f"{self._basename}s"
+        self._label = str(model._meta.verbose_name) if model is not None else self._basename.replace("_", " ")
+        self._labels = str(model._meta.verbose_name_plural) if model is not None else f"{self._label}s"
+        tools = self._viewset_tools(view, model) if issubclass(view, ViewSetMixin) else self._api_view_tools(view)
+        return self.named(tools, "mcp_django.E119")
+
+    # -- building
+
+    def _viewset_tools(self, view: Any, model: type[models.Model] | None) -> list[Tool]:
+        extra = {action.__name__: action for action in view.get_extra_actions()}
+        available = [action for action in VIEWSET_ACTIONS if callable(getattr(view, action, None))] + list(extra)
+        wanted = list(self.actions) if self.actions is not None else available
+        lookup = view.lookup_url_kwarg or view.lookup_field
+        tools = []
+        for action in wanted:
+            if action not in available:
+                self.problem(
+                    "mcp_django.E118",
+                    f"{type(self).__name__}: {view.__name__} has no action {action!r}.",
+                    f"Choose among {', '.join(available)}.",
+                )
+                continue
+            if action in VIEWSET_ACTIONS:
+                method, detail, prefix, annotations = VIEWSET_ACTIONS[action]
+                tool_name = f"{prefix}_{self._plural if action == 'list' else self._basename}"
+                serializer = getattr(view, "serializer_class", None)
+                initkwargs: dict[str, Any] = {}
+            else:
+                function = extra[action]
+                method, detail = next(iter(function.mapping)), function.detail
+                tool_name, annotations = f"{action}_{self._basename}", {"readOnlyHint": method == "get"}
+                initkwargs = function.kwargs
+                serializer = initkwargs.get("serializer_class", getattr(view, "serializer_class", None))
+            handler = view.as_view({method: action}, basename=self._basename, detail=detail, **initkwargs)
+            route = _Route(handler, method, lookup if detail else None)
+            description = _own_doc(getattr(view, action)) or self._description(action, lookup)
+            instance = view(action=action, detail=detail, basename=self._basename, **initkwargs)
+            tools.append(self._tool(tool_name, description, route, instance, serializer, model, action, annotations))
+        return tools
+
+    def _api_view_tools(self, view: Any) -> list[Tool]:
+        available = [method for method in _METHODS if callable(getattr(view, method, None))]
+        tools = []
+        for method in self.actions if self.actions is not None else available:
+            if method not in available:
+                self.problem(
+                    "mcp_django.E118",
+                    f"{type(self).__name__}: {view.__name__} does not answer {method.upper()}.",
+                    f"Choose among {', '.join(available)}.",
+                )
+                continue
+            route = _Route(view.as_view(), method, None)
+            description = _own_doc(getattr(view, method)) or _own_doc(view) or f"{method.upper()} {self._noun()}."
+            serializer = getattr(view, "serializer_class", None)
+            annotations = {"readOnlyHint": method == "get"}
+            tool = self._tool(
+                f"{method}_{self._basename}", description, route, view(), serializer, None, method, annotations
+            )
+            tools.append(tool)
+        return tools
+
+    def _noun(self, plural: bool = False) -> str:
+        return self._labels if plural else self._label
+
+    def _description(self, action: str, lookup: str) -> str:
+        return {
+            "list": f"List {self._noun(plural=True)}.",
+            "retrieve": f"Get one {self._noun()} by its {lookup}.",
+            "create": f"Create a {self._noun()}.",
+            "update": f"Replace a {self._noun()}: every field is set.",
+            "partial_update": f"Change a {self._noun()}: only the fields given change.",
+            "destroy": f"Delete a {self._noun()}.",
+        }.get(action, f"{action.replace('_', ' ').capitalize()} ({self._noun()}).")
+
+    def _tool(
+        self,
+        name: str,
+        description: str,
+        route: _Route,
+        instance: Any,
+        serializer: type | None,
+        model: type[models.Model] | None,
+        action: str,
+        annotations: dict[str, bool],
+    ) -> Tool:
+        parameters: list[inspect.Parameter] = []
+        if route.lookup is not None:
+            lookup_type = _lookup_type(model, getattr(instance, "lookup_field", "pk"))
+            described = pydantic.Field(description=f"The {self._noun()}'s {route.lookup}.")
+            parameters.append(parameter(route.lookup, Annotated[lookup_type, described]))
+        for kwarg, kwarg_type in self.url_kwargs.items():
+            parameters.append(parameter(kwarg, kwarg_type))
+        if route.method == "get":
+            query = _query_parameters(instance, action)
+            route.query = frozenset(item.name for item in query)
+            parameters += query
+        elif route.method in _BODY_METHODS and serializer is not None:
+            parameters += serializer_parameters(serializer, partial=route.method == "patch")
+        returns: Any = Any
+        if serializer is not None and route.method in _BODY_METHODS | ({"get"} if route.lookup else set()):
+            returns = serializer_schema(serializer)
+            route.structured = True
+        self._routes[name] = route
+        implementation = _call(self, name)
+        return ToolsetTool(
+            tool_function(implementation, name, parameters, returns),
+            name=name,
+            description=description,
+            annotations={**annotations, "openWorldHint": False},
+            scope=self.scope,
+        )
+
+    # -- serving (in the tool's thread)
+
+    def request(self, ctx: Context, method: str, query: Mapping[str, Any], body: Mapping[str, Any] | None) -> Any:
+        """The `HttpRequest` a call sends to the view, with the MCP caller forced as its user."""
+        content = json.dumps(body).encode() if body is not None else b""
+        environ = {
+            "REQUEST_METHOD": method.upper(),
+            "PATH_INFO": "/",
+            "SCRIPT_NAME": "",
+            "QUERY_STRING": urlencode({key: _query_value(value) for key, value in query.items()}, doseq=True),
+            "SERVER_NAME": self.server_name,
+            "SERVER_PORT": "443",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "REMOTE_ADDR": self.remote_addr,
+            "HTTP_ACCEPT": "application/json",
+            "CONTENT_TYPE": "application/json",
+            "CONTENT_LENGTH": str(len(content)),
+            "wsgi.input": io.BytesIO(content),
+            "wsgi.url_scheme": "https",
+        }
+        request = WSGIRequest(environ)
+        request._force_auth_user = ctx.user  # type: ignore[attr-defined]  # read by rest_framework.request.Request
+        return request
+
+    def dispatch(self, ctx: Context, tool_name: str, given: dict[str, Any]) -> Any:
+        """Run one call through the view and return its data; raise `ToolError` with its messages on a 4xx/5xx."""
+        route = self._routes[tool_name]
+        url_kwargs = {key: given.pop(key) for key in [route.lookup, *self.url_kwargs] if key in given}
+        query = {key: given.pop(key) for key in list(given) if key in route.query}
+        body = given if route.method in _BODY_METHODS else None
+        response = route.handler(self.request(ctx, route.method, query, body), **url_kwargs)
+        data = getattr(response, "data", None)
+        code = response.status_code
+        status = f"{code} {HTTPStatus(code).phrase}" if code in HTTPStatus._value2member_map_ else str(code)
+        if data is None and code >= 300:
+            data = response.content.decode(errors="replace") if hasattr(response, "content") else ""
+        if code >= 400:
+            raise ToolError(f"{status}: {describe_errors(data) or 'no details'}")
+        if data is None:
+            return status
+        plain = _plain(data)
+        return plain if route.structured else json.dumps(plain, ensure_ascii=False)
+
+
+def _call(toolset: APIToolset, tool_name: str) -> Callable[..., Any]:
+    def call(ctx: Context, **given: Any) -> Any:
+        return toolset.dispatch(ctx, tool_name, given)
+
+    return call
+
+
+def _plain(data: Any) -> Any:
+    """DRF's response data as plain JSON values (dates, decimals, UUIDs as DRF renders them)."""
+    from rest_framework.utils.encoders import JSONEncoder
+
+    return json.loads(json.dumps(data, cls=JSONEncoder))
+
+
+def _query_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def _query_parameters(view: Any, action: str) -> list[inspect.Parameter]:
+    """The query parameters the view's filter backends and paginator document (their OpenAPI parameters)."""
+    if action != "list" and action != "get":
+        return []
+    documented: list[dict[str, Any]] = []
+    for backend in getattr(view, "filter_backends", ()) or ():
+        documented += backend().get_schema_operation_parameters(view)
+    paginator = getattr(view, "paginator", None)
+    if paginator is not None:
+        documented += paginator.get_schema_operation_parameters(view)
+    parameters = []
+    seen: set[str] = set()
+    for item in documented:
+        name = item.get("name", "")
+        if not name.isidentifier() or name in seen:
+            continue
+        seen.add(name)
+        annotation = _QUERY_TYPES.get(item.get("schema", {}).get("type"), str)
+        described = pydantic.Field(description=str(item.get("description") or name))
+        required = item.get("required", False)
+        parameters.append(
+            parameter(name, Annotated[annotation, described], inspect.Parameter.empty if required else None)
+        )
+    return parameters
+
+
+def _lookup_type(model: type[models.Model] | None, lookup_field: str) -> Any:
+    if model is None:
+        return int | str
+    resolved = resolve_field(model, model._meta.pk.name if lookup_field == "pk" else lookup_field)
+    return str if isinstance(resolved, str) else value_annotation(resolved[0])
+
+
+def _own_doc(obj: Any) -> str:
+    """The first paragraph of a docstring the project wrote (DRF's own mixins' docstrings are too generic)."""
+    if getattr(obj, "__module__", "").startswith("rest_framework"):
+        return ""
+    doc = inspect.getdoc(obj) or ""
+    return doc.split("\n\n")[0].replace("\n", " ").strip()
+
+
+def _class_noun(view: type) -> str:
+    name = view.__name__
+    for suffix in ("ViewSet", "APIView", "View"):
+        name = name.removesuffix(suffix)
+    return "".join(f"_{char.lower()}" if char.isupper() else char for char in name).lstrip("_") or "resource"

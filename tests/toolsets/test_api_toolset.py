@@ -1,0 +1,183 @@
+"""`APIToolset`: DRF viewsets and API views as tools, run through the view with the MCP caller as the user.
+
+The demo's `BookAPITools` and `CatalogueStatsTools` on the adapter endpoint, and views of the tests' own
+(a throttled viewset, a searchable and paginated one) on an endpoint of their own.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from rest_framework import filters, pagination, permissions, throttling, viewsets
+
+from example_project.demo.api import BookSerializer
+from example_project.demo.models import Book
+from mcp_django.endpoints import Endpoint
+from mcp_django.testing import MCPTestClient, assert_tool_error, assert_tool_result
+from mcp_django.toolsets import APIToolset
+from mcp_django.toolsets.checks import toolset_messages
+
+ADAPTER = "mcp/adapter"
+
+
+class TwoPerMinute(throttling.UserRateThrottle):
+    rate = "2/minute"
+
+
+class ThrottledBooks(viewsets.ReadOnlyModelViewSet[Book]):
+    queryset = Book.objects.all()
+    serializer_class = BookSerializer
+    throttle_classes = [TwoPerMinute]
+
+
+class Pages(pagination.PageNumberPagination):
+    page_size = 2
+
+
+class SearchableBooks(viewsets.ReadOnlyModelViewSet[Book]):
+    """Books to search."""
+
+    queryset = Book.objects.order_by("title")
+    serializer_class = BookSerializer
+    permission_classes = [permissions.IsAuthenticated]
+    filter_backends = [filters.SearchFilter]
+    search_fields = ["title", "author"]
+    pagination_class = Pages
+
+
+class ThrottledTools(APIToolset):
+    id = "tests.toolsets.throttled"
+    view = ThrottledBooks
+    basename = "throttled_book"
+    actions = ["retrieve"]
+
+
+class SearchTools(APIToolset):
+    id = "tests.toolsets.search"
+    view = SearchableBooks
+    basename = "found_book"
+    actions = ["list"]
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    cache.clear()  # the throttles' history
+    yield Endpoint("tests/api/mcp", name="tests-api", mode="adapter", providers=[ThrottledTools, SearchTools])
+    cache.clear()
+    gc.collect()
+
+
+async def test_the_view_s_own_permission_refusal_is_an_error_result_with_its_message(
+    mcp_client: Callable[..., MCPTestClient], books: list[Book], reader: Any
+) -> None:
+    client = mcp_client(ADAPTER, user=reader)  # view_book only: DjangoModelPermissions refuses a POST
+
+    listed = assert_tool_result(await client.call_tool("list_api_books"))
+    assert "Dune" in listed["content"][0]["text"]
+    refused = await client.call_tool("create_api_book", {"title": "Solaris", "author": "Stanisław Lem", "year": 1961})
+    assert_tool_error(refused, "^403 Forbidden: You do not have permission to perform this action.$")
+    assert not await Book.objects.filter(title="Solaris").aexists()
+
+
+async def test_the_serializer_s_validation_errors_are_error_results_and_valid_writes_are_saved(
+    mcp_client: Callable[..., MCPTestClient], books: list[Book], editor: Any
+) -> None:
+    client = mcp_client(ADAPTER, user=editor)
+
+    future = await client.call_tool("create_api_book", {"title": "Later", "author": "Someone", "year": 3000})
+    assert_tool_error(future, "^400 Bad Request: year: A catalogued book cannot come from the future.$")
+    blank = await client.call_tool("update_api_book", {"pk": books[0].pk, "title": ""})
+    assert_tool_error(blank, "^400 Bad Request: title: This field may not be blank.$")
+
+    created = await client.call_tool("create_api_book", {"title": "Solaris", "author": "Stanisław Lem", "year": 1961})
+    row = assert_tool_result(created)["structuredContent"]
+    assert row == {"id": row["id"], "title": "Solaris", "author": "Stanisław Lem", "year": 1961, "summary": ""}
+    changed = await client.call_tool("update_api_book", {"pk": row["id"], "summary": "An ocean that thinks."})
+    assert assert_tool_result(changed)["structuredContent"]["summary"] == "An ocean that thinks."
+    assert (await Book.objects.aget(pk=row["id"])).summary == "An ocean that thinks."
+
+
+async def test_a_missing_row_is_the_view_s_404(
+    mcp_client: Callable[..., MCPTestClient], books: list[Book], reader: Any
+) -> None:
+    missing = await mcp_client(ADAPTER, user=reader).call_tool("get_api_book", {"pk": 999_999})
+    assert_tool_error(missing, "^404 Not Found: No Book matches the given query.$")
+
+
+async def test_the_view_sees_the_mcp_caller_as_request_user(
+    mcp_client: Callable[..., MCPTestClient], books: list[Book], reader: Any
+) -> None:
+    result = await mcp_client(ADAPTER, user=reader).call_tool("get_catalogue_stats")
+    assert_tool_result(result, text='^{"books": 6, "authors": 5, "asked_by": "reader"}$')
+
+
+async def test_the_view_s_throttle_applies_to_the_mcp_caller(
+    mcp_client: Callable[..., MCPTestClient], endpoint: Endpoint, books: list[Book], reader: Any, editor: Any
+) -> None:
+    client = mcp_client(endpoint, user=reader)
+    for _ in range(2):
+        assert_tool_result(await client.call_tool("get_throttled_book", {"pk": books[0].pk}))
+
+    throttled = await client.call_tool("get_throttled_book", {"pk": books[0].pk})
+    assert_tool_error(throttled, r"^429 Too Many Requests: Request was throttled. Expected available in \d+ seconds?.$")
+    other = await mcp_client(endpoint, user=editor).call_tool("get_throttled_book", {"pk": books[0].pk})
+    assert_tool_result(other)  # a user throttle: per caller
+
+
+async def test_the_filter_backends_and_paginator_s_query_parameters_are_the_list_tool_s_arguments(
+    mcp_client: Callable[..., MCPTestClient], endpoint: Endpoint, books: list[Book], reader: Any
+) -> None:
+    client = mcp_client(endpoint, user=reader)
+    tool = next(tool for tool in await client.list_tools() if tool["name"] == "list_found_books")
+    assert sorted(tool["inputSchema"]["properties"]) == ["page", "search"]
+    assert tool["inputSchema"]["properties"]["page"]["type"] == "integer"
+    assert tool["description"] == "List books."
+
+    result = assert_tool_result(await client.call_tool("list_found_books", {"search": "le guin", "page": 1}))
+    assert '"count": 2' in result["content"][0]["text"]
+    assert_tool_error(await client.call_tool("list_found_books", {"page": 9}), "^404 Not Found: Invalid page.$")
+    assert_tool_error(
+        await client.call_tool("list_found_books", {"ordering": "-title"}),
+        "^Invalid arguments for tool list_found_books: ordering: Extra inputs are not permitted$",
+    )
+
+
+def test_a_view_that_is_not_a_drf_view_is_e118() -> None:
+    class NotAView(APIToolset):
+        view = Book
+
+    class NoSuchAction(APIToolset):
+        view = ThrottledBooks
+        actions = ["list", "destroy"]
+
+    found = [(m.id, m.msg, m.hint) for m in toolset_messages(NotAView()) + toolset_messages(NoSuchAction())]
+    gc.collect()
+    assert found == [
+        ("mcp_django.E118", "NotAView.view is not a DRF APIView or ViewSet.", "Set view to a view class."),
+        (
+            "mcp_django.E118",
+            "NoSuchAction: ThrottledBooks has no action 'destroy'.",
+            "Choose among list, retrieve.",
+        ),
+    ]
+
+
+def test_a_bad_tool_name_is_e119() -> None:
+    class Spaced(APIToolset):
+        view = ThrottledBooks
+        basename = "livre à lire"
+        actions = ["retrieve"]
+
+    found = [(m.id, m.msg, m.hint) for m in toolset_messages(Spaced())]
+    gc.collect()
+    assert found == [
+        (
+            "mcp_django.E119",
+            "Spaced: tool name 'get_livre à lire' is not a valid MCP name.",
+            "Set basename (and plural) to letters, digits and _.",
+        )
+    ]
