@@ -9,10 +9,16 @@ The same instance can be registered on a `Registry` (the server endpoint) or nam
 
 from __future__ import annotations
 
+import copy
 import inspect
+import io
+import json
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Self
+from urllib.parse import urlencode
+
+from django.core.handlers.wsgi import WSGIRequest
 
 from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN, Tool
@@ -21,7 +27,16 @@ from mcp_django.providers.base import ToolProvider
 from mcp_django.registry import Registry, default_registry
 from mcp_django.scopes import Scope
 
-__all__ = ["Problem", "Toolset", "ToolsetTool", "all_toolsets", "parameter", "tool_function"]
+__all__ = [
+    "Problem",
+    "Toolset",
+    "ToolsetTool",
+    "all_toolsets",
+    "caller",
+    "caller_request",
+    "parameter",
+    "tool_function",
+]
 
 Problem = tuple[str, str, str]
 """`(check id, message, hint)`: a misconfiguration found while building a toolset, reported by a system check."""
@@ -58,6 +73,62 @@ class ToolsetTool(Tool):
             raise ArgumentsInvalid("; ".join(f"{key}: Extra inputs are not permitted" for key in unknown))
         bound = super()._bind(given)
         return {key: value for key, value in bound.items() if key in given}
+
+
+_PERMISSION_CACHES = ("_perm_cache", "_user_perm_cache", "_group_perm_cache")
+
+
+def caller(ctx: Context) -> Any:
+    """The caller as a user object of this call's own, without the permissions Django cached on it.
+
+    The user admission found may be shared by every request that presents the same credentials
+    (`mcp_django.auth_cache`), and `ModelBackend` caches a user's permissions on the instance: checked on
+    the shared one, a permission granted or revoked in the admin would not count until the credential
+    cache drops. A shallow copy without those caches reads them afresh, once per call.
+    """
+    user = copy.copy(ctx.user)
+    for name in _PERMISSION_CACHES:
+        user.__dict__.pop(name, None)
+    return user
+
+
+def caller_request(
+    ctx: Context,
+    method: str = "GET",
+    query: Mapping[str, Any] | None = None,
+    body: Mapping[str, Any] | None = None,
+    *,
+    server_name: str = "localhost",
+    remote_addr: str = "127.0.0.1",
+) -> WSGIRequest:
+    """A real `HttpRequest` made by the caller of `ctx`, for DRF code: a JSON body, a query string, and the
+    caller forced as its user the way DRF's own test client forces one (`_force_auth_user`, which
+    `rest_framework.request.Request` reads): the caller was authenticated at admission."""
+    content = json.dumps(body).encode() if body is not None else b""
+    query_string = urlencode({key: _query_value(value) for key, value in (query or {}).items()}, doseq=True)
+    request = WSGIRequest(
+        {
+            "REQUEST_METHOD": method.upper(),
+            "PATH_INFO": "/",
+            "SCRIPT_NAME": "",
+            "QUERY_STRING": query_string,
+            "SERVER_NAME": server_name,
+            "SERVER_PORT": "443",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "REMOTE_ADDR": remote_addr,
+            "HTTP_ACCEPT": "application/json",
+            "CONTENT_TYPE": "application/json",
+            "CONTENT_LENGTH": str(len(content)),
+            "wsgi.input": io.BytesIO(content),
+            "wsgi.url_scheme": "https",
+        }
+    )
+    request._force_auth_user = caller(ctx)  # type: ignore[attr-defined]  # read by rest_framework.request.Request
+    return request
+
+
+def _query_value(value: Any) -> Any:
+    return ("true" if value else "false") if isinstance(value, bool) else value
 
 
 def parameter(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:

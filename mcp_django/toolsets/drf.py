@@ -17,21 +17,18 @@ carrying the view's messages. docs/toolsets.md.
 from __future__ import annotations
 
 import inspect
-import io
 import json
 from collections.abc import Callable, Mapping, Sequence
 from http import HTTPStatus
 from typing import Annotated, Any, ClassVar, Final
-from urllib.parse import urlencode
 
 import pydantic
-from django.core.handlers.wsgi import WSGIRequest
 from django.db import models
 
 from mcp_django.context import Context
 from mcp_django.declarations import Tool, ToolError
 from mcp_django.declarations.django_values import serializer_schema
-from mcp_django.toolsets.base import Toolset, ToolsetTool, parameter, tool_function
+from mcp_django.toolsets.base import Toolset, ToolsetTool, caller_request, parameter, tool_function
 from mcp_django.toolsets.lookups import resolve_field, value_annotation
 from mcp_django.toolsets.schemas import describe_errors, serializer_parameters
 
@@ -217,26 +214,8 @@ class APIToolset(Toolset):
     # -- serving (in the tool's thread)
 
     def request(self, ctx: Context, method: str, query: Mapping[str, Any], body: Mapping[str, Any] | None) -> Any:
-        """The `HttpRequest` a call sends to the view, with the MCP caller forced as its user."""
-        content = json.dumps(body).encode() if body is not None else b""
-        environ = {
-            "REQUEST_METHOD": method.upper(),
-            "PATH_INFO": "/",
-            "SCRIPT_NAME": "",
-            "QUERY_STRING": urlencode({key: _query_value(value) for key, value in query.items()}, doseq=True),
-            "SERVER_NAME": self.server_name,
-            "SERVER_PORT": "443",
-            "SERVER_PROTOCOL": "HTTP/1.1",
-            "REMOTE_ADDR": self.remote_addr,
-            "HTTP_ACCEPT": "application/json",
-            "CONTENT_TYPE": "application/json",
-            "CONTENT_LENGTH": str(len(content)),
-            "wsgi.input": io.BytesIO(content),
-            "wsgi.url_scheme": "https",
-        }
-        request = WSGIRequest(environ)
-        request._force_auth_user = ctx.user  # type: ignore[attr-defined]  # read by rest_framework.request.Request
-        return request
+        """The `HttpRequest` a call sends to the view (`base.caller_request`), named after this toolset's host."""
+        return caller_request(ctx, method, query, body, server_name=self.server_name, remote_addr=self.remote_addr)
 
     def dispatch(self, ctx: Context, tool_name: str, given: dict[str, Any]) -> Any:
         """Run one call through the view and return its data; raise `ToolError` with its messages on a 4xx/5xx."""
@@ -270,12 +249,6 @@ def _plain(data: Any) -> Any:
     from rest_framework.utils.encoders import JSONEncoder
 
     return json.loads(json.dumps(data, cls=JSONEncoder))
-
-
-def _query_value(value: Any) -> Any:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value
 
 
 def _query_parameters(view: Any, action: str) -> list[inspect.Parameter]:

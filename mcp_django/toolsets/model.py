@@ -30,7 +30,7 @@ from mcp_django.context import Context
 from mcp_django.declarations import Tool, ToolError
 from mcp_django.declarations.django_values import instance_fields, model_schema, serializer_schema
 from mcp_django.scopes import Scope
-from mcp_django.toolsets.base import Toolset, ToolsetTool, parameter, tool_function
+from mcp_django.toolsets.base import Toolset, ToolsetTool, caller, caller_request, parameter, tool_function
 from mcp_django.toolsets.lookups import (
     Filter,
     ordering_annotation,
@@ -116,12 +116,17 @@ class ModelToolset(Toolset):
 
     def has_permission(self, action: str, ctx: Context) -> bool:
         """Whether the caller may run `action` (default: the Django model permission it needs, see the class doc)."""
-        user: Any = ctx.user  # a user model instance or AnonymousUser: both have has_perm()
-        return not self.check_permissions or any(user.has_perm(name) for name in self._permission_names(action))
+        if not self.check_permissions:
+            return True
+        user = caller(ctx)  # its permissions read afresh for this call
+        return any(user.has_perm(name) for name in self._permission_names(action))
 
     def serializer_context(self, ctx: Context) -> dict[str, Any]:
-        """The context `serializer_class` is given (default: `{"mcp_context": ctx}`)."""
-        return {"mcp_context": ctx}
+        """The context `serializer_class` is given: a DRF `request` whose user is the caller (for
+        `CurrentUserDefault` and `self.context["request"].user`), and the call's `mcp_context`."""
+        from rest_framework.request import Request
+
+        return {"request": Request(caller_request(ctx)), "mcp_context": ctx}
 
     # -- building
 

@@ -51,6 +51,10 @@ class BookSerializer(serializers.ModelSerializer[Book]):
             raise serializers.ValidationError("Books from the future are not catalogued.")
         return value
 
+    def update(self, instance: Book, validated_data: dict[str, Any]) -> Book:
+        validated_data["summary"] = f"edited by {self.context['request'].user.get_username()}"
+        return super().update(instance, validated_data)
+
 
 class SerializedBooks(ModelToolset):
     id = "tests.toolsets.serialized_books"
@@ -235,6 +239,7 @@ async def test_a_serializer_shows_rows_and_validates_writes(
     )
     updated = await client.call_tool("update_volume", {"id": books[0].pk, "title": "Dune (1965)"})
     assert assert_tool_result(updated)["structuredContent"]["title"] == "Dune (1965)"
+    assert (await Book.objects.aget(pk=books[0].pk)).summary == "edited by editor"  # context["request"].user
 
 
 async def test_a_toolset_registered_statically_serves_its_tools_from_a_registry(books: list[Book], reader: Any) -> None:
@@ -247,3 +252,18 @@ async def test_a_toolset_registered_statically_serves_its_tools_from_a_registry(
     assert registry.tools["list_books"].scope is Scope.USER
     del registry, client
     gc.collect()
+
+
+async def test_a_permission_granted_or_revoked_counts_at_the_next_call_for_the_same_user_object(
+    mcp_client: Callable[..., MCPTestClient], books: list[Book], stranger: Any
+) -> None:
+    from django.contrib.auth.models import Permission
+
+    client = mcp_client(ADAPTER, user=stranger)  # one user object for every call, as the credential cache keeps it
+    view_book = await Permission.objects.aget(content_type__app_label="demo", codename="view_book")
+    assert_tool_error(await client.call_tool("list_books"), "^Permission denied")
+
+    await stranger.user_permissions.aadd(view_book)
+    assert_tool_result(await client.call_tool("list_books"))
+    await stranger.user_permissions.aremove(view_book)
+    assert_tool_error(await client.call_tool("list_books"), "^Permission denied")
