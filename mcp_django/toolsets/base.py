@@ -166,6 +166,9 @@ class Toolset(ToolProvider):
     tools they concern are left out.
     """
 
+    timeout: float | None = None
+    """Seconds each of the toolset's tools may run (`@tool(timeout=)`); None follows the endpoint's `tool_timeout`."""
+
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self.tools: dict[str, Tool] = {}

@@ -209,6 +209,7 @@ class APIToolset(Toolset):
             description=description,
             annotations={**annotations, "openWorldHint": False},
             scope=self.scope,
+            timeout=self.timeout,
         )
 
     # -- serving (in the tool's thread)

@@ -223,6 +223,7 @@ class ModelToolset(Toolset):
             description=description,
             annotations=_ANNOTATIONS[action],
             scope=scope,
+            timeout=self.timeout,
         )
 
     def _noun(self, plural: bool = False) -> str:

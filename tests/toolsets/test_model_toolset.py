@@ -28,7 +28,7 @@ class UserToolset(ModelToolset):
     id = "tests.toolsets.users"
     model = get_user_model()
     fields = ["id", "username"]
-    filters = {"username": ["exact", "icontains"]}
+    filters = {"username": ["exact", "icontains"], "groups__name": ["exact", "icontains"]}
     ordering = ["username"]
     check_permissions = False
 
@@ -37,8 +37,10 @@ class ReadOnlyBooks(ModelToolset):
     id = "tests.toolsets.read_only_books"
     model = Book
     fields = "__all__"
+    filters = {"year": ["in"], "title": ["istartswith"]}
     page_size = 2
     max_rows = 3
+    timeout = 5
 
 
 class BookSerializer(serializers.ModelSerializer[Book]):
@@ -212,7 +214,7 @@ async def test_lookups_the_toolset_does_not_declare_are_refused(
     client = mcp_client(endpoint, user=reader)
     prefix = "^Invalid arguments for tool list_users: "
 
-    for attack in ("password__startswith", "password", "username__regex", "groups__name", "is_superuser"):
+    for attack in ("password__startswith", "password", "username__regex", "groups__name__startswith", "is_superuser"):
         result = await client.call_tool("list_users", {attack: "pbkdf2"})
         assert_tool_error(result, f"{prefix}{attack}: Extra inputs are not permitted$")
     assert_tool_error(
@@ -250,6 +252,7 @@ async def test_a_toolset_registered_statically_serves_its_tools_from_a_registry(
     assert sorted(tool["name"] for tool in await client.list_tools()) == ["get_book", "list_books"]
     assert titles(await client.call_tool("list_books", {"limit": 1})) == ["Dune"]
     assert registry.tools["list_books"].scope is Scope.USER
+    assert registry.tools["get_book"].timeout == 5
     del registry, client
     gc.collect()
 
@@ -267,3 +270,19 @@ async def test_a_permission_granted_or_revoked_counts_at_the_next_call_for_the_s
     assert_tool_result(await client.call_tool("list_books"))
     await stranger.user_permissions.aremove(view_book)
     assert_tool_error(await client.call_tool("list_books"), "^Permission denied")
+
+
+async def test_in_lookups_and_filters_across_a_to_many_relation(
+    mcp_client: Callable[..., MCPTestClient], endpoint: Endpoint, books: list[Book], reader: Any, editor: Any
+) -> None:
+    client = mcp_client(endpoint, user=reader)
+
+    found = await client.call_tool("list_books", {"year__in": [1951, 1965, 2000], "limit": 3})
+    assert titles(found) == ["Dune", "Foundation"]
+    assert_tool_error(
+        await client.call_tool("list_books", {"year__in": ["soon"]}),
+        "^Invalid arguments for tool list_books: year__in.0: Input should be a valid integer",
+    )
+    await editor.groups.acreate(name="second-team")  # two of editor's groups match: still one row
+    team = (await client.call_tool("list_users", {"groups__name__icontains": "team"}))["structuredContent"]
+    assert (team["items"], team["count"]) == ([{"id": editor.pk, "username": "editor"}], 1)
