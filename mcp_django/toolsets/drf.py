@@ -198,7 +198,10 @@ class APIToolset(Toolset):
         elif route.method in _BODY_METHODS and serializer is not None:
             parameters += serializer_parameters(serializer, partial=route.method == "patch")
         returns: Any = Any
-        if serializer is not None and route.method in _BODY_METHODS | ({"get"} if route.lookup else set()):
+        # The serializer describes the response only where DRF's own code answers with its data (a
+        # retrieve, create or update of its mixins); anything the project wrote may answer anything.
+        drf_answers = _drf_own(getattr(type(instance), action, None))
+        if serializer is not None and drf_answers and (route.method in _BODY_METHODS or route.lookup is not None):
             returns = serializer_schema(serializer)
             route.structured = True
         self._routes[name] = route
@@ -285,9 +288,14 @@ def _lookup_type(model: type[models.Model] | None, lookup_field: str) -> Any:
     return str if isinstance(resolved, str) else value_annotation(resolved[0])
 
 
+def _drf_own(obj: Any) -> bool:
+    """Whether `obj` (a view's method) is DRF's own code, not the project's."""
+    return str(getattr(obj, "__module__", "")).startswith("rest_framework")
+
+
 def _own_doc(obj: Any) -> str:
     """The first paragraph of a docstring the project wrote (DRF's own mixins' docstrings are too generic)."""
-    if getattr(obj, "__module__", "").startswith("rest_framework"):
+    if _drf_own(obj):
         return ""
     doc = inspect.getdoc(obj) or ""
     return doc.split("\n\n")[0].replace("\n", " ").strip()

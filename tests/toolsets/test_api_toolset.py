@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 from django.core.cache import cache
-from rest_framework import filters, pagination, permissions, throttling, viewsets
+from rest_framework import filters, generics, pagination, permissions, serializers, throttling, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from example_project.demo.api import BookSerializer
 from example_project.demo.models import Book
@@ -63,10 +66,47 @@ class SearchTools(APIToolset):
     actions = ["list"]
 
 
+class Summary(serializers.Serializer[Any]):
+    summary = serializers.CharField(max_length=40)
+
+
+class SummarisedBooks(viewsets.GenericViewSet[Book]):
+    queryset = Book.objects.all()
+    serializer_class = BookSerializer
+
+    @action(detail=True, methods=["post"], serializer_class=Summary)
+    def summarise(self, request: Request, pk: str | None = None) -> Response:
+        """Set a book's summary."""
+        book = self.get_object()
+        given = Summary(data=request.data)
+        given.is_valid(raise_exception=True)
+        book.summary = given.validated_data["summary"]
+        book.save(update_fields=["summary"])
+        return Response({"id": book.pk, "summary": book.summary, "by": request.user.get_username()})
+
+
+class BookCreateView(generics.CreateAPIView[Book]):
+    serializer_class = BookSerializer
+    permission_classes = [permissions.IsAuthenticated]
+
+
+class ActionTools(APIToolset):
+    id = "tests.toolsets.actions"
+    view = SummarisedBooks
+    actions = ["summarise"]
+
+
+class CreateViewTools(APIToolset):
+    id = "tests.toolsets.create_view"
+    view = BookCreateView
+    basename = "new_book"
+
+
 @pytest.fixture
 def endpoint() -> Iterator[Endpoint]:
     cache.clear()  # the throttles' history
-    yield Endpoint("tests/api/mcp", name="tests-api", mode="adapter", providers=[ThrottledTools, SearchTools])
+    providers = [ThrottledTools, SearchTools, ActionTools, CreateViewTools]
+    yield Endpoint("tests/api/mcp", name="tests-api", mode="adapter", providers=providers)
     cache.clear()
     gc.collect()
 
@@ -144,6 +184,23 @@ async def test_the_filter_backends_and_paginator_s_query_parameters_are_the_list
         await client.call_tool("list_found_books", {"ordering": "-title"}),
         "^Invalid arguments for tool list_found_books: ordering: Extra inputs are not permitted$",
     )
+
+
+async def test_a_viewset_s_extra_action_and_a_generic_api_view_s_post_are_tools(
+    mcp_client: Callable[..., MCPTestClient], endpoint: Endpoint, books: list[Book], reader: Any
+) -> None:
+    client = mcp_client(endpoint, user=reader)
+    tools = {tool["name"]: tool for tool in await client.list_tools()}
+    assert tools["summarise_book"]["description"] == "Set a book's summary."
+    assert sorted(tools["summarise_book"]["inputSchema"]["required"]) == ["pk", "summary"]
+    assert sorted(tools["post_new_book"]["inputSchema"]["required"]) == ["author", "title", "year"]
+
+    done = await client.call_tool("summarise_book", {"pk": books[0].pk, "summary": "Spice."})
+    assert_tool_result(done, text=f'^{{"id": {books[0].pk}, "summary": "Spice.", "by": "reader"}}$')
+    too_long = await client.call_tool("summarise_book", {"pk": books[0].pk, "summary": "x" * 41})
+    assert_tool_error(too_long, "^400 Bad Request: summary: Ensure this field has no more than 40 characters.$")
+    created = await client.call_tool("post_new_book", {"title": "Solaris", "author": "Stanisław Lem", "year": 1961})
+    assert assert_tool_result(created)["structuredContent"]["title"] == "Solaris"
 
 
 def test_a_view_that_is_not_a_drf_view_is_e118() -> None:
