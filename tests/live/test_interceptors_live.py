@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 import uuid
+from typing import Any
 
 import pytest
 
 from tests.conftest import LiveServer
+from tests.live.database_support import server_database
 from tests.live.test_official_client import client, text_of
 
 pytestmark = pytest.mark.live
@@ -17,15 +18,16 @@ pytestmark = pytest.mark.live
 AUDIT_WAIT_S = 10.0
 
 
-def audit_rows(database: str, marker: str) -> list[tuple[str, str, str, str]]:
+def audit_rows(env: dict[str, str], marker: str) -> list[tuple[Any, ...]]:
     """The audit rows whose arguments mention `marker`, waiting (boundedly) for the background writer."""
     deadline = time.monotonic() + AUDIT_WAIT_S
     while True:
-        with sqlite3.connect(database, timeout=20) as connection:
-            rows = connection.execute(
-                "SELECT tool, arguments, outcome, origin FROM mcp_django_toolcallrecord WHERE arguments LIKE ?",
+        with server_database(env) as database:
+            rows = database.rows(
+                "SELECT tool, CAST(arguments AS TEXT), outcome, origin FROM mcp_django_toolcallrecord"
+                " WHERE CAST(arguments AS TEXT) LIKE ?",
                 (f"%{marker}%",),
-            ).fetchall()
+            )
         if rows or time.monotonic() > deadline:
             return rows
         time.sleep(0.05)  # the row is written by another process: poll it, bounded by the deadline
@@ -39,7 +41,7 @@ async def test_a_redacted_call_reaches_the_tool_and_lands_in_the_audit_trail(
     async with client(example_server, mode) as session:
         result = await session.call_tool("search_books", {"query": f"{marker} ada@example.com"})
     assert text_of(result) == f"No book matches '{marker} [REDACTED]'."
-    rows = audit_rows(live_server_env["MCP_EXAMPLE_DB"], marker)
+    rows = audit_rows(live_server_env, marker)
     assert len(rows) == 1
     tool, arguments, outcome, origin = rows[0]
     assert (tool, outcome, origin) == ("search_books", "ok", "agent")

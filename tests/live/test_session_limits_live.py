@@ -5,17 +5,16 @@ client info refused, caps per user and for anonymous callers, expired rows purge
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 
 from tests.conftest import ROOT, LiveServer, _manage, serve_example
+from tests.live.database_support import server_database
 
 pytestmark = pytest.mark.live
 
@@ -61,14 +60,14 @@ def initialize(server: LiveServer, path: str, token: str | None = None, **client
 
 
 def rows(env: dict[str, str], where: str = "1 = 1") -> int:
-    with sqlite3.connect(env["MCP_EXAMPLE_DB"], timeout=20) as connection:
-        count: int = connection.execute(f"SELECT COUNT(*) FROM mcp_django_mcpsession WHERE {where}").fetchone()[0]
-    return count
+    with server_database(env) as database:
+        ((count,),) = database.rows(f"SELECT COUNT(*) FROM mcp_django_mcpsession WHERE {where}")
+    return int(count)
 
 
 def expire_all(env: dict[str, str]) -> None:
-    with sqlite3.connect(env["MCP_EXAMPLE_DB"], timeout=20) as connection:
-        connection.execute("UPDATE mcp_django_mcpsession SET expires_at = '2001-01-01 00:00:00'")
+    with server_database(env) as database:
+        database.execute("UPDATE mcp_django_mcpsession SET expires_at = '2001-01-01 00:00:00'")
 
 
 def test_oversized_client_info_is_refused_and_stores_nothing(server: LiveServer, env: dict[str, str]) -> None:
@@ -132,8 +131,8 @@ def test_mcp_clearsessions_deletes_the_expired_sessions_only(server: LiveServer,
     expire_all(env)
     live = initialize(server, "/mcp", server.tokens["alice"])  # purges the expired ones, opens one
     initialize(server, "/mcp", server.tokens["carol"])
-    with sqlite3.connect(env["MCP_EXAMPLE_DB"], timeout=20) as connection:
-        connection.execute(
+    with server_database(env) as database:
+        database.execute(
             "UPDATE mcp_django_mcpsession SET expires_at = '2001-01-01 00:00:00' WHERE session_id != ?",
             (live.headers["Mcp-Session-Id"],),
         )
@@ -152,4 +151,3 @@ def test_mcp_clearsessions_deletes_the_expired_sessions_only(server: LiveServer,
     assert expired >= 1
     assert result.stdout.strip() == f"{expired} expired MCP session(s) deleted."
     assert rows(env) == 1
-    assert Path(env["MCP_EXAMPLE_DB"]).exists()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 from tests.conftest import LiveServer, serve_example
 from tests.http_support import ACCEPT, request, stateless, stateless_headers
 from tests.live.admin_support import open_session, private_env
+from tests.live.database_support import server_database
 
 pytestmark = pytest.mark.live
 
@@ -70,10 +70,10 @@ def test_a_listen_by_alice_is_not_acknowledged_for_a_system_resource(example_ser
 
 def stored_subscriptions(env: dict[str, str], session_id: str) -> list[str]:
     """The subscriptions the database holds for a session (what a restarted worker starts from)."""
-    with sqlite3.connect(env["MCP_EXAMPLE_DB"]) as connection:
-        (row,) = connection.execute(
-            "SELECT subscriptions FROM mcp_django_mcpsession WHERE session_id = ?", (session_id,)
-        ).fetchall()
+    with server_database(env) as database:
+        (row,) = database.rows(
+            "SELECT CAST(subscriptions AS TEXT) FROM mcp_django_mcpsession WHERE session_id = ?", (session_id,)
+        )
     return list(json.loads(row[0]))
 
 

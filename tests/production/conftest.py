@@ -3,6 +3,11 @@
 Its tests carry the `production` marker. It runs in a plain `pytest` (so in `make test`) and when the
 marker expression names it (`-m production`); a marker expression that does not name it (`-m "not
 live"`, `-m "live or conformance"`) leaves it out, so the in-memory and live runs stay as quick as before.
+
+Here `example_server` and `live_server_env`, the live suite's daphne on SQLite, are one round-robin site for
+the whole session instead: the live modules re-collected in this directory (`from tests.live.test_… import *`)
+run against it. A module whose tests change what others see (switch providers off, cap sessions) stands up a
+site of its own with `production.workers(production.database())`.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.production.site import ProductionSite
+from tests.production.site import ProductionSite, RoundRobin
 from tests.services_support import postgres_cluster, redis_server
 
 
@@ -33,3 +38,16 @@ def production(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProductionS
     """A PostgreSQL cluster and a Redis server for the whole session, and the seeded template database."""
     with postgres_cluster() as cluster, redis_server() as redis_url:
         yield ProductionSite(cluster, redis_url, tmp_path_factory.mktemp("production"))
+
+
+@pytest.fixture(scope="session")
+def live_server_env(production: ProductionSite) -> dict[str, str]:
+    """The environment of the shared site: its own copy of the seeded PostgreSQL database and Redis database."""
+    return production.database()
+
+
+@pytest.fixture(scope="session")
+def example_server(production: ProductionSite, live_server_env: dict[str, str]) -> Iterator[RoundRobin]:
+    """Two workers (daphne and uvicorn) on `live_server_env` behind the round-robin, for the whole session."""
+    with production.workers(live_server_env) as site:
+        yield site
