@@ -156,7 +156,12 @@ def serve_example(
     log_path = log_dir / f"{server}-{port}.log"
     command = {
         "daphne": ["-m", "daphne", "-b", host, "-p", str(port)],
-        "uvicorn": ["-m", "uvicorn", "--host", host, "--port", str(port), "--lifespan", "off", "--no-access-log"],
+        # A graceful-shutdown bound, as docs/deployment.md advises: without it uvicorn waits for every open
+        # stream, such as one a demo gateway of the same worker holds on it, until it is killed.
+        "uvicorn": [
+            *("-m", "uvicorn", "--host", host, "--port", str(port), "--lifespan", "off", "--no-access-log"),
+            *("--timeout-graceful-shutdown", "2"),
+        ],
         # daphne with mcp_django's request limits applied as requests arrive (docs/deployment.md)
         "guarded-daphne": ["-m", "mcp_django.servers.daphne", "-b", host, "-p", str(port)],
     }[server]
