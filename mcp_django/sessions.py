@@ -8,11 +8,14 @@ another endpoint or by another principal: all four look the same to the client.
 `DatabaseSessionStore` (the default) keeps sessions in the `MCPSession` table, shared by
 every worker, behind an in-process cache: a steady stream of requests on one session does
 no query at all. The cache revalidates an entry after `revalidate_after` seconds, and
-activity pushes `expires_at` forward at most once per `touch_interval`.
+activity pushes `expires_at` forward at most once per `touch_interval`. A worker's copy may be
+that old, so it saves only what its own requests changed, merged into the row (a subscription
+added on one worker and another on the next both stay).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import secrets
 import time
@@ -80,6 +83,8 @@ class StoredSession:
     state: SessionState
     expires_at: float
     touched_at: float
+    saved: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """The state as this process last read or wrote it: a store may save only what changed since."""
 
 
 class SessionStore:
@@ -253,6 +258,7 @@ class DatabaseSessionStore(SessionStore):
             expires_at=_datetime(record.expires_at),
         )
         await run_sync(row.save, force_insert=True)
+        record.saved = _snapshot(state)
         self._remember(record)
 
     async def get(self, session_id: str) -> StoredSession | None:
@@ -282,26 +288,46 @@ class DatabaseSessionStore(SessionStore):
                 expires_at=_timestamp(row.expires_at),
                 touched_at=_timestamp(row.last_seen),
             )
+        record.saved = _snapshot(record.state)
         self._remember(record)
         return record
 
     async def update(self, record: StoredSession) -> bool:
-        from mcp_django.models import MCPSession
-
-        state = record.state
-        updated = await run_sync(
-            MCPSession.objects.filter(session_id=record.session_id).update,
-            protocol_version=state.protocol_version,
-            client_info=state.client_info,
-            client_capabilities=state.client_capabilities,
-            log_level=state.log_level or "",
-            initialized=state.initialized,
-            subscriptions=list(state.subscriptions),
-            last_seen=_datetime(record.touched_at),
-            expires_at=_datetime(record.expires_at),
-        )
+        updated = await run_sync(self._save_changes, record)
         if not updated:
             self._cache.pop(record.session_id, None)
+        return updated
+
+    def _save_changes(self, record: StoredSession) -> bool:
+        """Write the fields the state changed since `record.saved`; subscriptions as a merge into the row's."""
+        from mcp_django.models import MCPSession
+
+        state, saved = record.state, record.saved
+        now = _snapshot(state)
+        changes: dict[str, Any] = {name: now[name] for name in SCALAR_STATE if now[name] != saved.get(name)}
+        if "log_level" in changes:
+            changes["log_level"] = changes["log_level"] or ""
+        changes.update(last_seen=_datetime(record.touched_at), expires_at=_datetime(record.expires_at))
+        rows = MCPSession.objects.filter(session_id=record.session_id)
+        if now["subscriptions"] == saved.get("subscriptions", ()):
+            updated = rows.update(**changes)
+        else:
+            updated = 0
+            for _ in range(MERGE_ATTEMPTS):
+                stored = rows.values_list("subscriptions", flat=True).first()
+                if stored is None:
+                    break
+                merged = _merged(stored, saved.get("subscriptions", ()), now["subscriptions"])
+                # Compare-and-set: a subscription another worker saved since the read is not lost.
+                updated = rows.filter(subscriptions=stored).update(subscriptions=merged, **changes)
+                if updated:
+                    state.subscriptions = tuple(merged)
+                    break
+            else:
+                updated = rows.update(subscriptions=merged, **changes)  # contended beyond reason: this merge wins
+                state.subscriptions = tuple(merged)
+        if updated:
+            record.saved = _snapshot(state)
         return bool(updated)
 
     async def delete(self, session_id: str) -> None:
@@ -334,6 +360,26 @@ class DatabaseSessionStore(SessionStore):
             while len(self._cache) >= self.max_cached:
                 self._cache.pop(next(iter(self._cache)))
         self._cache[record.session_id] = (record, time.monotonic())
+
+
+SCALAR_STATE = ("protocol_version", "client_info", "client_capabilities", "log_level", "initialized")
+"""The session state saved field by field (last writer wins); `subscriptions` is merged instead."""
+
+MERGE_ATTEMPTS = 5
+"""How often `DatabaseSessionStore` reads the subscriptions again when another worker saved them in between."""
+
+
+def _snapshot(state: SessionState) -> dict[str, Any]:
+    snapshot = {name: copy.deepcopy(getattr(state, name)) for name in SCALAR_STATE}
+    snapshot["subscriptions"] = tuple(state.subscriptions)
+    return snapshot
+
+
+def _merged(stored: Any, before: tuple[str, ...], after: tuple[str, ...]) -> list[str]:
+    """The row's subscriptions with this worker's change applied: `before` -> `after`, in the row's order."""
+    removed = set(before) - set(after)
+    kept = [uri for uri in stored or () if isinstance(uri, str) and uri not in removed]
+    return kept + [uri for uri in after if uri not in before and uri not in kept]
 
 
 def _fill_state(state: SessionState, row: Any) -> None:

@@ -164,3 +164,35 @@ async def test_the_anonymous_cap_counts_open_sessions_only() -> None:
     assert refused.value.error.message == (
         "Too Many Sessions: at most 1 open sessions for anonymous callers; end one (DELETE) or let one expire"
     )
+
+
+async def subscribe(store: DatabaseSessionStore, session_id: str, uri: str, *, subscribed: bool = True) -> None:
+    """What `resources/subscribe` (or unsubscribe) does to the session in one worker, then the transport's commit."""
+    record = await store.resume(session_id, endpoint_name="api", principal=None)
+    assert record is not None
+    others = tuple(known for known in record.state.subscriptions if known != uri)
+    record.state.subscriptions = (*others, uri) if subscribed else others
+    record.state.changed = True
+    await store.commit(record)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_two_workers_changing_one_session_keep_each_others_changes() -> None:
+    """Each worker's cached copy may be stale (`revalidate_after`): a commit saves what its request changed, merged
+    into the row, and never writes back what another worker changed meanwhile."""
+    worker_a, worker_b = DatabaseSessionStore(), DatabaseSessionStore()
+    session_id = await open_one(worker_a)
+    on_b = await worker_b.resume(session_id, endpoint_name="api", principal=None)  # B caches it now
+    assert on_b is not None
+
+    await subscribe(worker_a, session_id, "demo://one")
+    on_b.state.log_level, on_b.state.initialized, on_b.state.changed = "debug", True, True
+    await worker_b.commit(on_b)
+    await subscribe(worker_b, session_id, "demo://two")
+    await subscribe(worker_a, session_id, "demo://three")
+    await subscribe(worker_b, session_id, "demo://one", subscribed=False)
+    row = await MCPSession.objects.aget(session_id=session_id)
+
+    assert row.subscriptions == ["demo://two", "demo://three"]
+    assert (row.log_level, row.initialized) == ("debug", True)
+    assert on_b.state.subscriptions == ("demo://two", "demo://three")  # B's copy took the merged row
