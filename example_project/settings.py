@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import django
+
 from mcp_django.oauth.defaults import OAUTH2_PROVIDER as OAUTH2_PROVIDER_DEFAULTS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -37,9 +39,15 @@ INSTALLED_APPS = [
     # The site as the OAuth 2.1 authorization server of its MCP endpoints (the `oauth` extra, docs/oauth.md).
     "oauth2_provider",
     "mcp_django.oauth",
+    # Django's task framework runs the tools declared as tasks (docs/tasks.md): the database backend
+    # and its worker (`manage.py db_worker`); on Django 5.2 through the `django-tasks` backport.
+    *([] if django.VERSION >= (6,) else ["django_tasks"]),
+    "django_tasks_db",
     "example_project.demo",
     "example_project.conformance",
 ]
+
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

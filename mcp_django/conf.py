@@ -68,6 +68,11 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     # Asking the client for input (docs/asking-the-client.md).
     "CLIENT_REQUEST_TIMEOUT": 300,
     "REQUEST_STATE_TTL": 600,
+    # Tools that run as tasks (docs/tasks.md): the backend of settings.TASKS that runs them, and the
+    # ttlMs and pollIntervalMs their tasks advertise.
+    "TASKS_BACKEND": "default",
+    "TASK_TTL_MS": 3_600_000,
+    "TASK_POLL_INTERVAL_MS": 500,
     # Scopes and authentication (docs/scopes.md, docs/authentication.md).
     "SCOPE_GROUPS": {},
     "DEFAULT_AUTHENTICATION_CLASSES": [

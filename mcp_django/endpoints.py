@@ -61,6 +61,7 @@ from mcp_django.scopes import (
 )
 from mcp_django.sessions import SessionStore, get_session_store, principal_id
 from mcp_django.sources import CompositeBackend, Source
+from mcp_django.tasks.methods import with_tasks
 
 if TYPE_CHECKING:
     from mcp_django.registry import Registry
@@ -368,7 +369,7 @@ class Endpoint:
             notifications=notifications_available(),
             relay=channel_layer_relay(),
             hooks=self.hooks(),
-            **{key: value for key, value in self.chain_options().items() if key != "hook"},
+            **with_tasks({key: value for key, value in self.chain_options().items() if key != "hook"}, self),
         )
 
     def describe(self) -> tuple[Mapping[str, Any], str | None]:

@@ -164,6 +164,8 @@ class Registry:
         structured_output: bool | None = None,
         scope: Scope | str = Scope.USER,
         timeout: float | None = None,
+        task: str | None = None,
+        task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:

@@ -33,6 +33,7 @@ from mcp_django.protocol.context import META_CLIENT_CAPABILITIES, META_PROTOCOL_
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.registry import Registry
 from mcp_django.scopes import Scope, User
+from mcp_django.sessions import principal_id
 
 __all__ = [
     "MCPCallError",
@@ -226,7 +227,10 @@ class MCPTestClient(MCPClientMethods):
             capabilities = {"elicitation": {}, "sampling": {}, "roots": {}} if on_input else {}
         self.capabilities = capabilities
         self.on_input = on_input
-        self.connection = Connection(principal=user, endpoint=endpoint, transport="memory")
+        # principal_id as the transports set it: input_required states and tasks are bound to it
+        self.connection = Connection(
+            principal=user, endpoint=endpoint, transport="memory", principal_id=principal_id(user)
+        )
         if scope is not None:
             if endpoint is None:
                 raise TypeError("MCPTestClient takes a scope only for an endpoint; a registry has no scopes")

@@ -28,6 +28,8 @@ pytest_plugins = ["mcp_django.pytest_plugin"]
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_TIMEOUT_S = 60.0
 SHUTDOWN_TIMEOUT_S = 10.0
+TASK_WORKERS = 3
+"""Task workers beside the live server: the tasks scenarios keep a few tasks running or parked at once."""
 
 
 @dataclass(frozen=True)
@@ -187,10 +189,47 @@ def serve_example(
             process.wait(timeout=SHUTDOWN_TIMEOUT_S)
 
 
+@contextlib.contextmanager
+def task_workers(
+    env: dict[str, str], log_dir: Path, count: int = TASK_WORKERS
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Run `count` task workers (`manage.py db_worker`, docs/tasks.md) on the example project's database until
+    the block ends: they run the tools called as tasks."""
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        for number in range(count):
+            with (log_dir / f"db-worker-{number}.log").open("wb") as log:
+                processes.append(
+                    subprocess.Popen(
+                        [sys.executable, "manage.py", "db_worker", "--interval", "0.2", "--no-startup-delay"],
+                        cwd=ROOT,
+                        env=env,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                    )
+                )
+        yield processes
+    finally:
+        for process in processes:
+            stop_process(process)
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a child process, killing it if it has not ended within `SHUTDOWN_TIMEOUT_S`."""
+    process.terminate()
+    try:
+        process.wait(timeout=SHUTDOWN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=SHUTDOWN_TIMEOUT_S)
+
+
 @pytest.fixture(scope="session")
 def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """The example project served by ``daphne -b 127.0.0.1 -p <free port> example_project.asgi:application``."""
-    with serve_example(live_server_env, tmp_path_factory.mktemp("live-log")) as server:
+    """The example project served by ``daphne -b 127.0.0.1 -p <free port> example_project.asgi:application``,
+    with its task workers."""
+    log_dir = tmp_path_factory.mktemp("live-log")
+    with task_workers(live_server_env, log_dir), serve_example(live_server_env, log_dir) as server:
         yield server
 
 

@@ -18,9 +18,11 @@ from typing import Annotated, Any
 from pydantic import Field
 
 import mcp_django
+from example_project.conformance import task_tools
 from mcp_django import Context, content, notifications
 
 registry = mcp_django.Registry("conformance")
+task_tools.register(registry)
 
 TEST_IMAGE_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 TEST_AUDIO_BASE64 = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="

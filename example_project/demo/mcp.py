@@ -98,6 +98,18 @@ async def reindex_catalogue(
     return f"Reindexed the catalogue in {steps} batches."
 
 
+@mcp_django.tool(annotations={"readOnlyHint": True}, task="optional")
+async def catalogue_report(
+    ctx: Context,
+    seconds: Annotated[int, Field(ge=0, le=600, description="How long the report takes, a step a second")] = 5,
+) -> str:
+    """Write a long report on the catalogue; runs as a task for clients that take tasks (docs/tasks.md)."""
+    for step in range(seconds):
+        await ctx.report_progress(step, seconds, f"step {step + 1} of {seconds}")
+        await asyncio.sleep(1)  # stands in for real work
+    return f"Report: {await Book.objects.acount()} books in the catalogue."
+
+
 @mcp_django.resource("demo://books", name="books", mime_type="application/json")
 def all_books() -> str:
     """Every book of the catalogue as a JSON list."""

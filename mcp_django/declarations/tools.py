@@ -61,6 +61,10 @@ class Tool:
         scope: the minimum `Scope` a caller needs to see and call the tool (default USER).
         timeout: seconds a call may run before it answers a timeout error; None follows the
             endpoint's `tool_timeout`, then `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
+        task: `"optional"` or `"required"` to run the tool as a task of the tasks extension for clients
+            that declare it (docs/tasks.md); None (the default) always runs it inline.
+        task_inputs: input requests by key (`{"method": "elicitation/create", "params": ...}`) asked
+            in the request before the task starts; the task reads the answers under the same keys.
     """
 
     def __init__(
@@ -78,7 +82,13 @@ class Tool:
         structured_output: bool | None = None,
         scope: Scope | str | int = Scope.USER,
         timeout: float | None = None,
+        task: str | None = None,
+        task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
+        if task not in (None, "optional", "required"):
+            raise DeclarationError(f'tool {name or function_name(fn)!r}: task must be "optional", "required" or None')
+        self.task = task
+        self.task_inputs = {key: dict(request) for key, request in (task_inputs or {}).items()}
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
             raise DeclarationError(f"tool {name or function_name(fn)!r}: timeout must be a positive number of seconds")
         self.timeout = timeout
@@ -163,6 +173,12 @@ class Tool:
             kwargs = self._bind(arguments)
         except ArgumentsInvalid as exc:
             return results.tool_error(f"Invalid arguments for tool {self.name}: {exc}")
+        if self.task is not None:
+            from mcp_django.tasks.start import start_task
+
+            started = await start_task(self, arguments or {}, request, support=self.task, inputs=self.task_inputs)
+            if started is not None:
+                return started
         try:
             value = await self._run(with_context(kwargs, self.signature, request))
             return self.result(value)

@@ -405,8 +405,8 @@ class MessageHandler:
             if spec.cacheable and result["resultType"] == "complete":
                 result.setdefault("ttlMs", self.cache_ttl_ms)
                 result.setdefault("cacheScope", self.cache_scope)
-        if spec.name in self._untyped:
-            return result
+        if spec.name in self._untyped or result.get("resultType") == "task":
+            return result  # an extension's result (a `CreateTaskResult`: its extension checks it), not mcp-types'
         try:
             if result.get("resultType") == "input_required":
                 return serialize_server_result(spec.name, ctx.protocol_version, result, surface=SERVER_RESULTS)

@@ -24,7 +24,15 @@ __all__ = [
     "header_value",
 ]
 
-NAME_FIELDS: Final[Mapping[str, str]] = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_FIELDS: Final[Mapping[str, str]] = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # the tasks extension (SEP-2663): its methods name the task
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 """The methods whose `Mcp-Name` header mirrors a params field, and that field."""
 _BASE64_VALUE: Final = re.compile(r"=\?base64\?(.*)\?=", re.DOTALL)
 _VISIBLE_ASCII: Final = re.compile(r"[\x20-\x7e\t]*")

@@ -153,3 +153,26 @@ def assert_suite_passes(run: SuiteRun, url: str, output_dir: Path, logs: str) ->
             f"{logs}",
             pytrace=False,
         )
+
+
+TASK_SCENARIOS = (
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+)
+"""Every `tasks-*` scenario of 0.2.0-alpha.12 (`conformance list --server`); `--requirements 2026-07-28`
+runs them unscored, so each runs here on its own, where a failing check fails the run."""
+
+
+@pytest.mark.parametrize("path", [FAST_PATH, VIEW], ids=["fast-path", "view"])
+@pytest.mark.parametrize("scenario", TASK_SCENARIOS)
+def test_tasks_extension_scenario_passes(scenario: str, path: str, example_server: LiveServer, tmp_path: Path) -> None:
+    run = SuiteRun("0.2.0-alpha.12", ("--scenario", scenario), "expected-failures-tasks.yml")
+    assert_suite_passes(run, example_server.url(path), tmp_path, f"--- server log ---\n{example_server.log_tail()}")

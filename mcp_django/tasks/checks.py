@@ -1,0 +1,103 @@
+"""The tasks extension's system checks (E100 to E103, W100).
+
+Registered by `MCPDjangoConfig.ready()` beside those of `mcp_django.checks`. The backend checks run
+only where some mounted endpoint declares a task tool, so a project without tasks hears nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.apps import AppConfig
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+
+from mcp_django.checks import _setting, _short
+from mcp_django.conf import mcp_settings
+from mcp_django.endpoints import mounted_endpoints
+from mcp_django.tasks.worker import framework
+
+__all__ = ["check_tasks"]
+
+_IN_REQUEST_BACKENDS = ("ImmediateBackend", "DummyBackend")
+"""Backends with no worker: Immediate runs a task inside the request, Dummy never runs it."""
+
+
+@register(Tags.compatibility)
+def check_tasks(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check the tasks settings (E102, E103) and, where task tools are served, the framework and backend."""
+    messages = _check_values()
+    try:
+        tools = _task_tools()
+    except Exception:  # a broken URLconf: check_endpoints and Django's URL checks report it
+        return messages
+    if not tools:
+        return messages
+    tasks = framework()
+    if tasks is None:
+        return [
+            *messages,
+            Error(
+                f"Tools run as tasks ({', '.join(tools[:3])}), but no task framework is installed.",
+                hint="On Django 5.2, pip install django-tasks django-tasks-db (the tasks extra); see docs/tasks.md.",
+                id="mcp_django.E101",
+            ),
+        ]
+    alias = mcp_settings.TASKS_BACKEND
+    try:
+        backend = tasks.task_backends[alias]
+    except Exception:
+        return [
+            *messages,
+            Error(
+                f"{_setting('TASKS_BACKEND')} names no backend of settings.TASKS: {_short(alias)}.",
+                hint="Name a key of settings.TASKS (docs/tasks.md sets up django_tasks_db's DatabaseBackend).",
+                id="mcp_django.E100",
+            ),
+        ]
+    if type(backend).__name__ in _IN_REQUEST_BACKENDS:
+        messages.append(
+            Warning(
+                f"Task backend {alias!r} ({type(backend).__name__}) runs tasks in no worker.",
+                hint="Use django_tasks_db.DatabaseBackend and run manage.py db_worker (docs/tasks.md).",
+                id="mcp_django.W100",
+            )
+        )
+    return messages
+
+
+def _check_values() -> list[CheckMessage]:
+    messages: list[CheckMessage] = []
+    ttl = mcp_settings.TASK_TTL_MS
+    if ttl is not None and not _positive_int(ttl):
+        messages.append(
+            Error(
+                f"{_setting('TASK_TTL_MS')} must be a positive integer or None.",
+                hint=f"It is {_short(ttl)}: milliseconds a task stays readable, or None for no limit.",
+                id="mcp_django.E102",
+            )
+        )
+    interval = mcp_settings.TASK_POLL_INTERVAL_MS
+    if not _positive_int(interval):
+        messages.append(
+            Error(
+                f"{_setting('TASK_POLL_INTERVAL_MS')} must be a positive integer.",
+                hint=f"It is {_short(interval)}: the milliseconds clients are asked to wait between polls.",
+                id="mcp_django.E103",
+            )
+        )
+    return messages
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _task_tools() -> list[str]:
+    """The task tools of the mounted endpoints' registries, by name."""
+    names: list[str] = []
+    for endpoint in mounted_endpoints():
+        registry = endpoint.registry
+        if registry is not None:
+            names += [name for name, tool in registry.tools.items() if tool.task and name not in names]
+    return names

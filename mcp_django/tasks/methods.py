@@ -1,0 +1,112 @@
+"""The tasks extension's methods (`tasks/get`, `tasks/update`, `tasks/cancel`) and its advertisement.
+
+SEP-2663 (`io.modelcontextprotocol/tasks`) serves them in the stateless era only, to clients that
+declare the extension (in their per-request `_meta` client capabilities); everyone else gets `-32021`.
+`tasks/result` and `tasks/list` of the earlier experimental tasks are gone: they answer `-32601` as any
+unknown method does. A task is found only by the principal who started it, on the endpoint it was
+started on; for anyone else its id is unknown (`-32602`), exactly as an id that never existed.
+
+The endpoints import this module before Django's settings may be configured (`mcp_stdio`'s stdout guard),
+so the models are imported when a method first runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from mcp_django.executor import run_sync
+from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.features.base import MethodSpec, Server
+from mcp_django.protocol.jsonrpc import InvalidParams, MissingClientCapability
+from mcp_django.protocol.versions import Era
+
+if TYPE_CHECKING:
+    from mcp_django.tasks.models import MCPTask
+
+__all__ = ["EXTENSION", "TASK_METHODS", "negotiated", "require_extension", "with_tasks"]
+
+EXTENSION: Final = "io.modelcontextprotocol/tasks"
+"""The extension's identifier, under `capabilities.extensions` on both sides."""
+
+
+def negotiated(ctx: RequestContext) -> bool:
+    """Whether the client declared the tasks extension for this request (stateless era only)."""
+    if ctx.era is not Era.STATELESS:
+        return False
+    extensions = ctx.client_capabilities.get("extensions")
+    return isinstance(extensions, Mapping) and EXTENSION in extensions
+
+
+def require_extension(ctx: RequestContext, what: str) -> None:
+    """Raise `-32021` naming the extension unless the client declared it."""
+    if not negotiated(ctx):
+        raise MissingClientCapability(
+            f"{what} needs the client capability extensions['{EXTENSION}']",
+            data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
+        )
+
+
+async def _task_of(params: Mapping[str, Any], ctx: RequestContext) -> MCPTask:
+    require_extension(ctx, ctx.method)
+    task_id = params.get("taskId")
+    if not isinstance(task_id, str):
+        raise InvalidParams("Invalid params: taskId must be a string")
+    from mcp_django.tasks import store
+
+    endpoint = getattr(ctx.endpoint, "name", "")
+    task = await run_sync(store.find, task_id, user_id=ctx.connection.principal_id, endpoint=endpoint)
+    if task is None:
+        raise InvalidParams(f"Unknown task: {task_id}")
+    return task
+
+
+async def get_task(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    """`tasks/get`: the task's `DetailedTask` (its result or error inlined once it has finished)."""
+    from mcp_django.tasks import store
+
+    return store.detailed(await _task_of(params, ctx))
+
+
+async def update_task(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    """`tasks/update`: the client's answers to the task's input requests; an empty acknowledgement."""
+    task = await _task_of(params, ctx)
+    responses = params.get("inputResponses")
+    if not isinstance(responses, Mapping):
+        raise InvalidParams("Invalid params: inputResponses must be an object")
+    from mcp_django.tasks import store
+
+    await run_sync(store.submit_answers, task, responses)
+    return {}
+
+
+async def cancel_task(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    """`tasks/cancel`: cancel an active task (a finished one is left as it is); an empty acknowledgement."""
+    from mcp_django.tasks import store
+
+    await run_sync(store.cancel, await _task_of(params, ctx))
+    return {}
+
+
+_STATELESS: Final = frozenset({Era.STATELESS})
+TASK_METHODS: Final = (
+    MethodSpec("tasks/get", get_task, eras=_STATELESS, operation=False),
+    MethodSpec("tasks/update", update_task, eras=_STATELESS, operation=False),
+    MethodSpec("tasks/cancel", cancel_task, eras=_STATELESS, operation=False),
+)
+
+
+def with_tasks(options: dict[str, Any], endpoint: Any) -> dict[str, Any]:
+    """A handler's keyword arguments with the tasks extension's methods and advertisement added, for an
+    endpoint whose registry declares a task tool (elsewhere nothing would ever be a task).
+
+    A gateway endpoint is left as it is: its tasks are its backend's.
+    """
+    registry = getattr(endpoint, "registry", None)
+    if endpoint.mode == "gateway" or registry is None or not any(tool.task for tool in registry.tools.values()):
+        return options
+    return {
+        **options,
+        "extra_methods": (*options.get("extra_methods", ()), *TASK_METHODS),
+        "extensions": {**options.get("extensions", {}), EXTENSION: {}},
+    }

@@ -1,0 +1,87 @@
+"""The `MCPTask` model: one task of the tasks extension, its state, progress, result or error.
+
+Imported by `mcp_django.models`, so it belongs to the `mcp_django` app and its migrations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+__all__ = ["ACTIVE_STATUSES", "TERMINAL_STATUSES", "MCPTask"]
+
+
+class MCPTask(models.Model):
+    """A tool call running as a task (`io.modelcontextprotocol/tasks`), as every web and task worker sees it.
+
+    The web process that accepted the call creates the row and enqueues it on Django's task framework;
+    a task worker runs the tool and writes its progress, the input it waits for, and its result or
+    error here; any web process answers `tasks/get`, `tasks/update` and `tasks/cancel` from the row.
+    """
+
+    class Status(models.TextChoices):
+        WORKING = "working", "working"
+        INPUT_REQUIRED = "input_required", "input required"
+        COMPLETED = "completed", "completed"
+        FAILED = "failed", "failed"
+        CANCELLED = "cancelled", "cancelled"
+
+    task_id = models.CharField(max_length=64, primary_key=True, verbose_name="task id")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="mcp_tasks",
+        help_text="Who started the task; only they can see it. Empty for anonymous clients.",
+    )
+    endpoint = models.CharField(max_length=100, db_index=True, help_text="The endpoint the task was started on.")
+    tool = models.CharField(max_length=128, db_index=True)
+    arguments = models.JSONField(default=dict, blank=True)
+    protocol_version = models.CharField(max_length=32)
+    client_capabilities = models.JSONField(default=dict, blank=True)
+    client_info = models.JSONField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WORKING, db_index=True)
+    status_message = models.TextField(blank=True)
+    progress = models.FloatField(null=True, blank=True)
+    progress_total = models.FloatField(null=True, blank=True)
+    input_requests = models.JSONField(
+        default=dict, blank=True, help_text="The input requests the task waits for, by key."
+    )
+    answers = models.JSONField(default=dict, blank=True, help_text="The client's answers so far, by key.")
+    result = models.JSONField(null=True, blank=True, help_text="The tool's CallToolResult once completed.")
+    error = models.JSONField(null=True, blank=True, help_text="The JSON-RPC error once failed.")
+    ttl_ms = models.PositiveBigIntegerField(null=True, blank=True)
+    poll_interval_ms = models.PositiveIntegerField(null=True, blank=True)
+    backend_task_id = models.CharField(
+        max_length=64, blank=True, help_text="The id Django's task framework gave the job that runs it."
+    )
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "MCP task"
+        verbose_name_plural = "MCP tasks"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.tool} {self.task_id} ({self.status})"
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the task has finished (completed, failed or cancelled)."""
+        return self.status in TERMINAL_STATUSES
+
+    def expired(self, now: Any = None) -> bool:
+        """Whether the task's `ttlMs` has passed since it was created (it is then no longer reported)."""
+        if self.ttl_ms is None:
+            return False
+        elapsed = (now or timezone.now()) - self.created_at
+        return elapsed.total_seconds() * 1000 > self.ttl_ms
+
+
+TERMINAL_STATUSES = frozenset({MCPTask.Status.COMPLETED, MCPTask.Status.FAILED, MCPTask.Status.CANCELLED})
+ACTIVE_STATUSES = frozenset({MCPTask.Status.WORKING, MCPTask.Status.INPUT_REQUIRED})

@@ -1,0 +1,78 @@
+"""Starting a task: what a task-capable tool's call does when the client declared the tasks extension.
+
+`Tool.call` hands over here once the arguments are valid. The server decides (SEP-2663: the client
+sends no hint): a tool declared `task="optional"` or `"required"` runs as a task for a client that
+declared `io.modelcontextprotocol/tasks`; without it an optional one runs inline as any call, and a
+required one is refused with `-32021`. The tool's `task_inputs` are gathered first, in the request
+(an `input_required` round trip in 2026), so a task only starts once it has them. The row is committed
+and the job enqueued before the `CreateTaskResult` leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from django.utils.module_loading import import_string
+
+from mcp_django.conf import mcp_settings
+from mcp_django.executor import run_sync
+from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.jsonrpc import InternalError
+from mcp_django.protocol.versions import Era
+from mcp_django.tasks import store
+from mcp_django.tasks.methods import negotiated, require_extension
+from mcp_django.tasks.models import MCPTask
+
+TASK_RUN: Final = "mcp_django.task"
+"""`Connection.extra` key holding the id of the task a worker is running (the tool then runs inline)."""
+WORKER_TASK: Final = "mcp_django.tasks.worker.run_mcp_task"
+"""The job the task framework runs, loaded by name as its workers load it (the worker imports the endpoints)."""
+
+__all__ = ["TASK_RUN", "TASK_SUPPORT", "start_task"]
+
+TASK_SUPPORT = ("optional", "required")
+"""What a tool may declare as `task=`: it may run as a task, or only runs as one."""
+
+
+async def start_task(
+    tool: Any, arguments: Mapping[str, Any], ctx: RequestContext, *, support: str, inputs: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """Start `tool` as a task and return its `CreateTaskResult`; None when the call runs inline instead.
+
+    Raises:
+        MissingClientCapability: a `required` tool called in 2026 by a client without the extension.
+        InputRequired: the tool's `task_inputs` are not all answered yet (2026).
+    """
+    if TASK_RUN in ctx.connection.extra:
+        return None  # this is the task's own run, in the worker
+    if not negotiated(ctx):
+        if support == "required" and ctx.era is Era.STATELESS:
+            require_extension(ctx, f"The tool {tool.name!r} runs only as a task and")
+        return None
+    answers = await ctx.request_input(inputs) if inputs else {}
+    task = await run_sync(
+        _create_and_enqueue,
+        user_id=ctx.connection.principal_id,
+        endpoint=getattr(ctx.endpoint, "name", ""),
+        tool=tool.name,
+        arguments=arguments,
+        protocol_version=ctx.protocol_version,
+        client_capabilities=ctx.client_capabilities,
+        client_info=ctx.client_info,
+        answers=answers,
+    )
+    return {"resultType": "task", **store.envelope(task)}
+
+
+def _create_and_enqueue(**fields: Any) -> MCPTask:
+    run_mcp_task = import_string(WORKER_TASK)
+    task = store.create(**fields, ttl_ms=mcp_settings.TASK_TTL_MS, poll_interval_ms=mcp_settings.TASK_POLL_INTERVAL_MS)
+    try:
+        job = run_mcp_task.using(backend=mcp_settings.TASKS_BACKEND).enqueue(task.task_id)
+    except Exception as error:
+        store.finish(task.task_id, error={"code": InternalError.code, "message": "The task could not be queued"})
+        raise InternalError("The task could not be queued") from error
+    MCPTask.objects.filter(pk=task.pk).update(backend_task_id=str(job.id)[:64])
+    task.refresh_from_db()  # a backend that runs it right away (ImmediateBackend) has finished it already
+    return task

@@ -1,0 +1,183 @@
+"""Reading and writing `MCPTask` rows, and their wire form (SEP-2663's `Task` and `DetailedTask`).
+
+Every function here is sync (ORM); async callers go through `mcp_django.executor.run_sync`. A row is
+changed with conditional updates, so a cancellation and a worker finishing the task at the same time
+cannot both win: whichever reaches the database first settles the status.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from mcp_django.tasks.models import ACTIVE_STATUSES, MCPTask
+
+__all__ = [
+    "cancel",
+    "create",
+    "detailed",
+    "envelope",
+    "find",
+    "finish",
+    "is_active",
+    "pending_answers",
+    "record_progress",
+    "submit_answers",
+    "wait_for_input",
+]
+
+Status = MCPTask.Status
+
+
+def create(
+    *,
+    user_id: Any,
+    endpoint: str,
+    tool: str,
+    arguments: Mapping[str, Any],
+    protocol_version: str,
+    client_capabilities: Mapping[str, Any],
+    client_info: Mapping[str, Any] | None,
+    answers: Mapping[str, Any],
+    ttl_ms: int | None,
+    poll_interval_ms: int | None,
+) -> MCPTask:
+    """Create a working task; it is committed when this returns (a `tasks/get` right after it finds it)."""
+    return MCPTask.objects.create(
+        task_id=secrets.token_urlsafe(18),
+        user_id=user_id,
+        endpoint=endpoint,
+        tool=tool,
+        arguments=dict(arguments),
+        protocol_version=protocol_version,
+        client_capabilities=dict(client_capabilities),
+        client_info=dict(client_info) if client_info is not None else None,
+        answers=dict(answers),
+        ttl_ms=ttl_ms,
+        poll_interval_ms=poll_interval_ms,
+    )
+
+
+def find(task_id: Any, *, user_id: Any, endpoint: str) -> MCPTask | None:
+    """The caller's live task of that id on that endpoint; None for anyone else's, another endpoint's,
+    an expired one, or an unknown id (all answered alike, so a task id reveals nothing to others)."""
+    if not isinstance(task_id, str):
+        return None
+    task = MCPTask.objects.filter(task_id=task_id, user_id=user_id, endpoint=endpoint).first()
+    if task is None or task.expired():
+        return None
+    return task
+
+
+def cancel(task: MCPTask, message: str = "Cancelled by the client") -> bool:
+    """Cancel an active task; False when it had already finished (cancelling a finished task is a no-op)."""
+    now = timezone.now()
+    changed = MCPTask.objects.filter(pk=task.pk, status__in=ACTIVE_STATUSES).update(
+        status=Status.CANCELLED, status_message=message, input_requests={}, updated_at=now
+    )
+    return bool(changed)
+
+
+def submit_answers(task: MCPTask, responses: Mapping[str, Any]) -> None:
+    """Take the client's answers to the input requests the task waits for; unknown keys are ignored.
+
+    The task goes back to `working` once nothing is pending any more.
+    """
+    with transaction.atomic():
+        row = MCPTask.objects.select_for_update().filter(pk=task.pk).first()
+        if row is None or row.status != Status.INPUT_REQUIRED:
+            return
+        answered = {key: value for key, value in responses.items() if key in row.input_requests}
+        if not answered:
+            return
+        row.answers = {**row.answers, **answered}
+        row.input_requests = {key: value for key, value in row.input_requests.items() if key not in answered}
+        if not row.input_requests:
+            row.status = Status.WORKING
+        row.updated_at = timezone.now()
+        row.save(update_fields=["answers", "input_requests", "status", "updated_at"])
+
+
+def wait_for_input(task_id: str, requests: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+    """Record that the task waits for `requests` (by key); returns (still active, answers so far)."""
+    with transaction.atomic():
+        row = MCPTask.objects.select_for_update().filter(pk=task_id).first()
+        if row is None or row.status not in ACTIVE_STATUSES:
+            return False, {}
+        pending = {key: dict(request) for key, request in requests.items() if key not in row.answers}
+        if pending:
+            row.input_requests = {**row.input_requests, **pending}
+            row.status = Status.INPUT_REQUIRED
+            row.updated_at = timezone.now()
+            row.save(update_fields=["input_requests", "status", "updated_at"])
+        return True, dict(row.answers)
+
+
+def pending_answers(task_id: str) -> tuple[bool, dict[str, Any]]:
+    """(still active, the answers so far) of a task."""
+    row = MCPTask.objects.filter(pk=task_id).values("status", "answers").first()
+    if row is None or row["status"] not in ACTIVE_STATUSES:
+        return False, {}
+    return True, dict(row["answers"])
+
+
+def is_active(task_id: str) -> bool:
+    """Whether the task is still working or waiting for input (not finished, not cancelled)."""
+    return MCPTask.objects.filter(pk=task_id, status__in=ACTIVE_STATUSES).exists()
+
+
+def record_progress(task_id: str, progress: float, total: float | None, message: str | None) -> None:
+    """Store the task's latest progress (what `tasks/get` reports as its status message)."""
+    fields: dict[str, Any] = {"progress": progress, "progress_total": total, "updated_at": timezone.now()}
+    if message is not None:
+        fields["status_message"] = message
+    MCPTask.objects.filter(pk=task_id, status__in=ACTIVE_STATUSES).update(**fields)
+
+
+def finish(task_id: str, *, result: Mapping[str, Any] | None = None, error: Mapping[str, Any] | None = None) -> bool:
+    """Settle an active task as completed (with `result`) or failed (with `error`); False if it was cancelled."""
+    status = Status.FAILED if error is not None else Status.COMPLETED
+    changed = MCPTask.objects.filter(pk=task_id, status__in=ACTIVE_STATUSES).update(
+        status=status,
+        result=dict(result) if result is not None and error is None else None,
+        error=dict(error) if error is not None else None,
+        input_requests={},
+        updated_at=timezone.now(),
+    )
+    return bool(changed)
+
+
+def envelope(task: MCPTask) -> dict[str, Any]:
+    """SEP-2663's `Task`: what a `CreateTaskResult` carries at its top level."""
+    data: dict[str, Any] = {
+        "taskId": task.task_id,
+        "status": str(task.status),
+        "createdAt": _iso(task.created_at),
+        "lastUpdatedAt": _iso(task.updated_at),
+        "ttlMs": task.ttl_ms,
+    }
+    if task.poll_interval_ms:
+        data["pollIntervalMs"] = task.poll_interval_ms
+    if task.status_message:
+        data["statusMessage"] = task.status_message
+    return data
+
+
+def detailed(task: MCPTask) -> dict[str, Any]:
+    """SEP-2663's `DetailedTask`: the envelope, plus the result, the error or the pending input requests."""
+    data = envelope(task)
+    if task.status == Status.COMPLETED and task.result is not None:
+        data["result"] = task.result
+    elif task.status == Status.FAILED and task.error is not None:
+        data["error"] = task.error
+    elif task.status == Status.INPUT_REQUIRED:
+        data["inputRequests"] = task.input_requests
+    return data
+
+
+def _iso(moment: Any) -> str:
+    return str(moment.isoformat().replace("+00:00", "Z"))
