@@ -19,8 +19,8 @@ class MCPDjangoConfig(AppConfig):
         from mcp_django.gateway import checks as gateway_checks  # noqa: F401  # those of the gateways
         from mcp_django.gateway import interceptor_checks  # noqa: F401  # and those of the interceptor servers
         from mcp_django.registry import all_registries
-        from mcp_django.toolsets import checks as toolset_checks  # noqa: F401  # and those of the toolsets
         from mcp_django.tasks import checks as task_checks  # noqa: F401  # and those of the tasks extension
+        from mcp_django.toolsets import checks as toolset_checks  # noqa: F401  # and those of the toolsets
 
         module = mcp_settings.STATIC_MODULE
         if isinstance(module, str) and module:

@@ -181,12 +181,7 @@ def serve_example(
         tokens = _demo_tokens(env)
         yield LiveServer(base_url=f"http://{host}:{port}", log_path=log_path, process=process, tokens=tokens)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=SHUTDOWN_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=SHUTDOWN_TIMEOUT_S)
+        stop_process(process)
 
 
 @contextlib.contextmanager
