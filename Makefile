@@ -81,8 +81,11 @@ demo: $(VENV_STAMP)
 	@echo "  MCP dashboard:             http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/controlroom/"
 	@echo "  Switch a provider off/on:  http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/providerstate/"
 	@echo "  (select demo.books, action 'Disable selected providers'; the adapter's about_* tools vanish)"
+	@echo "  MCP tasks (catalogue_report): http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/mcptask/  (a db_worker runs them; docs/tasks.md)"
 	@echo
+	@# a task worker beside the server for the tools that run as tasks (docs/tasks.md), stopped with it;
 	@# daphne with the request limits applied as requests arrive, and its timeouts spelled out (docs/deployment.md)
+	$(VENV_PY) manage.py db_worker & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \
 	MCP_EXAMPLE_BASE_URL=http://$(DEMO_HOST):$(DEMO_PORT) \
 	$(VENV_PY) -m mcp_django.servers.daphne --application-close-timeout 10 --ping-interval 20 --ping-timeout 30 \
 		-b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application

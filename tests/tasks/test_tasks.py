@@ -216,3 +216,12 @@ def test_an_unknown_task_support_value_is_a_declaration_error() -> None:
         def sometimes() -> str:
             """Never declared."""
             return ""
+
+
+async def test_a_task_whose_tool_is_no_longer_served_fails_with_a_clear_error() -> None:
+    created = await client().call_tool("slow_compute", {"seconds": 0})
+    await MCPTask.objects.filter(pk=created["taskId"]).aupdate(tool="retired_tool")
+    await run_worker(created["taskId"])
+    task = await MCPTask.objects.aget(pk=created["taskId"])
+    assert task.status == "failed"
+    assert task.error == {"code": -32603, "message": "The tool 'retired_tool' is no longer served on 'conformance'"}
