@@ -84,8 +84,10 @@ DATABASES: dict[str, dict[str, Any]] = {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ.get("MCP_EXAMPLE_DB", str(BASE_DIR / "db.sqlite3")),
         # daphne runs sync code (the ORM, sync tools) in a thread pool; wait for SQLite's lock
-        # instead of failing with "database is locked" under concurrent requests.
-        "OPTIONS": {"timeout": 20},
+        # instead of failing with "database is locked" under concurrent requests. Transactions take
+        # the write lock as they begin, where that wait applies: a deferred one that reads and then
+        # writes fails at once when another connection (a task worker) wrote in between (W101).
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         # The threads that run database work off the event loop (MCP_DJANGO["DATABASE_THREADS"]) keep
         # their connection between requests only when it may outlive one (docs/settings.md).
         "CONN_MAX_AGE": 60,

@@ -1,4 +1,4 @@
-"""The tasks extension's system checks (E100 to E103, W100).
+"""The tasks extension's system checks (E100 to E103, W100, W101).
 
 Registered by `MCPDjangoConfig.ready()` beside those of `mcp_django.checks`. The backend checks run
 only where some mounted endpoint declares a task tool, so a project without tasks hears nothing.
@@ -10,7 +10,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.apps import AppConfig
+from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
+from django.db import router
 
 from mcp_django.checks import _setting, _short
 from mcp_django.conf import mcp_settings
@@ -63,7 +65,36 @@ def check_tasks(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
                 id="mcp_django.W100",
             )
         )
-    return messages
+    return [*messages, *_check_sqlite()]
+
+
+def _check_sqlite() -> list[CheckMessage]:
+    """W101: tasks on SQLite whose transactions start deferred.
+
+    Web processes and task workers write the same `MCPTask` rows. A deferred SQLite transaction that
+    reads a row and then writes it fails at once with "database is locked" when another connection has
+    written in between (SQLite's busy timeout does not apply to it), and the task then ends failed.
+    `transaction_mode: "IMMEDIATE"` takes the write lock when the transaction begins, where the timeout
+    applies.
+    """
+    from mcp_django.tasks.models import MCPTask
+
+    alias = router.db_for_write(MCPTask)
+    database = settings.DATABASES.get(alias, {})
+    if "sqlite3" not in str(database.get("ENGINE", "")):
+        return []
+    mode = (database.get("OPTIONS") or {}).get("transaction_mode")
+    if str(mode).upper() in ("IMMEDIATE", "EXCLUSIVE"):
+        return []
+    return [
+        Warning(
+            f"Tasks are stored in SQLite database {alias!r}, whose transactions start deferred.",
+            hint=f"Set DATABASES[{alias!r}]['OPTIONS']['transaction_mode'] = 'IMMEDIATE': task workers and "
+            "web processes write the same rows, and a deferred transaction fails at once with "
+            "'database is locked' (docs/tasks.md).",
+            id="mcp_django.W101",
+        )
+    ]
 
 
 def _check_values() -> list[CheckMessage]:

@@ -1,12 +1,19 @@
-"""The tasks extension's system checks: E100, E102, E103 and W100 (the example project serves task tools)."""
+"""The tasks extension's system checks: E100, E102, E103, W100 and W101 (the example project serves task tools)."""
 
 from __future__ import annotations
 
+import copy
+import sqlite3
+import warnings
+from pathlib import Path
 from typing import Any
 
 import django
+import pytest
 from django.conf import settings
 from django.core.checks import Error, Warning
+from django.db import OperationalError, connections
+from django.db.backends.sqlite3.base import DatabaseWrapper
 from django.test import override_settings
 
 from mcp_django.tasks.checks import check_tasks
@@ -61,3 +68,65 @@ def test_a_backend_without_workers_is_w100() -> None:
                 id="mcp_django.W100",
             )
         ]
+
+
+def databases(**options: Any) -> Any:
+    """The example project's databases with the default's SQLite `OPTIONS` replaced."""
+    changed = copy.deepcopy(settings.DATABASES)
+    changed["default"]["OPTIONS"] = options
+    warnings.filterwarnings("ignore", "Overriding setting DATABASES", UserWarning)
+    return override_settings(DATABASES=changed)
+
+
+def test_tasks_on_sqlite_with_deferred_transactions_are_w101() -> None:
+    with databases(timeout=20):
+        assert check_tasks() == [
+            Warning(
+                "Tasks are stored in SQLite database 'default', whose transactions start deferred.",
+                hint="Set DATABASES['default']['OPTIONS']['transaction_mode'] = 'IMMEDIATE': task workers and "
+                "web processes write the same rows, and a deferred transaction fails at once with "
+                "'database is locked' (docs/tasks.md).",
+                id="mcp_django.W101",
+            )
+        ]
+    with databases(timeout=20, transaction_mode="IMMEDIATE"):
+        assert check_tasks() == []
+
+
+def sqlite_connection(path: Path, options: dict[str, Any]) -> DatabaseWrapper:
+    """A connection of its own to the SQLite file `path`, with the default database's settings and `options`."""
+    settings_dict = {**connections["default"].settings_dict, "NAME": str(path), "OPTIONS": options}
+    return DatabaseWrapper(settings_dict, alias=f"w101-{id(options)}")
+
+
+@pytest.mark.parametrize("mode", ["DEFERRED", "example"])
+def test_a_task_row_read_then_written_while_a_worker_writes_it(
+    tmp_path: Path, mode: str, django_db_blocker: Any
+) -> None:
+    """What W101 is about, on a real SQLite file in WAL mode: a transaction reads a task's row, another
+    connection (the worker) commits a change to it, then the transaction writes. Deferred, the write
+    fails at once with "database is locked"; with the example project's options the transaction holds
+    the write lock from its start, so the worker's write waits for it instead (here: past its timeout)."""
+    path = tmp_path / "tasks.sqlite3"
+    with sqlite3.connect(path) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE task (id TEXT PRIMARY KEY, status TEXT)")
+        setup.execute("INSERT INTO task VALUES ('t1', 'working')")
+    options = {"timeout": 0.2} if mode == "DEFERRED" else {**settings.DATABASES["default"]["OPTIONS"], "timeout": 0.2}
+    web, worker = sqlite_connection(path, options), sqlite_connection(path, {"timeout": 0.2})
+    with django_db_blocker.unblock(), web.cursor() as cursor, worker.cursor() as other:
+        web.set_autocommit(False, force_begin_transaction_with_broken_autocommit=True)  # as atomic() begins
+        cursor.execute("SELECT status FROM task WHERE id = 't1'")
+        if mode == "DEFERRED":
+            other.execute("UPDATE task SET status = 'cancelled' WHERE id = 't1'")
+            with pytest.raises(OperationalError, match="database is locked"):
+                cursor.execute("UPDATE task SET status = 'input_required' WHERE id = 't1'")
+        else:
+            with pytest.raises(OperationalError, match="database is locked"):
+                other.execute("UPDATE task SET status = 'cancelled' WHERE id = 't1'")
+            cursor.execute("UPDATE task SET status = 'input_required' WHERE id = 't1'")
+            web.commit()
+            other.execute("SELECT status FROM task WHERE id = 't1'")
+            assert other.fetchone() == ("input_required",)
+    web.close()
+    worker.close()
