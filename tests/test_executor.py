@@ -37,8 +37,8 @@ async def test_database_work_under_the_marker_runs_on_pool_threads_that_keep_the
     assert all(len(ids) == 1 for ids in connections_by_thread.values())  # a thread reuses its connection
 
 
-@pytest.mark.django_db
-async def test_without_the_marker_it_runs_like_sync_to_async_so_the_test_transaction_sees_its_rows() -> None:
+@pytest.mark.django_db(transaction=True)  # the thread writes: an IMMEDIATE test transaction would lock it out
+async def test_without_the_marker_it_runs_like_sync_to_async_on_its_thread_and_connection() -> None:
     await sync_to_async(get_user_model().objects.create_user)("only-in-this-transaction")
 
     def names() -> list[str]:
