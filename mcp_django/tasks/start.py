@@ -29,10 +29,7 @@ TASK_RUN: Final = "mcp_django.task"
 WORKER_TASK: Final = "mcp_django.tasks.worker.run_mcp_task"
 """The job the task framework runs, loaded by name as its workers load it (the worker imports the endpoints)."""
 
-__all__ = ["TASK_RUN", "TASK_SUPPORT", "start_task"]
-
-TASK_SUPPORT = ("optional", "required")
-"""What a tool may declare as `task=`: it may run as a task, or only runs as one."""
+__all__ = ["TASK_RUN", "start_task"]
 
 
 async def start_task(
@@ -71,8 +68,9 @@ def _create_and_enqueue(**fields: Any) -> MCPTask:
     try:
         job = run_mcp_task.using(backend=mcp_settings.TASKS_BACKEND).enqueue(task.task_id)
     except Exception as error:
-        store.finish(task.task_id, error={"code": InternalError.code, "message": "The task could not be queued"})
-        raise InternalError("The task could not be queued") from error
+        refusal = InternalError("The task could not be queued")
+        store.finish(task.task_id, error=refusal.to_error())
+        raise refusal from error
     MCPTask.objects.filter(pk=task.pk).update(backend_task_id=str(job.id)[:64])
     task.refresh_from_db()  # a backend that runs it right away (ImmediateBackend) has finished it already
     return task

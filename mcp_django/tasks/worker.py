@@ -79,7 +79,7 @@ async def _execute(task_id: str) -> None:
     try:
         tool, ctx = await run_sync(_prepare, row)
     except LookupError as missing:
-        await run_sync(store.finish, task_id, error=_error_of(InternalError(str(missing))))
+        await run_sync(store.finish, task_id, error=InternalError(str(missing)).to_error())
         return
     job = asyncio.ensure_future(tool.call(row.arguments, ctx))
     while not (await asyncio.wait({job}, timeout=POLL_S))[0]:
@@ -93,10 +93,10 @@ async def _execute(task_id: str) -> None:
     except asyncio.CancelledError:
         return  # cancelled while it waited for input: the row already says so
     except MCPError as error:
-        await run_sync(store.finish, task_id, error=_error_of(error))
+        await run_sync(store.finish, task_id, error=error.to_error())
     except Exception:
         logger.exception("MCP task %s (%s) failed", task_id, row.tool)
-        await run_sync(store.finish, task_id, error=_error_of(InternalError()))
+        await run_sync(store.finish, task_id, error=InternalError().to_error())
     else:
         await run_sync(store.finish, task_id, result=result)
 
@@ -131,13 +131,6 @@ def _prepare(row: MCPTask) -> tuple[Any, TaskRequestContext]:
         answers=dict(row.answers),
     )
     return tool, ctx
-
-
-def _error_of(error: MCPError) -> dict[str, Any]:
-    data: dict[str, Any] = {"code": error.code, "message": error.message}
-    if error.data is not None:
-        data["data"] = error.data
-    return data
 
 
 def _as_task(function: Any) -> Any:
