@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import model_ngettext
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -13,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 from django.utils.html import format_html
+from django.utils.translation import ngettext
 
 from mcp_django.conf import mcp_settings
 from mcp_django.control import inventory
@@ -148,8 +150,12 @@ def _switch(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any], ena
             row.enabled = enabled
             row.save(update_fields=["enabled", "updated"])
             changed += 1
-    verb = "Enabled" if enabled else "Disabled"
-    model_admin.message_user(request, f"{verb} {changed} item(s).", messages.SUCCESS)
+    if enabled:
+        message = ngettext("Enabled %(count)d %(items)s.", "Enabled %(count)d %(items)s.", changed)
+    else:
+        message = ngettext("Disabled %(count)d %(items)s.", "Disabled %(count)d %(items)s.", changed)
+    items = model_ngettext(queryset, changed)  # the model's verbose name, singular or plural, as Django's actions say
+    model_admin.message_user(request, message % {"count": changed, "items": items}, messages.SUCCESS)
 
 
 @admin.register(ProviderState)

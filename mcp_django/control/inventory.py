@@ -23,6 +23,7 @@ from mcp_django.interceptors.chain import build_plan
 from mcp_django.interceptors.config import PlanEntry
 from mcp_django.models import InterceptorState, ProviderState, ToolState
 from mcp_django.protocol.context import Connection, RequestContext
+from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.versions import Era
 from mcp_django.providers import PromptProvider, Provider, ResourceProvider, ToolProvider, provider_registry
 from mcp_django.scopes import Scope
@@ -127,6 +128,13 @@ def code_tools() -> dict[str, list[str]]:
     for endpoint in mounted():
         try:
             names = listed_tools(endpoint)
+        except MCPError as error:
+            # A source that answers with an error, such as a remote server not serving yet (the demo's
+            # gateways front the demo itself, which `make demo` syncs before it serves): one line, no traceback.
+            logger.warning(
+                "Tools of endpoint %r not synced (run mcp_sync once it answers): %s", endpoint.name, error.message
+            )
+            continue
         except Exception:  # a failing provider: the dashboard shows it, the tool list does without
             logger.warning("Listing the tools of %r failed", endpoint, exc_info=True)
             continue
