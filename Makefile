@@ -12,6 +12,9 @@ PYTHON_DJANGO6 ?= $(shell scripts/find-python 3.12 3.14)
 VENV := .venv
 VENV_PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.mcp-django-installed
+# `make demo` installs only the `demo` extra into the same venv (its own stamp); `make install` and every
+# check target the whole `dev` extra, which includes it.
+DEMO_STAMP := $(VENV)/.mcp-django-demo-installed
 
 VENV_BENCH := .venv-bench
 VENV_BENCH_STAMP := $(VENV_BENCH)/.mcp-django-installed
@@ -32,17 +35,19 @@ NPM_INSTALL := npm install --no-audit --no-fund --loglevel=error
 
 DEMO_HOST ?= 127.0.0.1
 DEMO_PORT ?= 8000
+DOCS_PORT ?= 8001
 
 # What the live and conformance tests read to find Node 22 and the suite (tests/conftest.py).
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
 export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 
-.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs pytest test test-django6 bench soak fuzz clean
+.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs docs-serve pytest test test-django6 bench soak fuzz clean
 
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
 	@echo "make test   - install everything the tests need, then ruff, mypy and pytest (live + conformance)"
 	@echo "make docs   - build the docs site (docs/ and the API reference) into .cache/site, strict"
+	@echo "make docs-serve - serve the docs site on http://127.0.0.1:$(DOCS_PORT)/, rebuilt as docs/ changes"
 	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
 	@echo "make soak   - $(SOAK_SECONDS) s of mixed traffic against two workers on PostgreSQL and Redis; errors, memory, audit rows"
 	@echo "make fuzz   - the fuzz tests (tests/fuzz/) with $(FUZZ_CASES) Hypothesis cases each, 100,000 in all"
@@ -59,13 +64,26 @@ $(VENV_STAMP): pyproject.toml
 
 install: $(VENV_STAMP)
 
+# Only what the example project needs to serve (the `demo` extra: OAuth and tasks); a venv that already
+# has the `dev` extra has all of it.
+$(DEMO_STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 is required (tried python3.11, python3, pyenv)"; exit 1; }
+	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install --quiet --quiet --upgrade pip
+	$(VENV_PY) -m pip install --quiet --quiet -e '.[demo]'
+	@touch $@
+
 # ------------------------------------------------------------------ demo
 
-demo: $(VENV_STAMP)
+# Every URL the example project builds for itself (its gateways, its interceptor server, mcp_inspect's
+# remotes) follows the port it is served on: example_project/settings.py reads this.
+demo: export MCP_EXAMPLE_BASE_URL := http://$(DEMO_HOST):$(DEMO_PORT)
+demo: $(DEMO_STAMP)
 	$(VENV_PY) manage.py migrate --noinput
 	$(VENV_PY) manage.py seed_demo
 	$(VENV_PY) manage.py mcp_sync  # the admin lists the tools the seeded books give the providers
 	@echo
+	@echo "  Start here:                http://$(DEMO_HOST):$(DEMO_PORT)/  (every endpoint, how to connect)"
 	@echo "  MCP server endpoint:       http://$(DEMO_HOST):$(DEMO_PORT)/mcp"
 	@echo "  MCP adapter endpoint:      http://$(DEMO_HOST):$(DEMO_PORT)/mcp/adapter"
 	@echo "  (both need a token above: Authorization: Bearer <token>; see docs/authentication.md)"
@@ -86,7 +104,6 @@ demo: $(VENV_STAMP)
 	@# a task worker beside the server for the tools that run as tasks (docs/tasks.md), stopped with it;
 	@# daphne with the request limits applied as requests arrive, and its timeouts spelled out (docs/deployment.md)
 	$(VENV_PY) manage.py db_worker & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \
-	MCP_EXAMPLE_BASE_URL=http://$(DEMO_HOST):$(DEMO_PORT) \
 	$(VENV_PY) -m mcp_django.servers.daphne --application-close-timeout 10 --ping-interval 20 --ping-timeout 30 \
 		-b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application
 
@@ -131,6 +148,11 @@ typecheck: $(VENV_STAMP)
 # strict mode, so a broken link, a page left out or an unresolved reference fails `make test`.
 docs: $(VENV_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# mkdocs' own server, on its own port beside the demo's: links work (a page opened from file:// lists
+# directories), and a page rebuilds as it is saved.
+docs-serve: $(VENV_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 # Debian packages the tests drive for real (command:package): redis-server for the two-worker tests,
 # chromium for the admin's and the CORS browser tests (Playwright drives it; `playwright install` is never

@@ -134,8 +134,13 @@ if os.environ.get("MCP_EXAMPLE_REDIS_URL"):
         }
     }
 
-# Where this project is served (make demo sets it): the demo's gateways front its own endpoints over HTTP.
-EXAMPLE_BASE_URL = os.environ.get("MCP_EXAMPLE_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Where this project is served: the demo's gateways and interceptor server front its own endpoints over HTTP.
+# `make demo` exports it from DEMO_HOST and DEMO_PORT, which also count when set by hand (`DEMO_PORT=8001
+# python manage.py mcp_inspect`), so every URL below follows the port the demo serves on.
+EXAMPLE_BASE_URL = (
+    os.environ.get("MCP_EXAMPLE_BASE_URL")
+    or f"http://{os.environ.get('DEMO_HOST', '127.0.0.1')}:{os.environ.get('DEMO_PORT', '8000')}"
+).rstrip("/")
 
 MCP_DJANGO = {
     "SERVER_INFO": {"name": "mcp-django-example", "version": "0.1.0"},
@@ -178,9 +183,14 @@ MCP_DJANGO = {
 
 OAUTH2_PROVIDER = {**OAUTH2_PROVIDER_DEFAULTS}
 
+# No handler of their own: records reach the root logger's, the one daphne installs (or, for a command,
+# Python's last-resort one on stderr), so each is written once; Django's default console handler for
+# "django" beside daphne's wrote every 404 twice.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"mcp_django": {"handlers": ["console"], "level": os.environ.get("MCP_DJANGO_LOG_LEVEL", "WARNING")}},
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO"},
+        "mcp_django": {"handlers": [], "level": os.environ.get("MCP_DJANGO_LOG_LEVEL", "WARNING")},
+    },
 }

@@ -3,9 +3,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from example_project.demo.views import home
 from mcp_django.urls import endpoint
 
 urlpatterns = [
+    # The landing page: every endpoint below with its mode, and how to connect (example_project/demo/views.py).
+    path("", home, name="home"),
     path("admin/", admin.site.urls),
     # The conformance fixture server, open to anonymous callers as the official suite expects.
     *endpoint(

@@ -1,10 +1,11 @@
-"""What a person sees: the OAuth login, consent and error pages and the admin's MCP dashboard in Debian's chromium.
+"""What a person sees: the OAuth login, consent and error pages, the admin's MCP dashboard and the demo's `/`.
 
-Every button (submit controls included) and every error message on them has a text/background contrast of
-at least 4.5:1 (WCAG 2 AA for normal text; 3:1 for a button that shows only an icon, such as the admin's theme
-toggle), computed from the browser's computed styles: the text colour
-over the first opaque background found walking up from the element, translucent layers composited on the
-way. A white-on-white "Allow" passed every test that clicks by selector; this one reads the colours.
+In Debian's chromium, every button (submit controls included) and every error message on them has a
+text/background contrast of at least 4.5:1 (WCAG 2 AA for normal text; 3:1 for a button that shows only an
+icon, such as the admin's theme toggle), and so does every link of the landing page: computed from the
+browser's computed styles, the text colour over the first opaque background found walking up from the
+element, translucent layers composited on the way. A white-on-white "Allow" passed every test that clicks
+by selector; this one reads the colours.
 
 Screenshots of each page go to `.cache/screenshots/`, for a developer to look at.
 """
@@ -98,11 +99,11 @@ def contrast(first: list[float], second: list[float]) -> float:
     return (lighter + 0.05) / (darker + 0.05)
 
 
-def poor_contrast(page: Any, name: str) -> list[str]:
-    """Screenshot the page as `name`, and describe each of its controls below AA contrast."""
+def poor_contrast(page: Any, name: str, selector: str = CONTROLS) -> list[str]:
+    """Screenshot the page as `name`, and describe each of its controls (`selector`) below AA contrast."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-    controls = page.evaluate(COLOURS_JS, CONTROLS)
+    controls = page.evaluate(COLOURS_JS, selector)
     assert controls, f"no control on the {name} page"
     ratios = [
         (control["label"], contrast(control["text"], control["background"]), control["icon"]) for control in controls
@@ -138,7 +139,7 @@ def registered_client(server: LiveServer) -> str:
         return str(json.loads(response.read())["client_id"])
 
 
-def test_every_button_and_error_of_the_oauth_pages_and_the_dashboard_has_aa_contrast(
+def test_every_button_and_error_of_the_oauth_pages_and_the_dashboard_and_the_demo_s_links_have_aa_contrast(
     server: LiveServer, tmp_path: Path
 ) -> None:
     client_id = registered_client(server)
@@ -173,5 +174,8 @@ def test_every_button_and_error_of_the_oauth_pages_and_the_dashboard_has_aa_cont
         page.click("input[type=submit]")
         page.wait_for_selector("#mcp-dashboard svg")
         failures += poor_contrast(page, "admin-dashboard")
+
+        page.goto(server.url("/"))  # the demo's landing page: its links are what one clicks there
+        failures += poor_contrast(page, "demo-home", "a")
 
     assert failures == []
