@@ -89,7 +89,7 @@ demo: $(DEMO_STAMP)
 	@echo "  (both need a token above: Authorization: Bearer <token>; see docs/authentication.md)"
 	@echo "  Or connect through OAuth (docs/oauth.md): give a client just the URL, e.g."
 	@echo "    claude mcp add --transport http books http://$(DEMO_HOST):$(DEMO_PORT)/mcp"
-	@echo "    npx @modelcontextprotocol/inspector   (Streamable HTTP, http://$(DEMO_HOST):$(DEMO_PORT)/mcp)"
+	@echo "    npx @modelcontextprotocol/inspector   (Streamable HTTP, http://$(DEMO_HOST):$(DEMO_PORT)/mcp; Node >= 22.19)"
 	@echo "  it registers itself, opens the login page (alice/alice, bob/bob or carol/carol) and the consent page."
 	@echo "  OAuth metadata:            http://$(DEMO_HOST):$(DEMO_PORT)/.well-known/oauth-authorization-server"
 	@echo "  Conformance fixture:       http://$(DEMO_HOST):$(DEMO_PORT)/conformance/mcp"
