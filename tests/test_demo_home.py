@@ -1,13 +1,18 @@
-"""The example project's landing page at `/`: every mounted endpoint, linked, with its mode."""
+"""The example project as `make demo` serves it: the landing page at `/`, and the port it is served on."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from django.test import Client
 
 from mcp_django.endpoints import mounted_endpoints
+from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.urls("example_project.urls"), pytest.mark.django_db]
 
@@ -26,3 +31,26 @@ def test_the_landing_page_links_every_mounted_endpoint_with_its_mode_and_the_way
     assert {"/admin/", "/admin/mcp_django/controlroom/"} <= links
     assert 'http://testserver/mcp/adapter \\\n  --header "Authorization: Bearer &lt;token&gt;"' in page
     assert "alice/alice" in page
+
+
+def test_demo_port_reaches_every_url_the_example_project_builds_for_itself() -> None:
+    # A fresh interpreter: the settings module reads the environment once, at import.
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("MCP_EXAMPLE_BASE_URL", "DEMO_HOST", "DEMO_PORT")
+    }
+    script = (
+        "import json; from django.conf import settings; mcp = settings.MCP_DJANGO; "
+        "print(json.dumps([s['URL'] for s in [*mcp['GATEWAYS'].values(), *mcp['INTERCEPTOR_SERVERS'].values()]]))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "example_project.settings", "DEMO_PORT": "8123"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    urls = json.loads(run.stdout)
+    assert urls
+    assert all(url.startswith("http://127.0.0.1:8123/") for url in urls), urls
