@@ -101,6 +101,12 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "GATEWAYS": (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "a dict of named backends"),
     "GATEWAY_CONNECT_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
     "GATEWAY_READ_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
+    "REMOTE_MAX_MESSAGE_BYTES": (_is_positive_int, "a positive integer"),
+    "REMOTE_MAX_LIST_ITEMS": (_is_positive_int, "a positive integer"),
+    "REMOTE_MAX_LIST_PAGES": (_is_positive_int, "a positive integer"),
+    "REMOTE_MAX_DESCRIPTION_CHARS": (_is_positive_int, "a positive integer"),
+    "REMOTE_MAX_INPUT_ROUNDS": (_is_positive_int, "a positive integer"),
+    "REMOTE_CALL_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
     "TOOL_TIMEOUT": (lambda v: v is None or (_is_number(v) and v > 0), "a positive number of seconds or None"),
     "SHUTDOWN_GRACE": (lambda v: _is_number(v) and v >= 0, "a number of seconds >= 0"),
     "RETRY_AFTER": (_is_positive_int, "a positive integer"),
@@ -152,6 +158,7 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
     messages += _check_server_info(user.get("SERVER_INFO"))
     messages += _check_origins(user.get("ALLOWED_ORIGINS"))
     messages += _check_session_caps(user)
+    messages += _check_remote_call_timeout(user)
     return messages
 
 
@@ -216,6 +223,21 @@ def _check_server_info(value: Any) -> list[CheckMessage]:
             f"{_setting('SERVER_INFO')} needs 'name' and 'version' strings.",
             hint='Use e.g. {"name": "my-server", "version": "1.0"}.',
             id="mcp_django.E006",
+        )
+    ]
+
+
+def _check_remote_call_timeout(user: Mapping[str, Any]) -> list[CheckMessage]:
+    """W160: a forwarded operation must end before one remote answer may even arrive."""
+    call = user.get("REMOTE_CALL_TIMEOUT", DEFAULTS["REMOTE_CALL_TIMEOUT"])
+    read = user.get("GATEWAY_READ_TIMEOUT", DEFAULTS["GATEWAY_READ_TIMEOUT"])
+    if not (_is_number(call) and _is_number(read) and 0 < call < read):
+        return []  # fine, or E004
+    return [
+        Warning(
+            f"{_setting('REMOTE_CALL_TIMEOUT')} is shorter than GATEWAY_READ_TIMEOUT.",
+            hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
+            id="mcp_django.W160",
         )
     ]
 

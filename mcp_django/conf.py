@@ -105,6 +105,15 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "GATEWAYS": {},
     "GATEWAY_CONNECT_TIMEOUT": 10.0,
     "GATEWAY_READ_TIMEOUT": 60.0,
+    # Bounds on what a remote MCP server sends (docs/deployment.md): one message after decompression
+    # (a JSON answer, an SSE event, a stdio line), one listing (all its pages), descriptions, input
+    # rounds and the wall time of one forwarded operation.
+    "REMOTE_MAX_MESSAGE_BYTES": 4 * MiB,
+    "REMOTE_MAX_LIST_ITEMS": 10_000,
+    "REMOTE_MAX_LIST_PAGES": 100,
+    "REMOTE_MAX_DESCRIPTION_CHARS": 8192,
+    "REMOTE_MAX_INPUT_ROUNDS": 10,
+    "REMOTE_CALL_TIMEOUT": 600.0,
     # Faults (docs/deployment.md): time limits, shutdown, an unavailable database.
     "TOOL_TIMEOUT": None,
     "SHUTDOWN_GRACE": 5.0,

@@ -125,12 +125,44 @@ def test_e003_an_import_string_that_is_not_a_string() -> None:
         ("DATABASE_THREADS", "8", "MCP_DJANGO['DATABASE_THREADS'] must be a positive integer.", "'8'"),
         ("AUTH_CACHE_TTL", -1, "MCP_DJANGO['AUTH_CACHE_TTL'] must be a number of seconds >= 0.", "-1"),
         ("AUTH_CACHE_TTL", None, "MCP_DJANGO['AUTH_CACHE_TTL'] must be a number of seconds >= 0.", "None"),
+        (
+            "REMOTE_MAX_MESSAGE_BYTES",
+            "4 MiB",
+            "MCP_DJANGO['REMOTE_MAX_MESSAGE_BYTES'] must be a positive integer.",
+            "'4 MiB'",
+        ),
+        ("REMOTE_MAX_LIST_ITEMS", 0, "MCP_DJANGO['REMOTE_MAX_LIST_ITEMS'] must be a positive integer.", "0"),
+        ("REMOTE_MAX_LIST_PAGES", None, "MCP_DJANGO['REMOTE_MAX_LIST_PAGES'] must be a positive integer.", "None"),
+        (
+            "REMOTE_MAX_DESCRIPTION_CHARS",
+            -1,
+            "MCP_DJANGO['REMOTE_MAX_DESCRIPTION_CHARS'] must be a positive integer.",
+            "-1",
+        ),
+        ("REMOTE_MAX_INPUT_ROUNDS", 2.5, "MCP_DJANGO['REMOTE_MAX_INPUT_ROUNDS'] must be a positive integer.", "2.5"),
+        (
+            "REMOTE_CALL_TIMEOUT",
+            None,
+            "MCP_DJANGO['REMOTE_CALL_TIMEOUT'] must be a positive number of seconds.",
+            "None",
+        ),
     ],
 )
 def test_e004_a_value_of_the_wrong_type_or_range(key: str, value: Any, message: str, shown: str) -> None:
     assert run({key: value}) == [
         Error(message, hint=f"It is {shown}: fix it, or remove it to use the default.", id="mcp_django.E004")
     ]
+
+
+def test_w160_a_remote_call_timeout_shorter_than_the_read_timeout() -> None:
+    assert run({"REMOTE_CALL_TIMEOUT": 30}) == [
+        Warning(
+            "MCP_DJANGO['REMOTE_CALL_TIMEOUT'] is shorter than GATEWAY_READ_TIMEOUT.",
+            hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
+            id="mcp_django.W160",
+        )
+    ]
+    assert run({"REMOTE_CALL_TIMEOUT": 30, "GATEWAY_READ_TIMEOUT": 30}) == []
 
 
 def test_e004_messages_stay_under_80_characters() -> None:

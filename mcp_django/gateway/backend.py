@@ -6,7 +6,9 @@ innermost call reaches. It adds what a gateway must:
 
 - the caller's reach: the endpoint's minimum scope, then per tool-name pattern (`tool_scopes`);
 - a tool whose `inputSchema` is missing or not an object schema is listed as `{"type": "object"}`;
-- lists are fetched whole (following the remote cursors) and paged again by the core;
+- lists are fetched whole (following the remote cursors), cleaned and bounded (`listing.Listing`),
+  and paged again by the core;
+- a forwarded operation is bounded in input rounds and wall time (`limits`);
 - progress and log messages of a forwarded request reach the caller's stream;
 - a remote `input_required` (2026-07-28) is asked of the caller in the caller's era: carried through
   the gateway's own signed `requestState` for a 2026 client, asked on the stream of a handshake one;
@@ -21,10 +23,14 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import NotForwardable, RemoteConnection, RemoteError, RemoteServer, connect
+from mcp_django.gateway.limits import call_deadline, input_rounds, remember
+from mcp_django.gateway.listing import Listing
 from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
 from mcp_django.protocol.jsonrpc import (
     INVALID_PARAMS,
@@ -44,7 +50,6 @@ FEATURES: Final = ("tools", "resources", "prompts", "completions")
 """The server features a gateway forwards (logging and subscriptions are the gateway's own)."""
 _ERA_FIELDS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
 _STATE_KEY: Final = "gateway.requestState"
-_MAX_PAGES: Final = 1000
 _FORWARDED_META: Final = ("progressToken", "traceparent", "tracestate", "baggage")
 _ASKABLE: Final = ("elicitation", "sampling", "roots")
 """The client capabilities a gateway declares for its caller: it relays those questions (`input_required`)."""
@@ -90,7 +95,8 @@ class GatewayBackend:
         scope: the least scope that reaches the endpoint at all.
         tool_scopes: tool-name patterns (`fnmatch`, first match wins) and the least scope that sees them.
         param_headers: filled with each listed tool's `x-mcp-header` arguments and scope, which the
-            HTTP transport checks a stateless call's `Mcp-Param-*` headers against.
+            HTTP transport checks a stateless call's `Mcp-Param-*` headers against (annotated tools
+            only, the latest `REMOTE_MAX_LIST_ITEMS` of them).
     """
 
     def __init__(
@@ -101,10 +107,10 @@ class GatewayBackend:
         *,
         scope: Scope = Scope.USER,
         tool_scopes: Sequence[tuple[str, Scope]] = (),
-        param_headers: dict[str, tuple[dict[str, str], Scope]] | None = None,
+        param_headers: OrderedDict[str, tuple[dict[str, str], Scope]] | None = None,
     ) -> None:
         self.server = server
-        self.param_headers = {} if param_headers is None else param_headers
+        self.param_headers = OrderedDict() if param_headers is None else param_headers
         self._capabilities: dict[str, dict[str, Any]] = {name: {} for name in FEATURES if name in capabilities}
         self.scopes = scopes
         self.scope = scope
@@ -168,39 +174,42 @@ class GatewayBackend:
         outgoing = {key: value for key, value in params.items() if key not in ("inputResponses", "requestState")}
         state = ctx.state.get(_STATE_KEY)
         responses = dict(ctx.answers) if state is not None else {}
-        while True:
-            request = dict(outgoing)
-            if state is not None:
-                request["requestState"] = state
-            if responses:
-                request["inputResponses"] = responses
-            result = await self.forward(method, request, ctx)
-            if result.get("resultType") != "input_required":
-                return _local_result(result)
-            asked = result.get("inputRequests") or {}
-            state = result.get("requestState")
-            ctx.state[_STATE_KEY] = state
-            if not isinstance(asked, dict) or not asked:
-                responses = {}
-                continue  # a state-only round: send it back as it is
-            try:
-                responses = await ctx.request_input(asked)
-            except RuntimeError as error:
-                raise NotForwardable(f"The backend asks for input this caller cannot be asked for: {error}") from None
+        async with call_deadline(self.server.name, method):
+            for _ in input_rounds(self.server.name, method):
+                request = dict(outgoing)
+                if state is not None:
+                    request["requestState"] = state
+                if responses:
+                    request["inputResponses"] = responses
+                result = await self.forward(method, request, ctx)
+                if result.get("resultType") != "input_required":
+                    return _local_result(result)
+                asked = result.get("inputRequests") or {}
+                state = result.get("requestState")
+                ctx.state[_STATE_KEY] = state
+                if not isinstance(asked, dict) or not asked:
+                    responses = {}
+                    continue  # a state-only round: send it back as it is
+                try:
+                    responses = await ctx.request_input(asked)
+                except RuntimeError as error:
+                    detail = f"The backend asks for input this caller cannot be asked for: {error}"
+                    raise NotForwardable(detail) from None
+        raise AssertionError("unreachable")  # pragma: no cover (input_rounds raises after its last round)
 
     async def _list(self, method: str, key: str, ctx: RequestContext) -> list[Any]:
-        items: list[Any] = []
+        listing = Listing(self.server.name, method)
         cursor: str | None = None
-        for _ in range(_MAX_PAGES):
-            result = await self.forward(method, {"cursor": cursor} if cursor else {}, ctx)
-            if method == "tools/list":
-                result = ensure_input_schemas(result)
-            page = result.get(key)
-            items += page if isinstance(page, list) else []
-            cursor = result.get("nextCursor")
-            if not isinstance(cursor, str) or not cursor:
-                break
-        return items
+        async with call_deadline(self.server.name, method):
+            for _ in range(mcp_settings.REMOTE_MAX_LIST_PAGES):
+                result = await self.forward(method, {"cursor": cursor} if cursor else {}, ctx)
+                if method == "tools/list":
+                    result = ensure_input_schemas(result)
+                listing.add(result.get(key))
+                cursor = result.get("nextCursor")
+                if not isinstance(cursor, str) or not cursor:
+                    return listing.done()
+        raise listing.too_many_pages()
 
     # -- the Backend protocol ----------------------------------------------------------------------
 
@@ -210,9 +219,9 @@ class GatewayBackend:
             return []
         tools = await self._list("tools/list", "tools", ctx)
         for tool in tools:
-            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                name = tool["name"]
-                self.param_headers[name] = (param_headers_of(tool.get("inputSchema")), self.tool_scope(name))
+            name = tool["name"]
+            annotated = param_headers_of(tool.get("inputSchema"))
+            remember(self.param_headers, name, (annotated, self.tool_scope(name)) if annotated else None)
         return [tool for tool in tools if isinstance(tool, dict) and self.tool_scope(str(tool.get("name"))) <= reach]
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any], ctx: RequestContext) -> Mapping[str, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import weakref
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -95,7 +96,7 @@ class GatewayEndpoint(Endpoint):
         self._remote: RemoteServer | None = None
         self._described: tuple[Any, ...] | None = None
         self._listened: weakref.WeakSet[RemoteConnection] = weakref.WeakSet()
-        self._param_headers: dict[str, tuple[dict[str, str], Scope]] = {}
+        self._param_headers: OrderedDict[str, tuple[dict[str, str], Scope]] = OrderedDict()
 
     @property
     def registry(self) -> None:
@@ -190,7 +191,8 @@ class GatewayEndpoint(Endpoint):
         )
 
     def tool_param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope] | None:
-        """A remote tool's `x-mcp-header` arguments and scope, as last listed; None before it has been."""
+        """A remote tool's `x-mcp-header` arguments and scope, as last listed; None before it has been, or
+        when it has none (`GatewayBackend.list_tools` remembers annotated tools only, and a bounded number)."""
         return self._param_headers.get(tool_name)
 
     def reset(self) -> None:

@@ -5,19 +5,28 @@ means the server forgot it: open a new session), resumes a request's broken SSE 
 and `Last-Event-ID`, and reads the server's own notifications on the GET stream. In 2026-07-28 every
 POST carries `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers a tool's
 `x-mcp-header` arguments need, and notifications come on a `subscriptions/listen` stream.
+
+Whatever the server sends is bounded (`gateway.limits`): a JSON body or one SSE event past
+`REMOTE_MAX_MESSAGE_BYTES` after decompression (a gzip bomb, a `data:` line without end) is refused
+as it grows, the rest unread, and the tools whose arguments it mirrors in headers are remembered up to
+`REMOTE_MAX_LIST_ITEMS`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
 import httpx2
 
+from mcp_django.conf import mcp_settings
+from mcp_django.gateway.limits import over_limit, remember
 from mcp_django.gateway.remote import NotificationListener, RemoteConnection, SessionExpired
-from mcp_django.protocol.jsonrpc import Message, dump_json, notification, parse_json, request_id_of
+from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.meta import param_headers_of
 from mcp_django.protocol.versions import Era
 
@@ -51,7 +60,7 @@ class HTTPConnection(RemoteConnection):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._param_headers: dict[str, dict[str, str]] = {}
+        self._param_headers: OrderedDict[str, dict[str, str]] = OrderedDict()
         self._tools_seen = False
 
     @property
@@ -75,8 +84,11 @@ class HTTPConnection(RemoteConnection):
         if client is None:
             return
         if session_id is not None:
-            with contextlib.suppress(httpx2.HTTPError):
-                await client.delete(self.url, headers=self._headers(None), timeout=self.server.connect_timeout)
+            # Streamed and left unread: whatever the server answers a DELETE with is of no interest.
+            with contextlib.suppress(httpx2.HTTPError, TimeoutError):
+                async with asyncio.timeout(self.server.connect_timeout):
+                    async with client.stream("DELETE", self.url, headers=self._headers(None)):
+                        pass
         await client.aclose()
 
     def _headers(self, message: Message | None) -> dict[str, str]:
@@ -103,9 +115,10 @@ class HTTPConnection(RemoteConnection):
 
     def _learn_param_headers(self, result: dict[str, Any]) -> None:
         """Remember each listed tool's `x-mcp-header` arguments, which stateless calls must mirror in headers."""
-        for tool in result.get("tools") or ():
+        tools = result.get("tools")
+        for tool in tools if isinstance(tools, list) else ():
             if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                self._param_headers[tool["name"]] = param_headers_of(tool.get("inputSchema"))
+                remember(self._param_headers, tool["name"], param_headers_of(tool.get("inputSchema")) or None)
 
     async def _learn_tools(self) -> None:
         cursor: str | None = None
@@ -135,12 +148,30 @@ class HTTPConnection(RemoteConnection):
 
     async def _notify(self, method: str, params: dict[str, Any] | None) -> None:
         async with self._stream("POST", notification(method, params)) as response:
-            await response.aread()
+            await self._read_body(response, method)
 
     async def _reply(self, message: Message) -> None:
-        with contextlib.suppress(httpx2.HTTPError):
-            async with self._stream("POST", message) as response:
-                await response.aread()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(self.server.read_timeout), self._stream("POST", message) as response:
+                await self._read_body(response, "a reply")
+
+    async def _read_body(self, response: httpx2.Response, method: str) -> bytes:
+        """The body of `response`, decompressed, or `BackendUnavailable` as soon as it passes the bound."""
+        limit = mcp_settings.REMOTE_MAX_MESSAGE_BYTES
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit and "content-encoding" not in response.headers:
+            raise self._too_large(method, limit)
+        parts: list[bytes] = []
+        size = 0
+        async for part in response.aiter_bytes():
+            size += len(part)
+            if size > limit:
+                raise self._too_large(method, limit)
+            parts.append(part)
+        return b"".join(parts)
+
+    def _too_large(self, method: str, limit: int) -> Exception:
+        return over_limit(self.server.name, f"the answer to {method} is over {limit} bytes (REMOTE_MAX_MESSAGE_BYTES)")
 
     @contextlib.asynccontextmanager
     async def _stream(
@@ -162,6 +193,8 @@ class HTTPConnection(RemoteConnection):
                 yield response
         except httpx2.TimeoutException:
             raise self.unavailable("timeout", "the server did not answer in time") from None
+        except httpx2.DecodingError as error:
+            raise self.unavailable("protocol", f"a body that does not decode: {error}") from None
         except httpx2.HTTPError as error:
             raise self.unavailable("unreachable", f"{type(error).__name__}: {error}") from None
 
@@ -173,8 +206,8 @@ class HTTPConnection(RemoteConnection):
                     self._session_id = response.headers.get("mcp-session-id")
                 content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
                 if content_type == "application/json":
-                    body = parse_json(await response.aread())
-                    return self._answer(body, message["method"], response.status_code)
+                    body = await self._read_body(response, message["method"])
+                    return self._answer(self._parse(body, message["method"]), message["method"], response.status_code)
                 if content_type != "text/event-stream":
                     raise self.unavailable(
                         "protocol", f"HTTP {response.status_code} with content type {content_type or 'none'!r}"
@@ -189,6 +222,13 @@ class HTTPConnection(RemoteConnection):
                 await self._cancel(request_id)
             raise
         return await self._resume(request_id, last_event_id, message["method"], on_notification)
+
+    def _parse(self, body: bytes, method: str) -> Any:
+        """The JSON of an answer; broken JSON is the server's fault (`protocol`), never the caller's parse error."""
+        try:
+            return parse_json(body)
+        except ParseError as error:
+            raise self.unavailable("protocol", f"the answer to {method} is not JSON ({error.message})") from None
 
     def _answer(self, body: Any, method: str, status: int) -> Message:
         if isinstance(body, dict) and ("result" in body or "error" in body):
@@ -215,9 +255,13 @@ class HTTPConnection(RemoteConnection):
     async def _events(
         self, response: httpx2.Response, request_id: Any, on_notification: NotificationListener | None
     ) -> AsyncIterator[tuple[Message | None, str | None]]:
-        """Each SSE event's message: (the answer to `request_id` or None, the event id)."""
+        """Each SSE event's message: (the answer to `request_id` or None, the event id).
+
+        An event past `REMOTE_MAX_MESSAGE_BYTES` ends the stream as it grows (`reason = "limit"`).
+        """
+        limit = mcp_settings.REMOTE_MAX_MESSAGE_BYTES
         try:
-            async for event in httpx2.EventSource(response, max_event_size=None):
+            async for event in httpx2.EventSource(response, max_event_size=limit):
                 if not event.data:
                     yield None, event.id or None
                     continue
@@ -232,12 +276,18 @@ class HTTPConnection(RemoteConnection):
                     if reply is not None:
                         await self._reply(reply)
                 yield None, event.id or None
-        except (httpx2.SSEError, httpx2.StreamError, ValueError) as error:
+        except httpx2.SSEError as error:
+            if "limit" in str(error):
+                raise over_limit(self.server.name, f"an event over {limit} bytes (REMOTE_MAX_MESSAGE_BYTES)") from None
+            raise self.unavailable("protocol", f"a broken event stream: {error}") from None
+        except (httpx2.StreamError, ParseError, ValueError) as error:
             raise self.unavailable("protocol", f"a broken event stream: {error}") from None
 
     async def _cancel(self, request_id: Any) -> None:
+        params = {"requestId": request_id, "reason": "the caller went away"}
         with contextlib.suppress(Exception):
-            await self._notify("notifications/cancelled", {"requestId": request_id, "reason": "the caller went away"})
+            async with asyncio.timeout(self.server.connect_timeout):
+                await self._notify("notifications/cancelled", params)
 
     async def _listen(self) -> bool:
         if self.era is Era.STATELESS:

@@ -91,8 +91,9 @@ class RemoteError(MCPError):
 class BackendUnavailable(MCPError):
     """The remote server is down, did not answer in time, refused the gateway, or broke the protocol.
 
-    `reason` is one of `unreachable`, `timeout`, `refused`, `closed`, `protocol`; it travels as
-    `data.reason` beside `data.backend` (the configured name, never the URL or command).
+    `reason` is one of `unreachable`, `timeout`, `refused`, `closed`, `protocol`, or `limit` (it sent
+    more than the gateway's bounds allow, `gateway.limits`); it travels as `data.reason` beside
+    `data.backend` (the configured name, never the URL or command).
     """
 
     code = INTERNAL_ERROR
@@ -246,9 +247,13 @@ class RemoteConnection:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
-        """Send a notification (no answer expected)."""
+        """Send a notification (no answer expected), within `read_timeout` whatever the server does meanwhile."""
         await self.open()
-        await self._notify(method, dict(params) if params is not None else None)
+        try:
+            async with asyncio.timeout(self.server.read_timeout):
+                await self._notify(method, dict(params) if params is not None else None)
+        except TimeoutError:
+            raise self.unavailable("timeout", f"no answer to {method} within {self.server.read_timeout:g}s") from None
 
     def add_listener(self, listener: NotificationListener) -> None:
         """Receive the server's notifications from now on (its list_changed ones among them)."""

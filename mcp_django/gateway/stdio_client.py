@@ -3,7 +3,9 @@
 One process serves every caller: requests are matched to answers by id, the server's notifications
 go to the request they name (progress by its token) or to the listeners. When the process exits,
 every pending request fails with `BackendUnavailable` and the next request starts a new process.
-Its stderr is passed through to ours (logs), never read as protocol.
+Its stderr is passed through to ours (logs), never read as protocol. A line past
+`REMOTE_MAX_MESSAGE_BYTES` is dropped as it grows (`gateway.limits`), and every pending request fails
+with `reason = "limit"`: the answer it may have been is lost.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ import contextlib
 import os
 from typing import Any, Final
 
+from mcp_django.conf import mcp_settings
+from mcp_django.gateway.limits import LIMIT
 from mcp_django.gateway.remote import NotificationListener, RemoteConnection
-from mcp_django.protocol.jsonrpc import Message, dump_json, notification, parse_json, request_id_of
+from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.versions import Era
 
 __all__ = ["StdioConnection"]
 
-_LINE_LIMIT: Final = 64 * 1024 * 1024
 _EXIT_GRACE: Final = 2.0
 
 
@@ -46,7 +49,7 @@ class StdioConnection(RemoteConnection):
                 stdout=asyncio.subprocess.PIPE,
                 env=env,
                 cwd=self.server.cwd,
-                limit=_LINE_LIMIT,
+                limit=mcp_settings.REMOTE_MAX_MESSAGE_BYTES,
             )
         except OSError as error:
             raise self.unavailable("unreachable", f"cannot start the command: {error}") from None
@@ -69,10 +72,10 @@ class StdioConnection(RemoteConnection):
                 await reader
         self._fail_pending("the process was stopped")
 
-    def _fail_pending(self, detail: str) -> None:
+    def _fail_pending(self, detail: str, reason: str = "closed") -> None:
         for future in self._pending.values():
             if not future.done():
-                future.set_exception(self.unavailable("closed", detail))
+                future.set_exception(self.unavailable(reason, detail))
         self._pending.clear()
 
     async def _write(self, message: Message) -> None:
@@ -127,7 +130,10 @@ class StdioConnection(RemoteConnection):
             while True:
                 try:
                     line = await process.stdout.readline()
-                except ValueError:  # a line over the limit: skip to the next one
+                except ValueError:  # a line over the limit, dropped: it may have been any pending answer
+                    limit = mcp_settings.REMOTE_MAX_MESSAGE_BYTES
+                    detail = f"a message over {limit} bytes (REMOTE_MAX_MESSAGE_BYTES)"
+                    self._fail_pending(detail, LIMIT)
                     continue
                 if not line:
                     break
@@ -141,7 +147,7 @@ class StdioConnection(RemoteConnection):
     async def _received(self, line: bytes) -> None:
         try:
             message = parse_json(line.strip())
-        except ValueError:
+        except ParseError:
             return  # not protocol (a stray print); the server's problem, not the callers'
         if not isinstance(message, dict):
             return

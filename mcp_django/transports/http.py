@@ -158,7 +158,6 @@ class StreamableHTTP:
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
-        self._param_headers: dict[str, tuple[Mapping[str, str], Scope]] = {}
 
     async def respond(
         self,
@@ -259,14 +258,13 @@ class StreamableHTTP:
             check_param_headers(params.get("arguments"), headers, annotated)
 
     def param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope]:
-        """The `x-mcp-header` annotations of a static tool's arguments (argument -> header suffix), and its scope."""
-        declared = self._param_headers.get(tool_name)
-        if declared is None:
-            found = self.endpoint.tool_param_headers(tool_name)
-            if found is None:
-                return {}, Scope.USER  # unknown names are the core's to answer, and are not cached
-            declared = self._param_headers[tool_name] = found
-        return declared
+        """The `x-mcp-header` annotations of a tool's arguments (argument -> header suffix), and its scope.
+
+        Asked of the endpoint each time, never memorised here: a gateway's tool names are a remote's,
+        which may make up new ones forever (the endpoint keeps a bounded number).
+        """
+        found = self.endpoint.tool_param_headers(tool_name)
+        return ({}, Scope.USER) if found is None else found  # unknown names are the core's to answer
 
     async def _post(
         self,
