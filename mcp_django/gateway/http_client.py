@@ -122,7 +122,7 @@ class HTTPConnection(RemoteConnection):
 
     async def _learn_tools(self) -> None:
         cursor: str | None = None
-        while True:
+        for _ in range(mcp_settings.REMOTE_MAX_LIST_PAGES):
             params: dict[str, Any] = {"_meta": self._stateless_meta()}
             if cursor:
                 params["cursor"] = cursor

@@ -9,6 +9,7 @@ models) as the remote wrote them. `Listing` collects one listing page by page an
 - descriptions and titles (also inside schemas and prompt arguments) without terminal escape sequences,
   control characters (but newlines and tabs in descriptions) or invisible and bidirectional formatting
   characters (U+202E and its kin, tag characters), cut to `REMOTE_MAX_DESCRIPTION_CHARS`;
+- no item nested more than 64 levels deep (schemas included);
 - at most `REMOTE_MAX_LIST_ITEMS` items, and no more than `REMOTE_MAX_MESSAGE_BYTES` of them in all:
   past either the listing fails with `reason = "limit"` rather than being served cut.
 
@@ -42,6 +43,8 @@ KEYS: Final[Mapping[str, tuple[str, str]]] = {
 _NAMED: Final = frozenset({"tools/list", "prompts/list"})
 _MAX_KEY_CHARS: Final = 4096
 _TEXT_FIELDS: Final = ("description", "title")
+_MAX_DEPTH: Final = 64
+"""Nesting an item may have (its schemas included); a deeper one is dropped, not walked."""
 _ESCAPES: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
 """Terminal escape sequences (CSI, OSC, and the two-character ones), removed whole."""
 _INVISIBLE: Final = (
@@ -65,18 +68,28 @@ def clean_text(value: str, *, single_line: bool = False, limit: int | None = Non
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _clean_texts(value: Any, single_line: bool = False) -> Any:
-    """`value` with every `description` and `title` string inside it cleaned (schemas, arguments, annotations)."""
+class _TooDeep(Exception):
+    pass
+
+
+def _clean_texts(value: Any, depth: int = 0) -> Any:
+    """`value` with every `description` and `title` string inside it cleaned (schemas, arguments, annotations).
+
+    Raises:
+        _TooDeep: nested more than `_MAX_DEPTH` levels.
+    """
+    if depth > _MAX_DEPTH:
+        raise _TooDeep()
     if isinstance(value, list):
-        return [_clean_texts(item) for item in value]
+        return [_clean_texts(item, depth + 1) for item in value]
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
     for key, item in value.items():
         if key in _TEXT_FIELDS and isinstance(item, str):
-            out[key] = clean_text(item, single_line=single_line or key == "title")
+            out[key] = clean_text(item, single_line=key == "title")
         else:
-            out[key] = _clean_texts(item)
+            out[key] = _clean_texts(item, depth + 1)
     return out
 
 
@@ -146,7 +159,10 @@ class Listing:
                 return None
         elif len(key) > _MAX_KEY_CHARS or clean_text(key, single_line=True, limit=_MAX_KEY_CHARS) != key:
             return None
-        item: dict[str, Any] = _clean_texts(raw)
+        try:
+            item: dict[str, Any] = _clean_texts(raw)
+        except _TooDeep:
+            return None
         if isinstance(item.get("name"), str) and self.method not in _NAMED:
             item["name"] = clean_text(item["name"], single_line=True)  # a resource's name is display text
         return item

@@ -109,7 +109,7 @@ def answer_of(mode: str, message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def hostile_tools() -> list[dict[str, Any]]:
-    """Names and descriptions no local tool could have; one good tool, listed twice."""
+    """Names and descriptions no local tool could have, a schema 300 levels deep; one good tool, listed twice."""
     return [
         tool("good", description="Fine.\nOn two lines."),
         tool("good", description="A duplicate of good."),
@@ -121,7 +121,16 @@ def hostile_tools() -> list[dict[str, Any]]:
         tool("evil\u202eexe.txt"),
         tool("painted", description="\x1b[2J\x1b[31mred\x1b[0m \u202eevil\u202c tag\U000e0041 nul\x00 bell\x07"),
         tool("long", description="y" * 100_000, title="A\ntitle\u202e"),
+        tool("deep", inputSchema=nested(300)),
     ]
+
+
+def nested(depth: int) -> dict[str, Any]:
+    """An object schema `depth` levels deep."""
+    schema: dict[str, Any] = {"type": "object"}
+    for _ in range(depth):
+        schema = {"type": "object", "properties": {"inner": schema}}
+    return schema
 
 
 class Connection:

@@ -121,7 +121,6 @@ def test_g4_a_gzip_bomb_through_the_gateway_is_refused_as_it_inflates(gateway_in
     assert error["code"] == -32603
     assert error["data"] == {"backend": "conformance", "reason": "limit"}
     assert "REMOTE_MAX_MESSAGE_BYTES" in error["message"]
-    print("PEAK_KB", peak)
     assert peak < RSS_CEILING_KB, f"the gateway's peak RSS was {peak // 1024} MB"
 
 
@@ -147,7 +146,6 @@ def test_g5_an_endless_event_on_the_listen_stream_is_cut_off_and_memory_stays_bo
     assert all(s["hung_up"] for s in ended), ended
     assert all(s["written"] < 64 * MiB for s in ended), ended
     assert after.json()["result"]["content"] == [{"type": "text", "text": "called echo"}]
-    print("PEAK_KB", peak)
     assert peak < RSS_CEILING_KB, f"the gateway's peak RSS was {peak // 1024} MB"
 
 
