@@ -45,8 +45,8 @@ _MAX_KEY_CHARS: Final = 4096
 _TEXT_FIELDS: Final = ("description", "title")
 _MAX_DEPTH: Final = 64
 """Nesting an item may have (its schemas included); a deeper one is dropped, not walked."""
-_ESCAPES: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
-"""Terminal escape sequences (CSI, OSC, and the two-character ones), removed whole."""
+_ESCAPES: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]")
+"""Terminal escape sequences (CSI, OSC, and the short ones such as `ESC c` or `ESC ( B`), removed whole."""
 _INVISIBLE: Final = (
     "\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
     "\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f\ud800-\udfff"
