@@ -23,6 +23,9 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
+from django.utils import timezone
+from oauth2_provider.models import get_access_token_model
+from oauth2_provider.settings import oauth2_settings
 from oauth2_provider.views import AuthorizationView, DynamicClientRegistrationView
 
 from mcp_django.endpoints import canonical_path, endpoint_registry
@@ -123,6 +126,12 @@ class ConsentView(AuthorizationView):
             return self._refuse(*problem)
         if self._user_scope() is None:
             return self._refuse("access_denied", "Your account has no access to the MCP endpoints of this site.")
+        if request.GET.get("approval_prompt", oauth2_settings.REQUEST_APPROVAL_PROMPT) == "auto":
+            if not _approved_before(request):
+                # The toolkit's auto-approval looks at scopes alone: an approval for one endpoint
+                # would hand out codes for every other endpoint of the site without asking.
+                request.GET = request.GET.copy()
+                request.GET["approval_prompt"] = "force"
         return super().get(request, *args, **kwargs)  # type: ignore[no-any-return]
 
     def get_initial(self) -> dict[str, Any]:
@@ -179,6 +188,19 @@ def _request_problem(method: Any, resources: list[str], request: HttpRequest) ->
         ):
             return "invalid_target", f"{resource} is not an MCP endpoint of this site that accepts OAuth tokens."
     return None
+
+
+def _approved_before(request: HttpRequest) -> bool:
+    """Whether the user holds a live token of this client for every requested resource and scope at once."""
+    resources = set(request.GET.getlist("resource"))
+    scopes = str(request.GET.get("scope") or "").split() or list(oauth2_settings.DEFAULT_SCOPES)
+    tokens = get_access_token_model().objects.filter(
+        user=request.user, application__client_id=request.GET.get("client_id"), expires__gt=timezone.now()
+    )
+    return any(
+        isinstance(token.resource, list) and resources <= set(token.resource) and token.allow_scopes(scopes)
+        for token in tokens
+    )
 
 
 class LoginView(auth_views.LoginView):
