@@ -126,12 +126,12 @@ class ConsentView(AuthorizationView):
             return self._refuse(*problem)
         if self._user_scope() is None:
             return self._refuse("access_denied", "Your account has no access to the MCP endpoints of this site.")
-        if request.GET.get("approval_prompt", oauth2_settings.REQUEST_APPROVAL_PROMPT) == "auto":
-            if not _approved_before(request):
-                # The toolkit's auto-approval looks at scopes alone: an approval for one endpoint
-                # would hand out codes for every other endpoint of the site without asking.
-                request.GET = request.GET.copy()
-                request.GET["approval_prompt"] = "force"
+        prompt = request.GET.get("approval_prompt", oauth2_settings.REQUEST_APPROVAL_PROMPT)
+        if prompt == "auto" and not _approved_before(request):
+            # The toolkit's auto-approval looks at scopes alone: an approval for one endpoint
+            # would hand out codes for every other endpoint of the site without asking.
+            request.GET = request.GET.copy()
+            request.GET["approval_prompt"] = "force"
         return super().get(request, *args, **kwargs)  # type: ignore[no-any-return]
 
     def get_initial(self) -> dict[str, Any]:
