@@ -26,7 +26,7 @@ import asyncio
 import gc
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from django.core.signals import setting_changed
 from django.urls import set_script_prefix
@@ -39,6 +39,7 @@ from mcp_django.executor import dedicated_threads
 from mcp_django.protocol.context import aclose
 from mcp_django.transports.body import CLIENT_GONE, bounded_receive, read_asgi_body
 from mcp_django.transports.http import HTTPResponse, StreamableHTTP, resource_metadata_url
+from mcp_django.transports.public import Refusal, is_public_view, read_public_body
 
 __all__ = ["FastPath", "credentials_read", "get_asgi_application"]
 
@@ -61,6 +62,9 @@ SECURITY_HEADERS: Final[tuple[tuple[bytes, bytes], ...]] = (
 """Sent on every fast-path answer (docs/fast-path.md says which middleware each one stands in for)."""
 
 NO_STORE: Final = (b"cache-control", b"no-store")
+
+PUBLIC: Final = "public"
+"""What the route cache holds for a path of a public view (`transports.public`): served by Django, body bounded."""
 
 
 class _Route:
@@ -112,7 +116,7 @@ class FastPath:
 
     def __init__(self, application: ASGIApp) -> None:
         self.application = application
-        self._routes: dict[str, _Route | None] = {}
+        self._routes: dict[str, _Route | Literal["public"] | None] = {}
         _applications.add(self)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -121,7 +125,16 @@ class FastPath:
             config = django_http_settings()
             script_name = config.force_script_name or scope.get("root_path") or ""
             route = self._route(scope["path"], script_name)
-            if route is not None:
+            if route == PUBLIC:
+                # The OAuth server's views take bodies from anyone: none is handed to Django past the public limit.
+                try:
+                    receive = await read_public_body(receive, _headers(scope))
+                except Refusal as refusal:
+                    if refusal.status != CLIENT_GONE:
+                        answer = HTTPResponse(refusal.status, {"Content-Type": "application/json"}, refusal.body)
+                        await _send_response(answer, receive, send, None)
+                    return
+            elif isinstance(route, _Route):
                 headers = _headers(scope)
                 secure = _is_secure(scope, headers, config)
                 if not (config.ssl_redirect and not secure) and not route.served_by_view(headers):
@@ -138,25 +151,28 @@ class FastPath:
         await self.application(scope, receive, send)
 
     def body_limit(self, path: str, root_path: str = "") -> int | None:
-        """The largest body a request for `path` may have: `MAX_REQUEST_BYTES` on an MCP endpoint, else None.
+        """The largest body a request for `path` may have: `MAX_REQUEST_BYTES` on an MCP endpoint,
+        `MAX_PUBLIC_REQUEST_BYTES` on a public view of the package (the OAuth server), else None.
 
         For a server guard that sees the request before the application does (`mcp_django.servers.daphne`).
         """
         route = self._route(path, django_http_settings().force_script_name or root_path)
-        return None if route is None else int(mcp_settings.MAX_REQUEST_BYTES)
+        if route is None:
+            return None
+        return int(mcp_settings.MAX_PUBLIC_REQUEST_BYTES if route == PUBLIC else mcp_settings.MAX_REQUEST_BYTES)
 
-    def _route(self, path: str, script_name: str) -> _Route | None:
+    def _route(self, path: str, script_name: str) -> _Route | Literal["public"] | None:
         key = path if not script_name else f"{script_name}\0{path}"
         try:
             return self._routes[key]
         except KeyError:
             return self._resolve(key, path.removeprefix(script_name))
 
-    def _resolve(self, key: str, path_info: str) -> _Route | None:
-        """Resolve a path with Django's URL resolver; remember whether it is a fast-path endpoint."""
+    def _resolve(self, key: str, path_info: str) -> _Route | Literal["public"] | None:
+        """Resolve a path with Django's URL resolver; remember whether it is a fast-path endpoint or a public view."""
         from django.urls import Resolver404, get_resolver
 
-        route = None
+        route: _Route | Literal["public"] | None = None
         try:
             match = get_resolver().resolve(path_info)  # the root URLconf, as Django's handler resolves it
         except Resolver404:
@@ -166,6 +182,8 @@ class FastPath:
             endpoint, transport = initkwargs.get("endpoint"), initkwargs.get("transport")
             if isinstance(endpoint, Endpoint) and isinstance(transport, StreamableHTTP):
                 route = _Route(transport, fast=endpoint.fast_path)
+            elif is_public_view(match.func):
+                route = PUBLIC
         if len(self._routes) >= ROUTE_CACHE_SIZE:
             del self._routes[next(iter(self._routes))]
         self._routes[key] = route

@@ -62,6 +62,7 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "SESSION_MAX_ANONYMOUS": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
     "SESSION_PURGE_INTERVAL": (lambda v: v is None or (_is_number(v) and v >= 0), "a number >= 0 or None"),
     "MAX_HEADER_BYTES": (_is_positive_int, "a positive integer"),
+    "MAX_PUBLIC_REQUEST_BYTES": (_is_positive_int, "a positive integer"),
     "REQUEST_BODY_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
     "ALLOWED_ORIGINS": (lambda v: isinstance(v, (list, tuple)), "a list of origins"),
     "PAGE_SIZE": (_is_positive_int, "a positive integer"),

@@ -60,6 +60,8 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     # Timeouts and limits of a request on the wire (docs/deployment.md).
     "MAX_HEADER_BYTES": 16 * 1024,
     "REQUEST_BODY_TIMEOUT": 30,
+    # The package's public views beside the endpoints (the OAuth server, metadata): bodies from anyone.
+    "MAX_PUBLIC_REQUEST_BYTES": 64 * 1024,
     "ALLOWED_ORIGINS": [],
     "PAGE_SIZE": 100,
     "CACHE_TTL_MS": 60_000,

@@ -28,6 +28,7 @@ from django.urls import URLPattern, path
 
 from mcp_django.endpoints import Endpoint, Mode
 from mcp_django.gateway.endpoint import GatewayEndpoint
+from mcp_django.transports.public import public_view
 from mcp_django.transports.view import MCPView
 from mcp_django.views import endpoint_manifest, protected_resource_metadata
 
@@ -102,10 +103,14 @@ def endpoint(
 
 
 well_known_urlpatterns = [
-    path(".well-known/oauth-protected-resource", protected_resource_metadata, name="mcp-protected-resource-root"),
+    path(
+        ".well-known/oauth-protected-resource",
+        public_view(protected_resource_metadata),
+        name="mcp-protected-resource-root",
+    ),
     path(
         ".well-known/oauth-protected-resource/<path:resource>",
-        protected_resource_metadata,
+        public_view(protected_resource_metadata),
         name="mcp-protected-resource",
     ),
 ]
@@ -114,6 +119,6 @@ well_known_urlpatterns = [
 urlpatterns = [
     *endpoint("mcp", name="server", mode="server"),
     *endpoint("mcp/adapter", name="adapter", mode="adapter"),
-    path("mcp/.well-known/endpoints", endpoint_manifest, name="mcp-manifest"),
+    path("mcp/.well-known/endpoints", public_view(endpoint_manifest), name="mcp-manifest"),
     *well_known_urlpatterns,
 ]

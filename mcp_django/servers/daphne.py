@@ -7,9 +7,10 @@ application only once its whole body has arrived, and then queues every chunk of
 once; the application's own limits come too late. This command serves the same application with
 three guards at the connection:
 
-- a request for an MCP endpoint whose `Content-Length` is over `MAX_REQUEST_BYTES` is answered 413
-  before any of its body is read; one that sends more than that without declaring it (chunked) is
-  answered 413 as soon as it passes the limit. Nothing past the limit is kept.
+- a request for an MCP endpoint whose `Content-Length` is over `MAX_REQUEST_BYTES` (for the OAuth
+  server's views and the metadata, `MAX_PUBLIC_REQUEST_BYTES`) is answered 413 before any of its body
+  is read; one that sends more than that without declaring it (chunked) is answered 413 as soon as it
+  passes the limit. Nothing past the limit is kept.
 - a request whose header fields are over `MAX_HEADER_BYTES` is answered 431 (Twisted alone answers
   400 past 16 KiB in total, and drops the connection without a word for one line over 16 KiB).
 - a request that has not arrived whole (headers and body) within `REQUEST_BODY_TIMEOUT` of its first
@@ -61,7 +62,7 @@ class GuardedRequest(WebRequest):
     def gotLength(self, length: int | None) -> None:
         channel = self.channel
         limit = channel.body_limit()
-        channel.body_left = limit
+        channel.body_left = channel.limit = limit
         if limit is not None and length is not None and length > limit:
             channel.refuse(413, payload_too_large(limit))
         super().gotLength(length)
@@ -73,7 +74,7 @@ class GuardedRequest(WebRequest):
         if channel.body_left is not None:
             channel.body_left -= len(data)
             if channel.body_left < 0:
-                channel.refuse(413, payload_too_large(int(mcp_settings.MAX_REQUEST_BYTES)))
+                channel.refuse(413, payload_too_large(int(channel.limit or 0)))
                 return
         super().handleContentChunk(data)
 
@@ -90,12 +91,14 @@ class GuardedChannel(http.HTTPChannel):
         super().__init__()
         self.refused = False
         self.body_left: int | None = None
+        self.limit: int | None = None
         self._deadline: Any = None
         self._linger: Any = None
         self.totalHeadersSize = self.MAX_LENGTH = int(mcp_settings.MAX_HEADER_BYTES)
 
     def body_limit(self) -> int | None:
-        """`MAX_REQUEST_BYTES` when the request being read is for an MCP endpoint, else None."""
+        """The body limit of the path being read: `MAX_REQUEST_BYTES` for an MCP endpoint,
+        `MAX_PUBLIC_REQUEST_BYTES` for a public view of the package (the OAuth server), else None."""
         application = self.factory.server.application
         body_limit = getattr(application, "body_limit", None)
         if body_limit is None:
