@@ -82,8 +82,9 @@ DEFAULTS: Final[Mapping[str, Any]] = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "AUTHORIZATION_SERVERS": [],
-    # The `oauth` extra (docs/oauth.md): client registrations one address may make.
+    # The `oauth` extra (docs/oauth.md): client registrations one address may make, and failed logins.
     "OAUTH_REGISTRATION_RATE": "30/hour",
+    "OAUTH_LOGIN_RATE": "5/minute",
     # Interceptors (docs/interceptors.md).
     "INTERCEPTORS": [],
     "INTERCEPTOR_DIRECTIONS": {"request": "sending", "response": "receiving"},

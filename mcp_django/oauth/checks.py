@@ -1,4 +1,4 @@
-"""System checks of the `oauth` extra (IDs `mcp_django.E070`-`E079`, `W070`-`W079`; see docs/checks.md)."""
+"""System checks of the `oauth` extra (IDs `mcp_django.E070`-`E089`, `W070`-`W079`; see docs/checks.md)."""
 
 from __future__ import annotations
 
@@ -33,11 +33,12 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
     from mcp_django.oauth.throttling import rate_problem
 
     messages: list[CheckMessage] = []
-    problem = rate_problem(mcp_settings.OAUTH_REGISTRATION_RATE)
-    if problem is not None:
-        messages.append(
-            Error(problem, hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.", id="mcp_django.E074")
-        )
+    for name, check_id in (("OAUTH_REGISTRATION_RATE", "mcp_django.E074"), ("OAUTH_LOGIN_RATE", "mcp_django.E075")):
+        problem = rate_problem(name, getattr(mcp_settings, name))
+        if problem is not None:
+            messages.append(
+                Error(problem, hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.", id=check_id)
+            )
     if not oauth2_settings.PKCE_REQUIRED or not oauth2_settings.COMPLIANT_BCP_RFC9700_PKCE_METHOD:
         messages.append(
             Error(

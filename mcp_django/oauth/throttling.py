@@ -1,10 +1,16 @@
-"""How often one address may register a client (RFC 7591 registration is open to anyone, by design).
+"""How often one address may register a client, and fail to log in (the OAuth server's open doors).
 
 Registration needs no credentials: a user's login and consent are what authorize a client. Without a
 limit, a script could fill the `Application` table. `RegistrationThrottle` is Django REST framework's
-throttle keyed by the caller's address (`REMOTE_ADDR`, or `X-Forwarded-For` as DRF's `NUM_PROXIES`
-allows), at the rate `MCP_DJANGO["OAUTH_REGISTRATION_RATE"]` ("30/hour" by default; None: no limit).
-Counts live in Django's default cache, so several workers share them when that cache is shared.
+throttle keyed by the caller's address, at the rate `MCP_DJANGO["OAUTH_REGISTRATION_RATE"]`
+("30/hour" by default; None: no limit). `LoginThrottle` counts the failed logins of the OAuth login
+page per address, at `MCP_DJANGO["OAUTH_LOGIN_RATE"]` ("5/minute"): past it the page refuses every
+attempt, the right password too, until the oldest failure leaves the window.
+
+The address is `REMOTE_ADDR`. `X-Forwarded-For` is read only when DRF's `NUM_PROXIES` says how many
+proxies stand in front (the client's own entry in that header is whatever it wants: read without
+`NUM_PROXIES`, it would let one client pass as many, or lock another address out). Counts live in
+Django's default cache, so several workers share them when that cache is shared.
 """
 
 from __future__ import annotations
@@ -13,35 +19,73 @@ import math
 import re
 from typing import Any
 
+from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from mcp_django.conf import mcp_settings
 
-__all__ = ["RegistrationThrottle", "rate_problem"]
+__all__ = ["AddressThrottle", "LoginThrottle", "RegistrationThrottle", "rate_problem"]
 
 
-class RegistrationThrottle(SimpleRateThrottle):
-    """DRF's rate throttle for `/oauth/register/`, one count per calling address."""
+class AddressThrottle(SimpleRateThrottle):
+    """DRF's rate throttle, one count per calling address; `X-Forwarded-For` only as `NUM_PROXIES` allows."""
 
-    scope = "mcp_oauth_registration"
+    setting = ""
+    """The `MCP_DJANGO` key holding the rate."""
 
     def get_rate(self) -> str | None:
-        rate = mcp_settings.OAUTH_REGISTRATION_RATE
+        rate = getattr(mcp_settings, self.setting)
         return None if rate is None else str(rate)
+
+    def get_ident(self, request: Any) -> str:
+        if api_settings.NUM_PROXIES is None:
+            return str(request.META.get("REMOTE_ADDR") or "")
+        return str(super().get_ident(request))
 
     def get_cache_key(self, request: Any, view: Any) -> str:
         return str(self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)})
 
     def retry_after(self) -> int:
-        """Whole seconds until the next registration from this address is allowed (at least 1)."""
+        """Whole seconds until the next request from this address is allowed (at least 1)."""
         return max(1, math.ceil(self.wait() or 1))
+
+
+class RegistrationThrottle(AddressThrottle):
+    """The throttle of `/oauth/register/`: every registration counts."""
+
+    scope = "mcp_oauth_registration"
+    setting = "OAUTH_REGISTRATION_RATE"
+
+
+class LoginThrottle(AddressThrottle):
+    """The throttle of `/oauth/login/`: only failed logins count, and past the rate no attempt is tried."""
+
+    scope = "mcp_oauth_login"
+    setting = "OAUTH_LOGIN_RATE"
+
+    def blocked(self, request: Any) -> bool:
+        """Whether this address has failed as often as the rate allows, within its window."""
+        if self.rate is None:
+            return False
+        self.key = self.get_cache_key(request, None)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        return len(self.history) >= self.num_requests
+
+    def failed(self, request: Any) -> None:
+        """Count one failed login of this address."""
+        if self.rate is not None:
+            self.blocked(request)
+            self.throttle_success()
 
 
 RATE = re.compile(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)")
 
 
-def rate_problem(rate: Any) -> str | None:
-    """Why `rate` is no `OAUTH_REGISTRATION_RATE` ("<count>/<second|minute|hour|day>" or None), else None."""
+def rate_problem(name: str, rate: Any) -> str | None:
+    """Why `rate` is no rate for the setting `name` ("<count>/<second|minute|hour|day>" or None), else None."""
     if rate is None or (isinstance(rate, str) and RATE.fullmatch(rate)):
         return None
-    return f"OAUTH_REGISTRATION_RATE {rate!r} is not a rate like '30/hour' or None."
+    return f"{name} {rate!r} is not a rate like '30/hour' or None."

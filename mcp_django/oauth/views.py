@@ -31,7 +31,7 @@ from oauth2_provider.views import AuthorizationView, DynamicClientRegistrationVi
 from mcp_django.endpoints import canonical_path, endpoint_registry
 from mcp_django.oauth.authentication import accepts_oauth, resource_matches
 from mcp_django.oauth.grants import granted_scopes
-from mcp_django.oauth.throttling import RegistrationThrottle
+from mcp_django.oauth.throttling import LoginThrottle, RegistrationThrottle
 from mcp_django.scopes import Scope, get_scope_policy
 
 __all__ = ["ConsentView", "LoginView", "RegistrationView", "redirect_uri_allowed"]
@@ -204,6 +204,20 @@ def _approved_before(request: HttpRequest) -> bool:
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login view, with the OAuth pages' template."""
+    """Django's login view, with the OAuth pages' template; past `OAUTH_LOGIN_RATE` failures, 429."""
 
     template_name = "mcp_django/oauth/login.html"
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        throttle = LoginThrottle()
+        if throttle.blocked(request):
+            retry_after = throttle.retry_after()
+            form = self.get_form_class()(request)  # unbound: the password sent is never tried
+            response = self.render_to_response(self.get_context_data(form=form, retry_after=retry_after), status=429)
+            response["Retry-After"] = str(retry_after)
+            return response  # type: ignore[no-any-return]  # untyped TemplateResponse
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        LoginThrottle().failed(self.request)
+        return super().form_invalid(form)

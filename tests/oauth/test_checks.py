@@ -82,9 +82,21 @@ def test_e074_with_a_registration_rate_that_is_no_rate(rate: Any) -> None:
         ]
 
 
+@pytest.mark.parametrize("rate", ["30", "0/minute", "5/fortnight", 5])
+def test_e075_with_a_login_rate_that_is_no_rate(rate: Any) -> None:
+    with with_mcp(OAUTH_LOGIN_RATE=rate):
+        assert check_oauth() == [
+            Error(
+                f"OAUTH_LOGIN_RATE {rate!r} is not a rate like '30/hour' or None.",
+                hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.",
+                id="mcp_django.E075",
+            )
+        ]
+
+
 @pytest.mark.parametrize("rate", ["1/s", "30/hour", "5/minute", "100/day", None])
-def test_registration_rates_that_pass(rate: Any) -> None:
-    with with_mcp(OAUTH_REGISTRATION_RATE=rate):
+def test_registration_and_login_rates_that_pass(rate: Any) -> None:
+    with with_mcp(OAUTH_REGISTRATION_RATE=rate, OAUTH_LOGIN_RATE=rate):
         assert check_oauth() == []
 
 

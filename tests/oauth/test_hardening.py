@@ -3,11 +3,13 @@ performed over real HTTP (Django's test client, the ASGI fast path, or a socket)
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from django.test import Client
+from django.conf import settings
+from django.test import Client, override_settings
 
 from mcp_django.asgi import get_asgi_application
 from tests.oauth.support import REDIRECT_URI, authorize_url, obtain_token, pkce
@@ -101,3 +103,67 @@ async def test_r4_a_registration_within_the_limit_still_passes_the_fast_path_to_
 
     assert answer.status == 201, answer.body
     assert answer.json()["client_name"] == "c"
+
+
+# -- O-6: the registration limit counts the caller's address, not what it writes in X-Forwarded-For -------
+
+
+def with_mcp(**overrides: Any) -> Any:
+    return override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides})
+
+
+def register_from(client: Client, forwarded_for: str | None = None) -> int:
+    headers = {} if forwarded_for is None else {"X-Forwarded-For": forwarded_for}
+    body = json.dumps({"client_name": "c", "redirect_uris": [REDIRECT_URI]})
+    return client.post("/oauth/register/", body, content_type="application/json", headers=headers).status_code
+
+
+def test_o6_a_client_writing_a_new_forwarded_for_each_time_is_still_counted(client: Client) -> None:
+    with with_mcp(OAUTH_REGISTRATION_RATE="3/hour"):
+        statuses = [register_from(client, f"203.0.113.{n}") for n in range(5)]
+
+    assert statuses == [201, 201, 201, 429, 429]
+
+
+def test_o6_a_forwarded_for_naming_another_address_does_not_lock_it_out(client: Client) -> None:
+    with with_mcp(OAUTH_REGISTRATION_RATE="2/hour"):
+        spoofed = [register_from(client, "198.51.100.7") for _ in range(2)]
+        victim = register_from(Client(REMOTE_ADDR="198.51.100.7"))
+
+    assert spoofed == [201, 201]
+    assert victim == 201
+
+
+def test_o6_behind_a_proxy_num_proxies_makes_the_forwarded_address_count(client: Client, settings: Any) -> None:
+    settings.REST_FRAMEWORK = {**getattr(settings, "REST_FRAMEWORK", {}), "NUM_PROXIES": 1}
+    with with_mcp(OAUTH_REGISTRATION_RATE="1/hour"):
+        first = [register_from(client, "203.0.113.1"), register_from(client, "203.0.113.1")]
+        other = register_from(client, "203.0.113.2")
+
+    assert first == [201, 429]
+    assert other == 201
+
+
+# -- O-32: failed logins on the OAuth login page are throttled per address -------------------------------
+
+
+def log_in(client: Client, password: str) -> int:
+    return client.post("/oauth/login/", {"username": "bob", "password": password}).status_code
+
+
+def test_o32_past_the_failed_login_rate_even_the_right_password_is_refused(client: Client, bob: Any) -> None:
+    wrong = [log_in(client, f"guess{n}") for n in range(5)]
+
+    refused = client.post("/oauth/login/", {"username": "bob", "password": "pw"})
+
+    assert wrong == [200] * 5  # the form again, with its error
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) >= 1
+    assert "Too many failed logins from this address." in refused.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_o32_a_successful_login_is_not_counted(client: Client, bob: Any) -> None:
+    statuses = [log_in(Client(), "pw") for _ in range(8)]
+
+    assert statuses == [302] * 8
