@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.urls import path
 from oauth2_provider import views as toolkit
 
-from mcp_django.oauth.views import ConsentView, LoginView, RegistrationView
+from mcp_django.oauth.views import ConsentView, LoginView, RegistrationManagementView, RegistrationView
 from mcp_django.transports.public import public_view
 
 app_name = "oauth2_provider"
@@ -28,7 +28,7 @@ urlpatterns = [
     path("oauth/register/", public_view(RegistrationView.as_view()), name="dcr-register"),
     path(
         "oauth/register/<str:client_id>/",
-        public_view(toolkit.DynamicClientRegistrationManagementView.as_view()),
+        public_view(RegistrationManagementView.as_view()),
         name="dcr-register-management",
     ),
     path("oauth/login/", public_view(LoginView.as_view()), name="login"),

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,41 +25,20 @@ from django.urls import reverse
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model
 from oauth2_provider.settings import oauth2_settings
-from oauth2_provider.views import AuthorizationView, DynamicClientRegistrationView
+from oauth2_provider.views import (
+    AuthorizationView,
+    DynamicClientRegistrationManagementView,
+    DynamicClientRegistrationView,
+)
 
 from mcp_django.endpoints import canonical_path, endpoint_registry
 from mcp_django.oauth.authentication import accepts_oauth, resource_matches
+from mcp_django.oauth.clients import MetadataProblem, client_metadata, redirect_uri_allowed
 from mcp_django.oauth.grants import granted_scopes
 from mcp_django.oauth.throttling import LoginThrottle, RegistrationThrottle
 from mcp_django.scopes import Scope, get_scope_policy
 
-__all__ = ["ConsentView", "LoginView", "RegistrationView", "redirect_uri_allowed"]
-
-LOOPBACK_NAMES = frozenset({"localhost"})
-GRANT_TYPES = frozenset({"authorization_code", "refresh_token"})
-
-
-def redirect_uri_allowed(uri: Any) -> bool:
-    """True for an `https` URI, or an `http` one on a loopback address (a native client's local listener)."""
-    if not isinstance(uri, str):
-        return False
-    try:
-        parts = urlsplit(uri)
-        parts.port  # noqa: B018  # a port out of range raises here
-    except ValueError:
-        return False
-    if not parts.hostname or parts.fragment or parts.username is not None:
-        return False
-    if parts.scheme == "https":
-        return True
-    if parts.scheme != "http":
-        return False
-    if parts.hostname in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(parts.hostname).is_loopback
-    except ValueError:
-        return False
+__all__ = ["ConsentView", "LoginView", "RegistrationManagementView", "RegistrationView", "redirect_uri_allowed"]
 
 
 def _registration_error(description: str) -> JsonResponse:
@@ -84,30 +62,26 @@ class RegistrationView(DynamicClientRegistrationView):
             busy["Retry-After"] = str(retry_after)
             return busy
         try:
-            data = json.loads(request.body)
-        except ValueError:
-            return _registration_error("Request body must be valid JSON")
-        if not isinstance(data, dict):
-            return _registration_error("Request body must be a JSON object")
-        method = data.setdefault("token_endpoint_auth_method", "none")
-        if method != "none":
-            return _registration_error("Only public clients register here: token_endpoint_auth_method must be none")
-        grant_types = data.setdefault("grant_types", ["authorization_code", "refresh_token"])
-        if not isinstance(grant_types, list) or "authorization_code" not in grant_types:
-            return _registration_error("grant_types must include authorization_code")
-        if not set(map(str, grant_types)) <= GRANT_TYPES:
-            return _registration_error("Only the authorization_code and refresh_token grants are supported")
-        response_types = data.get("response_types", ["code"])
-        if not isinstance(response_types, list) or not set(map(str, response_types)) <= {"code"}:
-            return _registration_error("Only the code response type is supported")
-        redirect_uris = data.get("redirect_uris")
-        if not isinstance(redirect_uris, list) or not redirect_uris:
-            return _registration_error("redirect_uris must be a non-empty array")
-        refused = [uri for uri in redirect_uris if not redirect_uri_allowed(uri)]
-        if refused:
-            return _registration_error(f"Redirect URIs must use https or a loopback address: {refused[0]!r}")
+            data = client_metadata(request.body)
+        except MetadataProblem as problem:
+            return _registration_error(str(problem))
         request._body = json.dumps(data).encode()  # what the toolkit's view reads: the defaults made explicit
         return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]  # untyped library
+
+
+class RegistrationManagementView(DynamicClientRegistrationManagementView):
+    """RFC 7592 reads, updates and deletes of a registration; an update must still describe a public MCP client."""
+
+    def put(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        refused = self._authenticate_registration_request(request, client_id)
+        if isinstance(refused, HttpResponse):
+            return refused
+        try:
+            data = client_metadata(request.body)
+        except MetadataProblem as problem:
+            return _registration_error(str(problem))
+        request._body = json.dumps(data).encode()
+        return super().put(request, client_id, *args, **kwargs)  # type: ignore[no-any-return]  # untyped library
 
 
 class ConsentView(AuthorizationView):

@@ -10,9 +10,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.conf import settings
 from django.test import Client, override_settings
+from oauth2_provider.models import get_application_model
 
 from mcp_django.asgi import get_asgi_application
-from tests.oauth.support import REDIRECT_URI, authorize_url, obtain_token, pkce
+from tests.oauth.support import REDIRECT_URI, authorize_url, obtain_token, pkce, register
 from tests.oauth.test_oauth import make_user
 from tests.test_asgi import call
 
@@ -167,3 +168,96 @@ def test_o32_a_successful_login_is_not_counted(client: Client, bob: Any) -> None
     statuses = [log_in(Client(), "pw") for _ in range(8)]
 
     assert statuses == [302] * 8
+
+
+# -- O-4, O-5: registration bodies that cost the server -------------------------------------------------
+
+
+def test_o4_deeply_nested_json_to_registration_is_a_400_not_a_500(client: Client) -> None:
+    body = b'{"client_name": ' + b"[" * 30000 + b"]" * 30000 + b"}"
+
+    response = client.post("/oauth/register/", body, content_type="application/json")
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "invalid_client_metadata",
+        "error_description": "Request body must be valid JSON",
+    }
+
+
+def test_o5_registration_refuses_more_redirect_uris_than_a_client_needs(client: Client) -> None:
+    uris = [f"http://127.0.0.1:{port}/cb" for port in range(1024, 1024 + 11)]
+
+    status, body = register(client, redirect_uris=uris)
+
+    assert status == 400
+    assert body["error_description"] == "At most 10 redirect URIs"
+    assert not get_application_model().objects.exists()
+
+
+def test_o5_a_redirect_uri_of_a_megabyte_is_refused(client: Client) -> None:
+    status, body = register(client, redirect_uris=["https://app.example/" + "a" * 2000])
+
+    assert status == 400
+    assert body["error_description"] == "A redirect URI is longer than 2000 characters"
+
+
+# -- O-7: an RFC 7592 update must still describe a public MCP client ------------------------------------
+
+
+def update(client: Client, info: dict[str, Any], token: str | None = None, **metadata: Any) -> Any:
+    body = {
+        key: value
+        for key, value in {"client_name": "c", "redirect_uris": [REDIRECT_URI], **metadata}.items()
+        if value is not None
+    }
+    authorization = f"Bearer {token or info['registration_access_token']}"
+    path = urlsplit(info["registration_client_uri"]).path
+    return client.put(path, json.dumps(body), content_type="application/json", headers={"Authorization": authorization})
+
+
+@pytest.mark.parametrize(
+    ("metadata", "description"),
+    [
+        (
+            {"redirect_uris": ["http://evil.example/cb"]},
+            "Redirect URIs must use https or a loopback address: 'http://evil.example/cb'",
+        ),
+        (
+            {"token_endpoint_auth_method": "client_secret_basic"},
+            "Only public clients register here: token_endpoint_auth_method must be none",
+        ),
+        ({"grant_types": ["client_credentials"]}, "grant_types must include authorization_code"),
+    ],
+)
+def test_o7_an_update_is_held_to_the_registration_rules(
+    client: Client, metadata: dict[str, Any], description: str
+) -> None:
+    _, info = register(client)
+
+    response = update(client, info, **metadata)
+
+    assert response.status_code == 400
+    assert response.json() == {"error": "invalid_client_metadata", "error_description": description}
+    application = get_application_model().objects.get(client_id=info["client_id"])
+    assert application.redirect_uris == REDIRECT_URI
+    assert application.client_type == "public"
+    assert application.authorization_grant_type == "authorization-code"
+
+
+def test_o7_an_update_within_the_rules_still_applies_and_stays_public(client: Client) -> None:
+    _, info = register(client)
+
+    response = update(client, info, client_name="renamed")  # no auth method: the toolkit alone assumed a secret
+
+    assert response.status_code == 200, response.content
+    application = get_application_model().objects.get(client_id=info["client_id"])
+    assert (application.name, application.client_type) == ("renamed", "public")
+
+
+def test_o7_an_update_without_the_registration_token_is_401_whatever_its_body(client: Client) -> None:
+    _, info = register(client)
+
+    response = update(client, info, token="not-the-token", redirect_uris=["http://evil.example/cb"])
+
+    assert response.status_code == 401
