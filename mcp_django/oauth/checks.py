@@ -12,6 +12,7 @@ from django.urls import NoReverseMatch, reverse
 __all__ = ["check_oauth"]
 
 AUTHENTICATION = "mcp_django.oauth.authentication.OAuth2Authentication"
+FETCHER = "mcp_django.oauth.cimd.MCPMetadataFetcher"
 
 
 @register(Tags.security, Tags.urls)
@@ -55,6 +56,14 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
                 id="mcp_django.E073",
             )
         )
+    if oauth2_settings.CIMD_ENABLED and not _is_mcp_fetcher(oauth2_settings.CIMD_METADATA_FETCHER):
+        messages.append(
+            Warning(
+                "CIMD_METADATA_FETCHER does not apply the rules of MCP clients.",
+                hint=f"Set OAUTH2_PROVIDER['CIMD_METADATA_FETCHER'] to '{FETCHER}' or a subclass.",
+                id="mcp_django.W072",
+            )
+        )
     try:
         metadata = reverse("oauth2_provider:oauth-server-metadata")
     except NoReverseMatch:
@@ -94,3 +103,9 @@ def _reads_bearer(cls: type) -> bool:
     from rest_framework.authentication import TokenAuthentication
 
     return issubclass(cls, TokenAuthentication)
+
+
+def _is_mcp_fetcher(fetcher: Any) -> bool:
+    from mcp_django.oauth.cimd import MCPMetadataFetcher
+
+    return isinstance(fetcher, type) and issubclass(fetcher, MCPMetadataFetcher)

@@ -38,6 +38,8 @@ OAUTH2_PROVIDER: Final[dict[str, Any]] = {
     "DCR_ENABLED": True,
     "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
     "CIMD_ENABLED": True,
+    # The toolkit's fetcher, with a deadline for the whole fetch and the registration rules (mcp_django.oauth.cimd).
+    "CIMD_METADATA_FETCHER": "mcp_django.oauth.cimd.MCPMetadataFetcher",
     "CIMD_FETCH_TIMEOUT_SECONDS": 5,
     "CIMD_MAX_DOCUMENT_SIZE": 16 * 1024,
 }

@@ -1,7 +1,7 @@
 """The example project's settings for the live OAuth tests: a client ID metadata document served by the test.
 
 The test serves the document over HTTPS on 127.0.0.1 with a certificate it made (trusted through
-`SSL_CERT_FILE` in the server's environment). django-oauth-toolkit's fetcher refuses loopback addresses, as
+`SSL_CERT_FILE` in the server's environment). The fetcher refuses loopback addresses, as
 it must; `LoopbackMetadataFetcher` lets this one server reach the test's, and nothing else changes.
 """
 

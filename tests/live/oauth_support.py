@@ -23,13 +23,14 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 from oauth2_provider import cimd
 
+from mcp_django.oauth.cimd import MCPMetadataFetcher
 from tests.oauth.support import hidden_fields
 
 _loopback = threading.Lock()
 
 
-class LoopbackMetadataFetcher(cimd.SafeMetadataFetcher):
-    """Test servers only: django-oauth-toolkit's fetcher, with 127.0.0.1 (the test's document server) allowed."""
+class LoopbackMetadataFetcher(MCPMetadataFetcher):
+    """Test servers only: the package's fetcher, with 127.0.0.1 (the test's document server) allowed."""
 
     def fetch(self, client_id: str) -> Any:
         with _loopback:
@@ -121,7 +122,7 @@ class Browser:
         return self.result
 
 
-def _certificate(directory: Path) -> tuple[Path, Path]:
+def make_certificate(directory: Path) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1: `(certificate, key)` files."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
@@ -153,7 +154,7 @@ class DocumentServer:
     """Serves JSON documents over HTTPS on 127.0.0.1; counts the fetches of each path."""
 
     def __init__(self, directory: Path) -> None:
-        self.certificate, key = _certificate(directory)
+        self.certificate, key = make_certificate(directory)
         self.documents: dict[str, dict[str, Any]] = {}
         self.fetches: dict[str, int] = {}
         server = self

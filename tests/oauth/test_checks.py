@@ -121,3 +121,16 @@ def test_w071_when_a_token_class_runs_first() -> None:
             )
             for name in ("guarded", "server", "adapter")  # the example endpoints that need credentials
         ]
+
+
+def test_w072_with_a_metadata_fetcher_that_skips_the_rules_of_mcp_clients() -> None:
+    provider = {**OAUTH2_PROVIDER, "CIMD_METADATA_FETCHER": "oauth2_provider.cimd.SafeMetadataFetcher"}
+    with override_settings(OAUTH2_PROVIDER=provider):
+        assert check_oauth() == [
+            Warning(
+                "CIMD_METADATA_FETCHER does not apply the rules of MCP clients.",
+                hint="Set OAUTH2_PROVIDER['CIMD_METADATA_FETCHER'] to "
+                "'mcp_django.oauth.cimd.MCPMetadataFetcher' or a subclass.",
+                id="mcp_django.W072",
+            )
+        ]

@@ -4,15 +4,20 @@ performed over real HTTP (Django's test client, the ASGI fast path, or a socket)
 from __future__ import annotations
 
 import json
+import logging
+import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.conf import settings
 from django.test import Client, override_settings
+from oauth2_provider import cimd
 from oauth2_provider.models import get_application_model
 
 from mcp_django.asgi import get_asgi_application
+from tests.oauth.cimd_support import SlowDocumentServer
 from tests.oauth.support import REDIRECT_URI, authorize_url, obtain_token, pkce, register
 from tests.oauth.test_oauth import make_user
 from tests.test_asgi import call
@@ -261,3 +266,111 @@ def test_o7_an_update_without_the_registration_token_is_401_whatever_its_body(cl
     response = update(client, info, token="not-the-token", redirect_uris=["http://evil.example/cb"])
 
     assert response.status_code == 401
+
+
+# -- O-26, O-27: client ID metadata documents --------------------------------------------------------------
+
+
+@pytest.fixture
+def loopback_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one substitute these tests make, as issue 25 found them: the fetcher's public-address check lets
+    127.0.0.1 through, so the test's own HTTPS server plays the client's host. Everything else is real."""
+    original = cimd._ip_is_public
+    monkeypatch.setattr(cimd, "_ip_is_public", lambda ip: ip == "127.0.0.1" or original(ip))
+
+
+def document_for(client_id: str, **metadata: Any) -> dict[str, Any]:
+    return {
+        "client_id": client_id,
+        "client_name": "metadata document client",
+        "redirect_uris": [REDIRECT_URI],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        **metadata,
+    }
+
+
+FETCH_TIMEOUT_S = 1
+FETCH_DONE_WITHIN_S = 4.0
+"""The fetch's deadline and a bound on the whole authorization request around it (a drip takes 30 s)."""
+
+
+@pytest.mark.parametrize("drip_from", ["body", "headers"])
+def test_o26_a_document_sent_a_byte_at_a_time_is_given_up_at_the_fetch_timeout(
+    client: Client,
+    bob: Any,
+    loopback_host: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    drip_from: str,
+) -> None:
+    server = SlowDocumentServer(tmp_path, drip_from=drip_from, interval=0.1)
+    client_id = server.base_url + "/client.json"
+    server.document = document_for(client_id)
+    monkeypatch.setenv("SSL_CERT_FILE", str(server.certificate))
+    client.force_login(bob)
+    provider = {**settings.OAUTH2_PROVIDER, "CIMD_FETCH_TIMEOUT_SECONDS": FETCH_TIMEOUT_S}
+
+    with (
+        server.running(),
+        override_settings(OAUTH2_PROVIDER=provider),
+        caplog.at_level(logging.INFO, "oauth2_provider.cimd"),
+    ):
+        started = time.monotonic()
+        response = client.get(authorize_url(client_id, pkce()[1], resource="http://testserver/mcp"))
+        elapsed = time.monotonic() - started
+
+    assert elapsed < FETCH_DONE_WITHIN_S
+    assert response.status_code == 400
+    assert "client_id document not fetched within 1 s" in caplog.text
+    assert not get_application_model().objects.filter(client_id=client_id).exists()
+
+
+@pytest.mark.parametrize(
+    ("metadata", "problem"),
+    [
+        ({"redirect_uris": ["http://evil.example/cb"]}, "Redirect URIs must use https or a loopback address"),
+        ({"redirect_uris": [REDIRECT_URI] * 11}, "At most 10 redirect URIs"),
+        ({"response_types": ["token"]}, "Only the code response type is supported"),
+    ],
+)
+def test_o27_a_client_id_metadata_document_is_held_to_the_registration_rules(
+    client: Client,
+    bob: Any,
+    loopback_host: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    metadata: dict[str, Any],
+    problem: str,
+) -> None:
+    server = SlowDocumentServer(tmp_path, drip_from="body", interval=0)
+    client_id = server.base_url + "/client.json"
+    server.document = document_for(client_id, **metadata)
+    monkeypatch.setenv("SSL_CERT_FILE", str(server.certificate))
+    client.force_login(bob)
+
+    with server.running(), caplog.at_level(logging.INFO, "oauth2_provider.cimd"):
+        response = client.get(authorize_url(client_id, pkce()[1], resource="http://testserver/mcp"))
+
+    assert response.status_code == 400
+    assert f"client metadata not accepted: {problem}" in caplog.text
+    assert not get_application_model().objects.filter(client_id=client_id).exists()
+
+
+def test_o27_a_document_within_the_rules_still_reaches_the_consent_page(
+    client: Client, bob: Any, loopback_host: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = SlowDocumentServer(tmp_path, drip_from="body", interval=0)
+    client_id = server.base_url + "/client.json"
+    server.document = document_for(client_id)
+    monkeypatch.setenv("SSL_CERT_FILE", str(server.certificate))
+    client.force_login(bob)
+
+    with server.running():
+        response = client.get(authorize_url(client_id, pkce()[1], resource="http://testserver/mcp"))
+
+    assert response.status_code == 200, response.content
+    assert "metadata document client" in response.content.decode()
