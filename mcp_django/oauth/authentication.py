@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from collections.abc import Mapping
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -30,7 +31,7 @@ from mcp_django.oauth.grants import scope_reached
 from mcp_django.oauth.tokens import ACCESS_TOKEN_PREFIX
 from mcp_django.scopes import SCOPE_LIMIT
 
-__all__ = ["OAuth2Authentication", "accepts_oauth", "resource_matches"]
+__all__ = ["OAuth2Authentication", "accepts_oauth", "addressed_host", "resource_matches"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -66,7 +67,7 @@ class OAuth2Authentication(authentication.BaseAuthentication):
         reached = scope_reached(token.scope.split())
         if reached is None or token.user is None:
             raise AuthenticationFailed("The access token grants no MCP scope.")
-        if not resource_matches(token.resource, self.mcp_endpoint, request.META.get("HTTP_HOST")):
+        if not resource_matches(token.resource, self.mcp_endpoint, addressed_host(request.META)):
             raise AuthenticationFailed("The access token was not issued for this endpoint.")
         if not token.user.is_active:
             raise AuthenticationFailed("User inactive or deleted.")
@@ -85,9 +86,9 @@ class OAuth2Authentication(authentication.BaseAuthentication):
 def resource_matches(resources: Any, endpoint: Any, host: str | None) -> bool:
     """True when one of a token's resource indicators names `endpoint`, as reached through `host`.
 
-    The resource's path must be the endpoint's mounted path and, when the request named a Host, its
-    host and port those of the request (an omitted port is the scheme's default). A token without a
-    resource (issued to no endpoint) names none.
+    The resource's path must be the endpoint's mounted path, and its host and port those the request
+    was addressed to (an omitted port is the scheme's default). A token without a resource (issued to
+    no endpoint) names none, and a request addressed to no host (`host` None) matches none.
     """
     if endpoint is None or not isinstance(resources, list):
         return False
@@ -107,8 +108,8 @@ def _names(resource: Any, mounted: str, host: str | None) -> bool:
         return False
     if parts.scheme not in _DEFAULT_PORTS or not parts.hostname or canonical_path(parts.path) != mounted:
         return False
-    if host is None:
-        return True
+    if not host:
+        return False  # a token bound to a host is never taken without one: no Host is no way around it
     addressed = urlsplit(f"//{host}")
     try:
         token_port = parts.port or _DEFAULT_PORTS[parts.scheme]
@@ -116,6 +117,20 @@ def _names(resource: Any, mounted: str, host: str | None) -> bool:
     except ValueError:
         return False
     return addressed.hostname == parts.hostname.lower() and request_port == token_port
+
+
+def addressed_host(meta: Mapping[str, Any]) -> str | None:
+    """The host a request was addressed to: its `Host`, else (a Django request) the server's name and
+    port as Django's `get_host()` falls back to them; None when there is neither (the fast path)."""
+    host = meta.get("HTTP_HOST")
+    if host:
+        return str(host)
+    name = meta.get("SERVER_NAME")
+    if not name:
+        return None
+    port = str(meta.get("SERVER_PORT") or "")
+    default = "443" if meta.get("wsgi.url_scheme") == "https" else "80"
+    return str(name) if port in ("", default) else f"{name}:{port}"
 
 
 def accepts_oauth(endpoint: Any) -> bool:

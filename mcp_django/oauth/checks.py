@@ -13,6 +13,7 @@ __all__ = ["check_oauth"]
 
 AUTHENTICATION = "mcp_django.oauth.authentication.OAuth2Authentication"
 FETCHER = "mcp_django.oauth.cimd.MCPMetadataFetcher"
+VALIDATOR = "mcp_django.oauth.validators.MCPOAuth2Validator"
 
 
 @register(Tags.security, Tags.urls)
@@ -31,7 +32,9 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
     from mcp_django.conf import mcp_settings
     from mcp_django.endpoints import mounted_endpoints
     from mcp_django.oauth.authentication import OAuth2Authentication, accepts_oauth
+    from mcp_django.oauth.cimd import MCPMetadataFetcher
     from mcp_django.oauth.throttling import rate_problem
+    from mcp_django.oauth.validators import MCPOAuth2Validator
 
     messages: list[CheckMessage] = []
     for name, check_id in (("OAUTH_REGISTRATION_RATE", "mcp_django.E074"), ("OAUTH_LOGIN_RATE", "mcp_django.E075")):
@@ -56,7 +59,16 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
                 id="mcp_django.E073",
             )
         )
-    if oauth2_settings.CIMD_ENABLED and not _is_mcp_fetcher(oauth2_settings.CIMD_METADATA_FETCHER):
+    if not _is_subclass(oauth2_settings.OAUTH2_VALIDATOR_CLASS, MCPOAuth2Validator):
+        messages.append(
+            Warning(
+                "OAUTH2_VALIDATOR_CLASS does not end the grants MCP clients must lose.",
+                hint=f"Set OAUTH2_PROVIDER['OAUTH2_VALIDATOR_CLASS'] to '{VALIDATOR}' or a subclass.",
+                id="mcp_django.W073",
+            )
+        )
+    fetcher = oauth2_settings.CIMD_METADATA_FETCHER
+    if oauth2_settings.CIMD_ENABLED and not _is_subclass(fetcher, MCPMetadataFetcher):
         messages.append(
             Warning(
                 "CIMD_METADATA_FETCHER does not apply the rules of MCP clients.",
@@ -105,7 +117,5 @@ def _reads_bearer(cls: type) -> bool:
     return issubclass(cls, TokenAuthentication)
 
 
-def _is_mcp_fetcher(fetcher: Any) -> bool:
-    from mcp_django.oauth.cimd import MCPMetadataFetcher
-
-    return isinstance(fetcher, type) and issubclass(fetcher, MCPMetadataFetcher)
+def _is_subclass(cls: Any, base: type) -> bool:
+    return isinstance(cls, type) and issubclass(cls, base)

@@ -32,6 +32,10 @@ OAUTH2_PROVIDER: Final[dict[str, Any]] = {
     "ACCESS_TOKEN_GENERATOR": "mcp_django.oauth.tokens.access_token",
     "REFRESH_TOKEN_GENERATOR": "mcp_django.oauth.tokens.refresh_token",
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    # RFC 9700 §4: only a checksum of each token is stored, never the token (lookups use the checksum).
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    # A replayed code revokes its first exchange; an inactive user's grants end (mcp_django.oauth.validators).
+    "OAUTH2_VALIDATOR_CLASS": "mcp_django.oauth.validators.MCPOAuth2Validator",
     # MCP clients register themselves (RFC 7591) or name their metadata document (CIMD), unauthenticated:
     # the user's login and consent is what authorizes them. mcp_django.oauth.views.RegistrationView
     # admits only public clients with https or loopback redirect URIs.

@@ -134,3 +134,16 @@ def test_w072_with_a_metadata_fetcher_that_skips_the_rules_of_mcp_clients() -> N
                 id="mcp_django.W072",
             )
         ]
+
+
+def test_w073_with_a_validator_that_keeps_the_grants_mcp_clients_must_lose() -> None:
+    provider = {**OAUTH2_PROVIDER, "OAUTH2_VALIDATOR_CLASS": "oauth2_provider.oauth2_validators.OAuth2Validator"}
+    with override_settings(OAUTH2_PROVIDER=provider):
+        assert check_oauth() == [
+            Warning(
+                "OAUTH2_VALIDATOR_CLASS does not end the grants MCP clients must lose.",
+                hint="Set OAUTH2_PROVIDER['OAUTH2_VALIDATOR_CLASS'] to "
+                "'mcp_django.oauth.validators.MCPOAuth2Validator' or a subclass.",
+                id="mcp_django.W073",
+            )
+        ]

@@ -11,15 +11,18 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.test import Client, override_settings
 from oauth2_provider import cimd
-from oauth2_provider.models import get_application_model
+from oauth2_provider.models import get_access_token_model, get_application_model, get_refresh_token_model
 
 from mcp_django.asgi import get_asgi_application
+from tests.access_support import send
+from tests.http_support import stateless, stateless_headers
 from tests.oauth.cimd_support import SlowDocumentServer
-from tests.oauth.support import REDIRECT_URI, authorize_url, obtain_token, pkce, register
-from tests.oauth.test_oauth import make_user
+from tests.oauth.support import REDIRECT_URI, approve, authorize_url, exchange, obtain_token, pkce, register
+from tests.oauth.test_oauth import bearer, make_user, refusal
 from tests.test_asgi import call
 
 pytestmark = pytest.mark.django_db
@@ -374,3 +377,123 @@ def test_o27_a_document_within_the_rules_still_reaches_the_consent_page(
 
     assert response.status_code == 200, response.content
     assert "metadata document client" in response.content.decode()
+
+
+# -- O-12: a replayed code revokes what its first exchange got (RFC 6749 §4.1.2) ---------------------------
+
+
+def code_and_client(user: Any, resource: str = "http://testserver/mcp") -> tuple[str, str, str]:
+    """A fresh authorization code for `user`: `(client_id, code, verifier)`."""
+    browser = Client()
+    _, info = register(browser)
+    verifier, challenge = pkce()
+    browser.force_login(user)
+    return info["client_id"], approve(browser, authorize_url(info["client_id"], challenge, resource=resource)), verifier
+
+
+def refresh(client_id: str, refresh_token: str) -> Any:
+    data = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": client_id}
+    return Client().post("/oauth/token/", data=data)
+
+
+def test_o12_a_replayed_code_revokes_the_tokens_of_its_first_exchange(client: Client, bob: Any) -> None:
+    client_id, code, verifier = code_and_client(bob)
+    status, first = exchange(Client(), client_id, code, verifier, "http://testserver/mcp")
+    assert status == 200, first
+    assert send(client, "tools/list", headers=bearer(first)).status_code == 200
+
+    replay_status, replay = exchange(Client(), client_id, code, verifier, "http://testserver/mcp")
+
+    assert (replay_status, replay["error"]) == (400, "invalid_grant")
+    assert send(client, "tools/list", headers=bearer(first)).status_code == 401
+    assert refresh(client_id, first["refresh_token"]).status_code == 400
+
+
+def test_o12_the_replay_revokes_tokens_refreshed_from_the_first_exchange_too(client: Client, bob: Any) -> None:
+    client_id, code, verifier = code_and_client(bob)
+    _, first = exchange(Client(), client_id, code, verifier, "http://testserver/mcp")
+    refreshed = refresh(client_id, first["refresh_token"]).json()
+
+    exchange(Client(), client_id, code, verifier, "http://testserver/mcp")
+
+    assert send(client, "tools/list", headers=bearer(refreshed)).status_code == 401
+
+
+def test_o12_a_code_never_issued_revokes_nothing(client: Client, bob: Any) -> None:
+    token = obtain_token(bob)
+    client_id = token["client_id"]
+
+    status, _ = exchange(Client(), client_id, "not-a-code", "v" * 43, "http://testserver/mcp")
+
+    assert status == 400
+    assert send(client, "tools/list", headers=bearer(token)).status_code == 200
+
+
+# -- O-17: no Host (or an empty one) is no way around a token's host binding ------------------------------
+
+
+def test_o17_without_a_host_the_view_compares_the_servers_own_name(client: Client, bob: Any, settings: Any) -> None:
+    settings.ALLOWED_HOSTS = ["testserver", "other.example"]
+    token = obtain_token(bob)  # for http://testserver/mcp
+    served_elsewhere = Client(SERVER_NAME="other.example")
+
+    missing = send(served_elsewhere, "tools/list", headers=bearer(token))
+    own_name = send(client, "tools/list", headers=bearer(token))  # no Host either, the server named testserver
+
+    assert refusal(missing) == "Unauthorized: The access token was not issued for this endpoint."
+    assert own_name.status_code == 200
+    # An empty Host never reaches the view: Django answers it 400 (DisallowedHost) first.
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("host", [None, ""])
+async def test_o17_on_the_fast_path_a_request_without_a_host_is_refused_a_bound_token(host: str | None) -> None:
+    token = await sync_to_async(lambda: obtain_token(make_user("hal", "mcp-team")))()
+    body, headers = stateless("tools/list"), stateless_headers("tools/list")
+
+    answer = await call(get_asgi_application(), "POST", "/mcp", body, {**headers, **bearer(token), "Host": host})
+
+    assert answer.status == 401
+    assert answer.json()["error"]["message"] == "Unauthorized: The access token was not issued for this endpoint."
+
+
+# -- O-33: a deactivated user's grants end ---------------------------------------------------------------
+
+
+def test_o33_a_deactivated_user_can_no_longer_refresh(bob: Any) -> None:
+    token = obtain_token(bob)
+    bob.is_active = False
+    bob.save()
+
+    response = refresh(token["client_id"], token["refresh_token"])
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_grant"
+
+
+def test_o33_a_code_issued_before_deactivation_is_not_exchanged(bob: Any) -> None:
+    client_id, code, verifier = code_and_client(bob)
+    bob.is_active = False
+    bob.save()
+
+    status, body = exchange(Client(), client_id, code, verifier, "http://testserver/mcp")
+
+    assert (status, body["error"]) == (400, "invalid_grant")
+
+
+# -- O-34: tokens are stored as checksums only (RFC 9700 §4) -------------------------------------------
+
+
+def test_o34_no_token_the_server_issued_is_stored_in_plaintext(client: Client, bob: Any) -> None:
+    token = obtain_token(bob)
+    refreshed = refresh(token["client_id"], token["refresh_token"]).json()
+    _, registration = register(client)
+
+    access_rows = list(get_access_token_model().objects.values_list("token", flat=True))
+    refresh_rows = list(get_refresh_token_model().objects.values_list("token", flat=True))
+
+    assert len(access_rows) == 3  # two registrations', the refreshed one (the code's went with the refresh)
+    assert set(access_rows) == {""}
+    assert set(refresh_rows) == {""}
+    assert send(client, "tools/list", headers=bearer(refreshed)).status_code == 200  # looked up by checksum
+    assert registration["registration_access_token"]
