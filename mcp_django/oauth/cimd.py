@@ -62,7 +62,7 @@ class _Cutoff:
         self._timer.cancel()
 
 
-class MCPMetadataFetcher(cimd.SafeMetadataFetcher):  # type: ignore[misc]  # untyped library
+class MCPMetadataFetcher(cimd.SafeMetadataFetcher):
     """The toolkit's SSRF-hardened fetcher, bounded in wall time, for documents of public MCP clients only."""
 
     def fetch(self, client_id: str) -> tuple[dict[str, Any], int]:

@@ -72,7 +72,7 @@ class LoginThrottle(AddressThrottle):
         self.now = self.timer()
         while self.history and self.history[-1] <= self.now - self.duration:
             self.history.pop()
-        return len(self.history) >= self.num_requests
+        return bool(len(self.history) >= self.num_requests)
 
     def failed(self, request: Any) -> None:
         """Count one failed login of this address."""

@@ -35,7 +35,7 @@ def _revoke_exchange_of(code: str) -> None:
     get_refresh_token_model().revoke_family(code_family(code))
 
 
-class MCPOAuth2Validator(OAuth2Validator):  # type: ignore[misc]  # untyped library
+class MCPOAuth2Validator(OAuth2Validator):
     """The toolkit's validator; a replayed code revokes its first exchange, an inactive user's grants end."""
 
     def validate_code(self, client_id: str, code: str, client: Any, request: Any, *args: Any, **kwargs: Any) -> bool:

@@ -104,8 +104,9 @@ class ConsentView(AuthorizationView):
         if prompt == "auto" and not _approved_before(request):
             # The toolkit's auto-approval looks at scopes alone: an approval for one endpoint
             # would hand out codes for every other endpoint of the site without asking.
-            request.GET = request.GET.copy()
-            request.GET["approval_prompt"] = "force"
+            forced = request.GET.copy()
+            forced["approval_prompt"] = "force"
+            request.GET = forced  # type: ignore[assignment]  # a mutable copy where the stubs expect the parsed one
         return super().get(request, *args, **kwargs)  # type: ignore[no-any-return]
 
     def get_initial(self) -> dict[str, Any]:
@@ -189,7 +190,7 @@ class LoginView(auth_views.LoginView):
             form = self.get_form_class()(request)  # unbound: the password sent is never tried
             response = self.render_to_response(self.get_context_data(form=form, retry_after=retry_after), status=429)
             response["Retry-After"] = str(retry_after)
-            return response  # type: ignore[no-any-return]  # untyped TemplateResponse
+            return response
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form: Any) -> HttpResponse:

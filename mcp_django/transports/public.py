@@ -16,7 +16,7 @@ import functools
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any, Final, TypeVar
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponseBase, JsonResponse
 
 from mcp_django.conf import mcp_settings
 from mcp_django.protocol import InvalidRequest
@@ -34,7 +34,7 @@ __all__ = ["PUBLIC_VIEW", "Refusal", "is_public_view", "public_view", "read_publ
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
-View = TypeVar("View", bound=Callable[..., HttpResponse])
+View = TypeVar("View", bound=Callable[..., HttpResponseBase])
 
 PUBLIC_VIEW: Final = "mcp_public_view"
 """The attribute `public_view` sets on a view: the fast path and the daphne guard look for it."""
@@ -44,7 +44,7 @@ def public_view(view: View) -> View:
     """Mark `view` as a public view of the package, and refuse a declared body over the public limit (413)."""
 
     @functools.wraps(view)
-    def limited(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def limited(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         limit = int(mcp_settings.MAX_PUBLIC_REQUEST_BYTES)
         declared = declared_length({"content-length": request.META.get("CONTENT_LENGTH") or ""})
         if declared is not None and declared > limit:
