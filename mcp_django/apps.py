@@ -12,14 +12,15 @@ class MCPDjangoConfig(AppConfig):
     name = "mcp_django"
     verbose_name = "MCP"
     default_auto_field = "django.db.models.BigAutoField"
+    # Until the tasks extension is an app of its own (next commit), the core's app installs it.
+    mcp_extensions = ["mcp_django.tasks.extension.TasksExtension"]
 
     def ready(self) -> None:
-        from mcp_django import checks  # noqa: F401  # registers the system checks
+        from mcp_django import checks, extensions  # noqa: F401  # register the system checks, the extensions' too
         from mcp_django.conf import mcp_settings
         from mcp_django.gateway import checks as gateway_checks  # noqa: F401  # those of the gateways
         from mcp_django.gateway import interceptor_checks  # noqa: F401  # and those of the interceptor servers
         from mcp_django.registry import all_registries
-        from mcp_django.tasks import checks as task_checks  # noqa: F401  # and those of the tasks extension
         from mcp_django.toolsets import checks as toolset_checks  # noqa: F401  # and those of the toolsets
 
         module = mcp_settings.STATIC_MODULE

@@ -80,6 +80,7 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         lambda v: isinstance(v, (list, tuple)) and all(isinstance(url, str) for url in v),
         "a list of URLs",
     ),
+    "EXTENSIONS": (lambda v: isinstance(v, (list, tuple)), "a list of dotted paths"),
     "INTERCEPTOR_DIRECTIONS": (
         lambda v: (
             isinstance(v, dict)

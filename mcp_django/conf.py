@@ -85,6 +85,8 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     # The `oauth` extra (docs/oauth.md): client registrations one address may make, and failed logins.
     "OAUTH_REGISTRATION_RATE": "30/hour",
     "OAUTH_LOGIN_RATE": "5/minute",
+    # Protocol extensions (docs/extensions.md): import strings, served beside those the apps name.
+    "EXTENSIONS": [],
     # Interceptors (docs/interceptors.md).
     "INTERCEPTORS": [],
     "INTERCEPTOR_DIRECTIONS": {"request": "sending", "response": "receiving"},

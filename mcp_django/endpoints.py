@@ -39,6 +39,8 @@ from mcp_django.admission import (
 from mcp_django.auth import AuthenticationFailed, authenticator_instances
 from mcp_django.auth_cache import auth_cache
 from mcp_django.conf import mcp_settings
+from mcp_django.declarations.tools import ToolRunner
+from mcp_django.extensions import Extension, installed_extensions, load_extensions
 from mcp_django.gateway.remote_chain import chain_options
 from mcp_django.mounts import EndpointRegistry, canonical_path
 from mcp_django.overlay import Overlay, installed, on_change
@@ -61,7 +63,6 @@ from mcp_django.scopes import (
 )
 from mcp_django.sessions import SessionStore, get_session_store, principal_id
 from mcp_django.sources import CompositeBackend, Source
-from mcp_django.tasks.methods import with_tasks
 
 if TYPE_CHECKING:
     from mcp_django.registry import Registry
@@ -111,6 +112,9 @@ class Endpoint:
             None asks the installed one (the admin's), at each handler build.
         tool_timeout: seconds a tool call may run here (a tool's own `timeout` wins); None
             follows `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
+        extensions: the protocol extensions offered here (`Extension` instances, classes or dotted
+            paths); None offers every installed one (`mcp_django.extensions.installed_extensions`).
+            Each decides whether it is served on this endpoint (`Extension.capability`).
     """
 
     def __init__(
@@ -129,6 +133,7 @@ class Endpoint:
         fast_path: bool = True,
         overlay: Overlay | None = None,
         tool_timeout: float | None = None,
+        extensions: Sequence[Extension | type[Extension] | str] | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"Endpoint {name!r}: mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -153,6 +158,9 @@ class Endpoint:
         self.fast_path = fast_path
         self._overlay = overlay
         self.tool_timeout = tool_timeout
+        self._extensions = None if extensions is None else tuple(extensions)
+        self._own_extensions: tuple[Extension, ...] | None = None
+        self._served: tuple[tuple[Extension, Mapping[str, Any]], ...] | None = None
         self._handler: MessageHandler | None = None
         self._chain: dict[str, Any] | None = None
         _endpoints.add(self)
@@ -279,7 +287,7 @@ class Endpoint:
         """Compose this endpoint's `Backend`: one `CompositeBackend` over its sources, for every mode.
 
         The sources, in order of precedence: the registry (server and combined modes), then a
-        `ProviderSource` per provider (adapter and combined modes).
+        `ProviderSource` per provider (adapter and combined modes), then the served extensions' sources.
 
         The providers' sources go through the overlay (the admin switches providers off, overrides scopes).
 
@@ -290,7 +298,57 @@ class Endpoint:
         registry = self.registry
         sources: list[Source] = [registry.source()] if registry is not None else []
         sources += [ProviderSource(provider) for provider in self.providers]
+        sources += [source for extension, _ in self.served_extensions() for source in extension.sources(self)]
         return CompositeBackend(self.overlay.wrap_sources(self, sources), scopes or self.resolve_scope)
+
+    @property
+    def extensions(self) -> tuple[Extension, ...]:
+        """The extensions offered here: this endpoint's own (`extensions=`), else the installed ones.
+
+        Raises:
+            ValueError: `extensions=` names something that is not an extension (check E122 says which).
+        """
+        if self._extensions is None:
+            return installed_extensions()
+        if self._own_extensions is None:
+            loaded, problems = load_extensions(self._extensions)
+            if problems:
+                raise ValueError(f"Endpoint {self.name!r}: {problems[0][1]}")
+            self._own_extensions = loaded
+        return self._own_extensions
+
+    def served_extensions(self) -> tuple[tuple[Extension, Mapping[str, Any]], ...]:
+        """The extensions served here, each with the capability it advertises (worked out once per reset)."""
+        if self._served is None:
+            served = ((extension, extension.capability(self)) for extension in self.extensions)
+            self._served = tuple((extension, capability) for extension, capability in served if capability is not None)
+        return self._served
+
+    @property
+    def tool_runner(self) -> ToolRunner | None:
+        """What runs this endpoint's tools declared with `task=`: the first served extension's that has one."""
+        for extension, _capability in self.served_extensions():
+            runner = extension.tool_runner()
+            if runner is not None:
+                return runner
+        return None
+
+    def extension_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Handler arguments (`extra_methods`, `extensions`) with those of the served extensions added."""
+        served = self.served_extensions()
+        if not served:
+            return dict(options)
+        return {
+            **options,
+            "extra_methods": (
+                *options.get("extra_methods", ()),
+                *(method for extension, _ in served for method in extension.methods(self)),
+            ),
+            "extensions": {
+                **options.get("extensions", {}),
+                **{extension.identifier: capability for extension, capability in served},
+            },
+        }
 
     def tool_param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope] | None:
         """A tool's `x-mcp-header` arguments (argument -> header suffix) and its scope; None for an unknown tool."""
@@ -369,7 +427,7 @@ class Endpoint:
             notifications=notifications_available(),
             relay=channel_layer_relay(),
             hooks=self.hooks(),
-            **with_tasks({key: value for key, value in self.chain_options().items() if key != "hook"}, self),
+            **self.extension_options({key: value for key, value in self.chain_options().items() if key != "hook"}),
         )
 
     def describe(self) -> tuple[Mapping[str, Any], str | None]:
@@ -377,13 +435,14 @@ class Endpoint:
         return mcp_settings.SERVER_INFO, mcp_settings.INSTRUCTIONS
 
     def hooks(self) -> list[OperationHook]:
-        """This endpoint's operation hooks, outermost first: the overlay's (the admin's tool switch), then
-        the interceptor chain.
+        """This endpoint's operation hooks, outermost first: the overlay's (the admin's tool switch), the
+        served extensions', then the interceptor chain.
 
         Both look up the current state on each operation, so even a WebSocket holding an older
         handler runs the tools and interceptors as the admin set them (docs/admin.md).
         """
-        return [*self.overlay.hooks(self), ChainHook(self)]
+        extension_hooks = [hook for extension, _ in self.served_extensions() for hook in extension.hooks(self)]
+        return [*self.overlay.hooks(self), *extension_hooks, ChainHook(self)]
 
     def chain_options(self) -> dict[str, Any]:
         """The interceptor chain's handler arguments, with the overlay's overrides applied; built once per reset."""
@@ -399,6 +458,7 @@ class Endpoint:
         """Drop the built handler, interceptor chain and authenticators; the next request builds fresh ones."""
         self._handler = None
         self._chain = None
+        self._served = None
         self._authenticators = None
 
 

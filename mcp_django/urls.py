@@ -33,6 +33,7 @@ from mcp_django.transports.view import MCPView
 from mcp_django.views import endpoint_manifest, protected_resource_metadata
 
 if TYPE_CHECKING:
+    from mcp_django.extensions import Extension
     from mcp_django.providers import Provider
     from mcp_django.registry import Registry
 
@@ -53,6 +54,7 @@ def endpoint(
     interceptor_protocol: bool = False,
     fast_path: bool = True,
     tool_timeout: float | None = None,
+    extensions: Sequence[Extension | type[Extension] | str] | None = None,
     **gateway: Any,
 ) -> list[URLPattern]:
     """Return the URL patterns serving an MCP endpoint at `route`, with and without a trailing slash.
@@ -77,6 +79,7 @@ def endpoint(
             Under WSGI the view serves every endpoint either way.
         tool_timeout: seconds a tool call may run on this endpoint (a tool's own `timeout` wins);
             None follows `MCP_DJANGO["TOOL_TIMEOUT"]`.
+        extensions: the protocol extensions offered here; None offers every installed one (docs/extensions.md).
         **gateway: with `mode="gateway"`, the `GatewayEndpoint` arguments: `backend` (required),
             `server_info`, `instructions`, `scope`, `tool_scopes` (docs/gateway.md).
     """
@@ -88,6 +91,7 @@ def endpoint(
         "interceptor_protocol": interceptor_protocol,
         "fast_path": fast_path,
         "tool_timeout": tool_timeout,
+        "extensions": extensions,
     }
     served: Endpoint
     if mode == "gateway":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import mcp_types
 import pydantic
@@ -35,9 +35,21 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.scopes import Scope
 
-__all__ = ["Tool"]
+__all__ = ["Tool", "ToolRunner"]
 
 tool_logger = logging.getLogger("mcp_django.tools")
+
+
+class ToolRunner(Protocol):
+    """Runs a tool declared with `task=` some other way than inline (the tasks extension: as a task).
+
+    An extension offers one (`Extension.tool_runner`); the endpoint a call arrives on names it as its
+    `tool_runner`, and `Tool.call` hands such a tool's call over once the arguments are valid.
+    """
+
+    async def run(self, tool: Tool, arguments: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any] | None:
+        """The call's result when the runner took it over (a `CreateTaskResult`); None: run it inline."""
+        ...
 
 
 class Tool:
@@ -174,9 +186,8 @@ class Tool:
         except ArgumentsInvalid as exc:
             return results.tool_error(f"Invalid arguments for tool {self.name}: {exc}")
         if self.task is not None:
-            from mcp_django.tasks.start import start_task
-
-            started = await start_task(self, arguments or {}, request, support=self.task, inputs=self.task_inputs)
+            runner: ToolRunner | None = getattr(request.endpoint, "tool_runner", None)
+            started = None if runner is None else await runner.run(self, arguments or {}, request)
             if started is not None:
                 return started
         try:

@@ -1,6 +1,6 @@
 """The tasks extension's system checks (E100 to E103, W100, W101).
 
-Registered by `MCPDjangoConfig.ready()` beside those of `mcp_django.checks`. The backend checks run
+Run as `TasksExtension.check()` by `mcp_django.extensions.check_extensions`. The backend checks run
 only where some mounted endpoint declares a task tool, so a project without tasks hears nothing.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from django.apps import AppConfig
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, Tags, Warning, register
+from django.core.checks import CheckMessage, Error, Warning
 from django.db import router
 
 from mcp_django.checks import _setting, _short
@@ -25,7 +25,6 @@ _IN_REQUEST_BACKENDS = ("ImmediateBackend", "DummyBackend")
 """Backends with no worker: Immediate runs a task inside the request, Dummy never runs it."""
 
 
-@register(Tags.compatibility)
 def check_tasks(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """Check the tasks settings (E102, E103) and, where task tools are served, the framework and backend."""
     messages = _check_values()

@@ -24,7 +24,7 @@ from mcp_django.protocol.versions import Era
 if TYPE_CHECKING:
     from mcp_django.tasks.models import MCPTask
 
-__all__ = ["EXTENSION", "TASK_METHODS", "negotiated", "require_extension", "with_tasks"]
+__all__ = ["EXTENSION", "TASK_METHODS", "negotiated", "require_extension"]
 
 EXTENSION: Final = "io.modelcontextprotocol/tasks"
 """The extension's identifier, under `capabilities.extensions` on both sides."""
@@ -94,19 +94,3 @@ TASK_METHODS: Final = (
     MethodSpec("tasks/update", update_task, eras=_STATELESS, operation=False),
     MethodSpec("tasks/cancel", cancel_task, eras=_STATELESS, operation=False),
 )
-
-
-def with_tasks(options: dict[str, Any], endpoint: Any) -> dict[str, Any]:
-    """A handler's keyword arguments with the tasks extension's methods and advertisement added, for an
-    endpoint whose registry declares a task tool (elsewhere nothing would ever be a task).
-
-    A gateway endpoint is left as it is: its tasks are its backend's.
-    """
-    registry = getattr(endpoint, "registry", None)
-    if endpoint.mode == "gateway" or registry is None or not any(tool.task for tool in registry.tools.values()):
-        return options
-    return {
-        **options,
-        "extra_methods": (*options.get("extra_methods", ()), *TASK_METHODS),
-        "extensions": {**options.get("extensions", {}), EXTENSION: {}},
-    }

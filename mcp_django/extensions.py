@@ -1,0 +1,178 @@
+"""Protocol extensions: what an extension brings to the endpoints that serve it (SEP-2133's `extensions`).
+
+An extension is an `Extension` subclass named by an import string, in `MCP_DJANGO["EXTENSIONS"]` or in
+an app config's `mcp_extensions`, the way providers are named in `mcp_providers`::
+
+    class ShopConfig(AppConfig):
+        name = "shop"
+        mcp_extensions = ["shop.mcp.ReceiptsExtension"]
+
+Each endpoint asks each installed extension what it serves there: `capability()` (None: nothing here),
+then its `methods()`, `hooks()` and `sources()`; a tool declared with `task=` asks the endpoint's
+`tool_runner`. The core names no extension: the tasks extension (`mcp_django.tasks`) is one like any
+other. docs/extensions.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from django.core.checks import CheckMessage, Error, Tags, register
+
+from mcp_django.conf import SETTING_NAME, mcp_settings
+from mcp_django.declarations.tools import ToolRunner
+from mcp_django.protocol.features.base import MethodSpec
+from mcp_django.protocol.hooks import OperationHook
+from mcp_django.sources import Source
+
+if TYPE_CHECKING:
+    from django.apps import AppConfig
+
+__all__ = ["Extension", "ExtensionProblem", "ToolRunner", "installed_extensions", "load_extensions"]
+
+ExtensionProblem = tuple[str, str, str]
+"""`(check id, message, hint)`: a mistake found while loading the extensions, reported by `check_extensions`."""
+
+_DUPLICATE: Final = "mcp_django.E120"
+_UNIMPORTABLE: Final = "mcp_django.E121"
+_NOT_AN_EXTENSION: Final = "mcp_django.E122"
+
+
+class Extension:
+    """A protocol extension that endpoints serve: its identifier, advertisement, methods and hooks.
+
+    Subclass it, set `identifier` and override what the extension needs; every method but
+    `capability()` defaults to bringing nothing. One instance serves every endpoint, so keep no
+    per-request state on `self`.
+    """
+
+    identifier: str = ""
+    """The extension's identifier, `vendor/name` (`"io.modelcontextprotocol/tasks"`)."""
+
+    def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
+        """What this endpoint advertises under `capabilities.extensions[identifier]`.
+
+        None: the extension is not served on this endpoint, and none of its methods, hooks or
+        sources are either. The default serves it everywhere with an empty capability.
+        """
+        return {}
+
+    def methods(self, endpoint: Any) -> Sequence[MethodSpec]:
+        """Request methods the extension adds to the endpoint (they may not replace core methods)."""
+        return ()
+
+    def hooks(self, endpoint: Any) -> Sequence[OperationHook]:
+        """Operation hooks, run inside the overlay's (the admin's switches) and outside the interceptor chain."""
+        return ()
+
+    def sources(self, endpoint: Any) -> Sequence[Source]:
+        """More sources the endpoint's `CompositeBackend` serves, after its registry and providers."""
+        return ()
+
+    def tool_runner(self) -> ToolRunner | None:
+        """What runs a tool declared with `task=` (instead of running it inline); None: not this extension."""
+        return None
+
+    def check(self) -> list[CheckMessage]:
+        """The extension's system checks, run with the project's (`manage.py check`)."""
+        return []
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.identifier!r}>"
+
+
+_installed: tuple[Extension, ...] | None = None
+_problems: list[ExtensionProblem] = []
+
+
+def installed_extensions() -> tuple[Extension, ...]:
+    """Every installed extension: `MCP_DJANGO["EXTENSIONS"]`, then each app's `mcp_extensions`, in order.
+
+    Loaded on first use (the app registry must be ready) and again after `MCP_DJANGO` changes; an entry
+    that cannot be loaded, or repeats an identifier, is left out and reported by check E120-E122.
+    """
+    global _installed
+    if _installed is None:
+        from django.apps import apps
+
+        _installed, problems = load_extensions(mcp_settings.EXTENSIONS, apps.get_app_configs())
+        _problems[:] = problems
+    return _installed
+
+
+def load_extensions(
+    entries: Iterable[Any], app_configs: Iterable[AppConfig] = ()
+) -> tuple[tuple[Extension, ...], list[ExtensionProblem]]:
+    """The extensions the settings' `entries` and the app configs' `mcp_extensions` name, and the problems found.
+
+    An entry is an import string, an `Extension` subclass or an instance. The first extension of an
+    identifier wins; a later one is a problem (E120).
+    """
+    named = [(entry, f"{SETTING_NAME}['EXTENSIONS']") for entry in entries]
+    for app_config in app_configs:
+        named += [(entry, f"{app_config.label}.mcp_extensions") for entry in getattr(app_config, "mcp_extensions", ())]
+    found: dict[str, Extension] = {}
+    problems: list[ExtensionProblem] = []
+    for entry, where in named:
+        extension = _extension(entry, where, problems)
+        if extension is None:
+            continue
+        if extension.identifier in found:
+            message = f"Two extensions have the identifier {_short(extension.identifier, 40)}."
+            problems.append((_DUPLICATE, message, f"Remove one of them from {where} (the first one is served)."))
+            continue
+        found[extension.identifier] = extension
+    return tuple(found.values()), problems
+
+
+def _extension(entry: Any, where: str, problems: list[ExtensionProblem]) -> Extension | None:
+    from django.utils.module_loading import import_string
+
+    target = entry
+    if isinstance(entry, str):
+        try:
+            target = import_string(entry)
+        except ImportError as error:
+            problems.append(
+                (
+                    _UNIMPORTABLE,
+                    f"Extension {_short(entry, 50)} cannot be imported.",
+                    f"Fix the dotted path in {where} ({_short(str(error), 60)}).",
+                )
+            )
+            return None
+    extension = target() if isinstance(target, type) and issubclass(target, Extension) else target
+    if not isinstance(extension, Extension) or not isinstance(extension.identifier, str) or not extension.identifier:
+        problems.append(
+            (
+                _NOT_AN_EXTENSION,
+                f"{_short(entry, 50)} is not an extension.",
+                f"Name a subclass of mcp_django.extensions.Extension with an identifier in {where}.",
+            )
+        )
+        return None
+    return extension
+
+
+def _short(text: Any, limit: int = 40) -> str:
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else f"{quoted[: limit - 4]}...'"
+
+
+def _forget() -> None:
+    global _installed
+    _installed = None
+
+
+mcp_settings.on_reload(_forget)
+
+
+@register(Tags.compatibility)
+def check_extensions(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """E120-E122 for extensions that could not be installed, then every installed extension's own checks."""
+    extensions = installed_extensions()
+    messages: list[CheckMessage] = [Error(message, hint=hint, id=id_) for id_, message, hint in _problems]
+    for extension in extensions:
+        messages += extension.check()
+    return messages
