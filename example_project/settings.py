@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     # and its worker (`manage.py db_worker`); on Django 5.2 through the `django-tasks` backport.
     *([] if django.VERSION >= (6,) else ["django_tasks"]),
     "django_tasks_db",
+    "mcp_django.tasks",  # the MCP tasks extension: its model, admin and checks
     "example_project.demo",
     "example_project.conformance",
 ]

@@ -31,7 +31,6 @@ from mcp_django.models import (
 )
 from mcp_django.providers import provider_registry
 from mcp_django.scopes import Scope
-from mcp_django.tasks.admin import MCPTaskAdmin  # noqa: F401  # registers the tasks' admin
 
 if TYPE_CHECKING:
     _SessionAdminBase = admin.ModelAdmin[MCPSession]

@@ -12,8 +12,6 @@ class MCPDjangoConfig(AppConfig):
     name = "mcp_django"
     verbose_name = "MCP"
     default_auto_field = "django.db.models.BigAutoField"
-    # Until the tasks extension is an app of its own (next commit), the core's app installs it.
-    mcp_extensions = ["mcp_django.tasks.extension.TasksExtension"]
 
     def ready(self) -> None:
         from mcp_django import checks, extensions  # noqa: F401  # register the system checks, the extensions' too

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.utils.module_loading import import_string
 
+from mcp_django.checks_support import setting, short
 from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, normalize_origin
 
 __all__ = ["check_registries", "check_settings"]
@@ -119,16 +120,6 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
 }
 
 
-def _short(value: Any, limit: int = 30) -> str:
-    """`repr(value)`, cut to `limit` characters."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[: limit - 3]}..."
-
-
-def _setting(key: str) -> str:
-    return f"{SETTING_NAME}[{key!r}]"
-
-
 @register(Tags.compatibility)
 def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """Check `MCP_DJANGO`: its type, its keys, import strings and values."""
@@ -152,8 +143,8 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
         if key in user and not accepts(user[key]):
             messages.append(
                 Error(
-                    f"{_setting(key)} must be {expected}.",
-                    hint=f"It is {_short(user[key])}: fix it, or remove it to use the default.",
+                    f"{setting(key)} must be {expected}.",
+                    hint=f"It is {short(user[key])}: fix it, or remove it to use the default.",
                     id="mcp_django.E004",
                 )
             )
@@ -167,7 +158,7 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 def _unknown_key(key: Any) -> CheckMessage:
     guesses = difflib.get_close_matches(str(key).upper(), list(DEFAULTS), n=1)
     hint = f"Did you mean {guesses[0]!r}?" if guesses else f"Remove it. {_DOCS}"
-    return Error(f"{SETTING_NAME} has an unknown key {_short(key, 40)}.", hint=hint, id="mcp_django.E002")
+    return Error(f"{SETTING_NAME} has an unknown key {short(key, 40)}.", hint=hint, id="mcp_django.E002")
 
 
 def _check_import(key: str, value: Any) -> list[CheckMessage]:
@@ -176,7 +167,7 @@ def _check_import(key: str, value: Any) -> list[CheckMessage]:
             return _check_class(key, value)
         return [
             Error(
-                f"{_setting(key)} must be a dotted import path, not {_type_name(value)}.",
+                f"{setting(key)} must be a dotted import path, not {_type_name(value)}.",
                 hint=f"Write it as a string, e.g. {DEFAULTS[key]!r}.",
                 id="mcp_django.E003",
             )
@@ -186,8 +177,8 @@ def _check_import(key: str, value: Any) -> list[CheckMessage]:
     except ImportError:
         return [
             Error(
-                f"{_setting(key)} cannot be imported.",
-                hint=f"Check the dotted path {_short(value, 60)}.",
+                f"{setting(key)} cannot be imported.",
+                hint=f"Check the dotted path {short(value, 60)}.",
                 id="mcp_django.E003",
             )
         ]
@@ -208,7 +199,7 @@ def _check_class(key: str, value: Any) -> list[CheckMessage]:
         return []
     return [
         Error(
-            f"{_setting(key)} is not a {base.__name__} subclass.",
+            f"{setting(key)} is not a {base.__name__} subclass.",
             hint=f"Name a subclass of {base.__module__}.{base.__qualname__}.",
             id="mcp_django.E005",
         )
@@ -222,7 +213,7 @@ def _check_server_info(value: Any) -> list[CheckMessage]:
         return []
     return [
         Error(
-            f"{_setting('SERVER_INFO')} needs 'name' and 'version' strings.",
+            f"{setting('SERVER_INFO')} needs 'name' and 'version' strings.",
             hint='Use e.g. {"name": "my-server", "version": "1.0"}.',
             id="mcp_django.E006",
         )
@@ -260,7 +251,7 @@ def _check_session_caps(user: Mapping[str, Any]) -> list[CheckMessage]:
         return []  # the store counts
     return [
         Error(
-            f"{_setting('SESSION_STORE')} cannot count sessions, and they are capped.",
+            f"{setting('SESSION_STORE')} cannot count sessions, and they are capped.",
             hint=f"Implement count_open() on {store_class.__name__}, or unset SESSION_MAX_PER_USER/_ANONYMOUS.",
             id="mcp_django.E060",
         )
@@ -275,7 +266,7 @@ def _check_origins(value: Any) -> list[CheckMessage]:
         if origin == "*":
             messages.append(
                 Warning(
-                    f"{_setting('ALLOWED_ORIGINS')} contains '*': any web page may call.",
+                    f"{setting('ALLOWED_ORIGINS')} contains '*': any web page may call.",
                     hint="List the origins that may call instead, e.g. 'https://app.example.com'.",
                     id="mcp_django.W001",
                 )
@@ -283,8 +274,8 @@ def _check_origins(value: Any) -> list[CheckMessage]:
         elif not isinstance(origin, str) or normalize_origin(origin) is None:
             messages.append(
                 Error(
-                    f"{_setting('ALLOWED_ORIGINS')} has an invalid origin.",
-                    hint=f"{_short(origin, 40)} is not scheme://host[:port], e.g. 'https://app.example.com'.",
+                    f"{setting('ALLOWED_ORIGINS')} has an invalid origin.",
+                    hint=f"{short(origin, 40)} is not scheme://host[:port], e.g. 'https://app.example.com'.",
                     id="mcp_django.E007",
                 )
             )
@@ -315,9 +306,7 @@ def check_interceptors(app_configs: Iterable[AppConfig] | None = None, **kwargs:
     from mcp_django.interceptors.config import plan_problems
 
     user = getattr(settings, SETTING_NAME, {})
-    problems = (
-        plan_problems(user.get("INTERCEPTORS", []), _setting("INTERCEPTORS")) if isinstance(user, Mapping) else []
-    )
+    problems = plan_problems(user.get("INTERCEPTORS", []), setting("INTERCEPTORS")) if isinstance(user, Mapping) else []
     try:
         endpoints = mounted_endpoints()
     except Exception:  # a broken URLconf is Django's URL checks' to report
@@ -361,7 +350,7 @@ def check_endpoints(app_configs: Iterable[AppConfig] | None = None, **kwargs: An
             except LookupError:
                 messages.append(
                     Error(
-                        f"Endpoint {endpoint.name!r} names an unknown provider {_short(provider_id, 40)}.",
+                        f"Endpoint {endpoint.name!r} names an unknown provider {short(provider_id, 40)}.",
                         hint="Use the id of a provider an app lists in mcp_providers.",
                         id="mcp_django.E014",
                     )
@@ -391,8 +380,8 @@ def check_scopes_and_authentication(
             except ValueError:
                 messages.append(
                     Error(
-                        f"{_setting('SCOPE_GROUPS')} grants {_short(group)} no scope.",
-                        hint=f"{_short(value)} is not a scope: use 'USER', 'TEAM' or 'SYSTEM'.",
+                        f"{setting('SCOPE_GROUPS')} grants {short(group)} no scope.",
+                        hint=f"{short(value)} is not a scope: use 'USER', 'TEAM' or 'SYSTEM'.",
                         id="mcp_django.E015",
                     )
                 )
@@ -407,7 +396,7 @@ def check_scopes_and_authentication(
         if not (isinstance(imported, type) and callable(getattr(imported, "authenticate", None))):
             messages.append(
                 Error(
-                    f"{_setting('DEFAULT_AUTHENTICATION_CLASSES')} has {_short(entry, 40)}.",
+                    f"{setting('DEFAULT_AUTHENTICATION_CLASSES')} has {short(entry, 40)}.",
                     hint="Name an authentication class, e.g. 'mcp_django.auth.TokenAuthentication'.",
                     id="mcp_django.E016",
                 )
@@ -448,13 +437,39 @@ def check_bus_providers(app_configs: Iterable[AppConfig] | None = None, **kwargs
             seen.add(provider.id)
             messages.append(
                 Warning(
-                    f"Bus provider {_short(provider.id, 40)} exposes every action of its bus.",
+                    f"Bus provider {short(provider.id, 40)} exposes every action of its bus.",
                     hint=f"Set {type(provider).__name__}.actions to glob patterns, or ['*'] to mean it.",
                     obj=provider,
                     id="mcp_django.W002",
                 )
             )
     return messages
+
+
+@register(Tags.compatibility)
+def check_tool_runners(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """E123: tools declared with `task=` on an endpoint where no served extension runs them (they would run inline)."""
+    from mcp_django.endpoints import mounted_endpoints
+
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf is Django's URL checks' to report
+        return []
+    names: list[str] = []
+    for endpoint in endpoints:
+        registry = endpoint.registry
+        if registry is None or endpoint.tool_runner is not None:
+            continue
+        names += [name for name, tool in registry.tools.items() if tool.task and name not in names]
+    if not names:
+        return []
+    return [
+        Error(
+            f"Tools declared as tasks ({', '.join(names[:3])}), but no extension runs tasks.",
+            hint="Add 'mcp_django.tasks' to INSTALLED_APPS (docs/tasks.md), or drop task= from them.",
+            id="mcp_django.E123",
+        )
+    ]
 
 
 @register(Tags.database)
@@ -485,7 +500,7 @@ def check_state_rows(app_configs: Iterable[AppConfig] | None = None, **kwargs: A
         return []
     return [
         Warning(
-            f"The MCP {kind} row {_short(name, 40)} names nothing in code.",
+            f"The MCP {kind} row {short(name, 40)} names nothing in code.",
             hint="Delete the row in the admin, or restore what it names.",
             id="mcp_django.W010",
         )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from django.core.checks import CheckMessage, Error, Tags, register
 
+from mcp_django.checks_support import short
 from mcp_django.conf import SETTING_NAME, mcp_settings
 from mcp_django.declarations.tools import ToolRunner
 from mcp_django.protocol.features.base import MethodSpec
@@ -119,7 +120,7 @@ def load_extensions(
         if extension is None:
             continue
         if extension.identifier in found:
-            message = f"Two extensions have the identifier {_short(extension.identifier, 40)}."
+            message = f"Two extensions have the identifier {short(extension.identifier, 40)}."
             problems.append((_DUPLICATE, message, f"Remove one of them from {where} (the first one is served)."))
             continue
         found[extension.identifier] = extension
@@ -137,8 +138,8 @@ def _extension(entry: Any, where: str, problems: list[ExtensionProblem]) -> Exte
             problems.append(
                 (
                     _UNIMPORTABLE,
-                    f"Extension {_short(entry, 50)} cannot be imported.",
-                    f"Fix the dotted path in {where} ({_short(str(error), 60)}).",
+                    f"Extension {short(entry, 50)} cannot be imported.",
+                    f"Fix the dotted path in {where} ({short(str(error), 60)}).",
                 )
             )
             return None
@@ -147,17 +148,12 @@ def _extension(entry: Any, where: str, problems: list[ExtensionProblem]) -> Exte
         problems.append(
             (
                 _NOT_AN_EXTENSION,
-                f"{_short(entry, 50)} is not an extension.",
+                f"{short(entry, 50)} is not an extension.",
                 f"Name a subclass of mcp_django.extensions.Extension with an identifier in {where}.",
             )
         )
         return None
     return extension
-
-
-def _short(text: Any, limit: int = 40) -> str:
-    quoted = repr(text)
-    return quoted if len(quoted) <= limit else f"{quoted[: limit - 4]}...'"
 
 
 def _forget() -> None:

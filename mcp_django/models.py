@@ -14,7 +14,6 @@ from django.utils.module_loading import import_string
 
 from mcp_django.protocol.errors import validation_problems
 from mcp_django.scopes import Scope
-from mcp_django.tasks.models import MCPTask
 
 __all__ = [
     "ControlRoom",
@@ -22,7 +21,6 @@ __all__ = [
     "InterceptorServer",
     "InterceptorState",
     "MCPSession",
-    "MCPTask",
     "ProviderState",
     "ScopeField",
     "StateVersion",

@@ -6,8 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+from django.core.checks import Error
 from django.test import override_settings
 
+from mcp_django.checks import check_tool_runners
 from mcp_django.endpoints import Endpoint
 from mcp_django.extensions import Extension, check_extensions, installed_extensions, load_extensions
 from mcp_django.protocol.context import RequestContext
@@ -16,6 +18,7 @@ from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.registry import Registry
 from mcp_django.sources import Source
 from mcp_django.testing import MCPTestClient, assert_mcp_error
+from mcp_django.urls import endpoint
 
 RECEIPTS = "example.com/receipts"
 
@@ -172,3 +175,31 @@ def test_an_endpoint_refuses_an_extension_that_is_not_one() -> None:
     endpoint = Endpoint("ext/mcp", name="ext-bad", mode="adapter", extensions=["tests.test_extensions.NotAnExtension"])
     with pytest.raises(ValueError, match="is not an extension"):
         endpoint.extensions  # noqa: B018
+
+
+task_registry = Registry("declared-as-tasks")
+
+
+@task_registry.tool(task="optional")
+def long_report(rows: int) -> str:
+    """Build a long report."""
+    return f"{rows} rows"
+
+
+urlpatterns = endpoint("no-extensions/mcp", name="no-extensions", registry=task_registry, extensions=[])
+"""A URLconf (this module) whose one endpoint declares a task tool and offers no extension to run it."""
+
+
+def test_the_tasks_extension_runs_the_example_projects_task_tools() -> None:
+    assert check_tool_runners() == []
+
+
+def test_check_e123_reports_task_tools_that_no_extension_runs() -> None:
+    with override_settings(ROOT_URLCONF="tests.test_extensions"):
+        assert check_tool_runners() == [
+            Error(
+                "Tools declared as tasks (long_report), but no extension runs tasks.",
+                hint="Add 'mcp_django.tasks' to INSTALLED_APPS (docs/tasks.md), or drop task= from them.",
+                id="mcp_django.E123",
+            )
+        ]

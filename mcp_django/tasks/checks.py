@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.db import router
 
-from mcp_django.checks import _setting, _short
+from mcp_django.checks_support import setting, short
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import mounted_endpoints
 from mcp_django.tasks.worker import framework
@@ -51,7 +51,7 @@ def check_tasks(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
         return [
             *messages,
             Error(
-                f"{_setting('TASKS_BACKEND')} names no backend of settings.TASKS: {_short(alias)}.",
+                f"{setting('TASKS_BACKEND')} names no backend of settings.TASKS: {short(alias)}.",
                 hint="Name a key of settings.TASKS (docs/tasks.md sets up django_tasks_db's DatabaseBackend).",
                 id="mcp_django.E100",
             ),
@@ -102,8 +102,8 @@ def _check_values() -> list[CheckMessage]:
     if ttl is not None and not _positive_int(ttl):
         messages.append(
             Error(
-                f"{_setting('TASK_TTL_MS')} must be a positive integer or None.",
-                hint=f"It is {_short(ttl)}: milliseconds a task stays readable, or None for no limit.",
+                f"{setting('TASK_TTL_MS')} must be a positive integer or None.",
+                hint=f"It is {short(ttl)}: milliseconds a task stays readable, or None for no limit.",
                 id="mcp_django.E102",
             )
         )
@@ -111,8 +111,8 @@ def _check_values() -> list[CheckMessage]:
     if not _positive_int(interval):
         messages.append(
             Error(
-                f"{_setting('TASK_POLL_INTERVAL_MS')} must be a positive integer.",
-                hint=f"It is {_short(interval)}: the milliseconds clients are asked to wait between polls.",
+                f"{setting('TASK_POLL_INTERVAL_MS')} must be a positive integer.",
+                hint=f"It is {short(interval)}: the milliseconds clients are asked to wait between polls.",
                 id="mcp_django.E103",
             )
         )

@@ -1,6 +1,8 @@
 """The `MCPTask` model: one task of the tasks extension, its state, progress, result or error.
 
-Imported by `mcp_django.models`, so it belongs to the `mcp_django` app and its migrations.
+It belongs to the `mcp_django_tasks` app (`mcp_django.tasks`). It was the `mcp_django` app's until the
+tasks extension became an app of its own; its table kept the name it had then (`mcp_django_mcptask`),
+and the move was a state-only migration, so existing rows stay where they are.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class MCPTask(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        db_table = "mcp_django_mcptask"  # the table of the mcp_django app, where the model was first
         verbose_name = "MCP task"
         verbose_name_plural = "MCP tasks"
         ordering = ["-created_at"]

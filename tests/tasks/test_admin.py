@@ -11,7 +11,7 @@ from mcp_django.tasks.models import MCPTask
 
 pytestmark = pytest.mark.django_db
 
-CHANGELIST = "/admin/mcp_django/mcptask/"
+CHANGELIST = "/admin/mcp_django_tasks/mcptask/"
 
 
 def make_task(user: User | None, tool: str = "catalogue_report") -> MCPTask:
