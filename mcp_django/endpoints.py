@@ -16,7 +16,7 @@ manifest view.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from django.core.signals import setting_changed
@@ -40,9 +40,9 @@ from mcp_django.auth import AuthenticationFailed, authenticator_instances
 from mcp_django.auth_cache import auth_cache
 from mcp_django.conf import mcp_settings
 from mcp_django.declarations.tools import ToolRunner
-from mcp_django.extensions import Extension, installed_extensions, load_extensions
+from mcp_django.extensions import Extension, ServedExtensions
 from mcp_django.gateway.remote_chain import chain_options
-from mcp_django.mounts import EndpointRegistry, canonical_path
+from mcp_django.mounts import EndpointRegistry, canonical_path, mounted_in
 from mcp_django.overlay import Overlay, installed, on_change
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.backend import Backend
@@ -112,9 +112,8 @@ class Endpoint:
             None asks the installed one (the admin's), at each handler build.
         tool_timeout: seconds a tool call may run here (a tool's own `timeout` wins); None
             follows `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
-        extensions: the protocol extensions offered here (`Extension` instances, classes or dotted
-            paths); None offers every installed one (`mcp_django.extensions.installed_extensions`).
-            Each decides whether it is served on this endpoint (`Extension.capability`).
+        extensions: the protocol extensions offered here (instances, classes, dotted paths); None offers
+            the installed ones. Each decides whether it is served here (`Extension.capability`).
     """
 
     def __init__(
@@ -159,8 +158,7 @@ class Endpoint:
         self._overlay = overlay
         self.tool_timeout = tool_timeout
         self._extensions = None if extensions is None else tuple(extensions)
-        self._own_extensions: tuple[Extension, ...] | None = None
-        self._served: tuple[tuple[Extension, Mapping[str, Any]], ...] | None = None
+        self._served: ServedExtensions | None = None
         self._handler: MessageHandler | None = None
         self._chain: dict[str, Any] | None = None
         _endpoints.add(self)
@@ -298,57 +296,20 @@ class Endpoint:
         registry = self.registry
         sources: list[Source] = [registry.source()] if registry is not None else []
         sources += [ProviderSource(provider) for provider in self.providers]
-        sources += [source for extension, _ in self.served_extensions() for source in extension.sources(self)]
+        sources += self.served_extensions.sources
         return CompositeBackend(self.overlay.wrap_sources(self, sources), scopes or self.resolve_scope)
 
     @property
-    def extensions(self) -> tuple[Extension, ...]:
-        """The extensions offered here: this endpoint's own (`extensions=`), else the installed ones.
-
-        Raises:
-            ValueError: `extensions=` names something that is not an extension (check E122 says which).
-        """
-        if self._extensions is None:
-            return installed_extensions()
-        if self._own_extensions is None:
-            loaded, problems = load_extensions(self._extensions)
-            if problems:
-                raise ValueError(f"Endpoint {self.name!r}: {problems[0][1]}")
-            self._own_extensions = loaded
-        return self._own_extensions
-
-    def served_extensions(self) -> tuple[tuple[Extension, Mapping[str, Any]], ...]:
-        """The extensions served here, each with the capability it advertises (worked out once per reset)."""
+    def served_extensions(self) -> ServedExtensions:
+        """The extensions served here, with what they bring (worked out once per reset)."""
         if self._served is None:
-            served = ((extension, extension.capability(self)) for extension in self.extensions)
-            self._served = tuple((extension, capability) for extension, capability in served if capability is not None)
+            self._served = ServedExtensions(self, self._extensions)
         return self._served
 
     @property
     def tool_runner(self) -> ToolRunner | None:
-        """What runs this endpoint's tools declared with `task=`: the first served extension's that has one."""
-        for extension, _capability in self.served_extensions():
-            runner = extension.tool_runner()
-            if runner is not None:
-                return runner
-        return None
-
-    def extension_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Handler arguments (`extra_methods`, `extensions`) with those of the served extensions added."""
-        served = self.served_extensions()
-        if not served:
-            return dict(options)
-        return {
-            **options,
-            "extra_methods": (
-                *options.get("extra_methods", ()),
-                *(method for extension, _ in served for method in extension.methods(self)),
-            ),
-            "extensions": {
-                **options.get("extensions", {}),
-                **{extension.identifier: capability for extension, capability in served},
-            },
-        }
+        """What runs this endpoint's tools declared with `task=` (`Tool.call` asks), or None."""
+        return self.served_extensions.tool_runner
 
     def tool_param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope] | None:
         """A tool's `x-mcp-header` arguments (argument -> header suffix) and its scope; None for an unknown tool."""
@@ -424,10 +385,10 @@ class Endpoint:
                 *state_keys[:1], fallback_keys=state_keys[1:], ttl_seconds=mcp_settings.REQUEST_STATE_TTL
             ),
             client_request_timeout=mcp_settings.CLIENT_REQUEST_TIMEOUT,
-            notifications=notifications_available(),
+            notifications=notifications.available(),
             relay=channel_layer_relay(),
             hooks=self.hooks(),
-            **self.extension_options({key: value for key, value in self.chain_options().items() if key != "hook"}),
+            **self.served_extensions.handler_options({k: v for k, v in self.chain_options().items() if k != "hook"}),
         )
 
     def describe(self) -> tuple[Mapping[str, Any], str | None]:
@@ -441,8 +402,7 @@ class Endpoint:
         Both look up the current state on each operation, so even a WebSocket holding an older
         handler runs the tools and interceptors as the admin set them (docs/admin.md).
         """
-        extension_hooks = [hook for extension, _ in self.served_extensions() for hook in extension.hooks(self)]
-        return [*self.overlay.hooks(self), *extension_hooks, ChainHook(self)]
+        return [*self.overlay.hooks(self), *self.served_extensions.hooks, ChainHook(self)]
 
     def chain_options(self) -> dict[str, Any]:
         """The interceptor chain's handler arguments, with the overlay's overrides applied; built once per reset."""
@@ -477,11 +437,6 @@ class ChainHook:
         return await (call_next(params) if hook is None else hook(method, params, ctx, call_next))
 
 
-def notifications_available() -> bool:
-    """True when a channel layer is configured, so server notifications reach listening clients."""
-    return notifications.available()
-
-
 def _reset_endpoints() -> None:
     for endpoint in list(_endpoints):
         endpoint.reset()
@@ -489,27 +444,6 @@ def _reset_endpoints() -> None:
 
 mcp_settings.on_reload(_reset_endpoints)
 on_change("state", _reset_endpoints)
-
-
-def _mounted(patterns: Iterable[Any], prefix: str = "") -> Iterable[tuple[str, Endpoint]]:
-    from django.urls import URLResolver
-
-    for pattern in patterns:
-        route = prefix + _route_text(pattern.pattern)
-        if isinstance(pattern, URLResolver):
-            yield from _mounted(pattern.url_patterns, route)
-            continue
-        endpoint = getattr(pattern.callback, "view_initkwargs", {}).get("endpoint")
-        if isinstance(endpoint, Endpoint):
-            yield route, endpoint
-
-
-def _route_text(pattern: Any) -> str:
-    """A URL pattern's path text; regular expressions lose their anchors."""
-    text = str(pattern)
-    if type(pattern).__name__ == "RegexPattern":
-        text = text.removeprefix("^").removesuffix("$").removesuffix(r"\Z")
-    return text
 
 
 _registries: dict[str, EndpointRegistry[Endpoint]] = {}
@@ -527,7 +461,7 @@ def endpoint_registry(urlconf: str | None = None) -> EndpointRegistry[Endpoint]:
     key = urlconf or get_urlconf() or settings.ROOT_URLCONF
     registry = _registries.get(key)
     if registry is None:
-        registry = _registries[key] = EndpointRegistry(_mounted(get_resolver(key).url_patterns))
+        registry = _registries[key] = EndpointRegistry(mounted_in(get_resolver(key).url_patterns, Endpoint))
     return registry
 
 

@@ -30,7 +30,7 @@ from mcp_django.sources import Source
 if TYPE_CHECKING:
     from django.apps import AppConfig
 
-__all__ = ["Extension", "ExtensionProblem", "ToolRunner", "installed_extensions", "load_extensions"]
+__all__ = ["Extension", "ExtensionProblem", "ServedExtensions", "ToolRunner", "installed_extensions", "load_extensions"]
 
 ExtensionProblem = tuple[str, str, str]
 """`(check id, message, hint)`: a mistake found while loading the extensions, reported by `check_extensions`."""
@@ -81,6 +81,52 @@ class Extension:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.identifier!r}>"
+
+
+class ServedExtensions:
+    """What the extensions served on one endpoint bring it, gathered once: capabilities, methods, hooks,
+    sources and the tool runner.
+
+    Args:
+        endpoint: the endpoint each extension is asked about.
+        offered: the endpoint's own extensions (instances, classes or dotted paths); None: the installed ones.
+
+    Raises:
+        ValueError: `offered` names something that is not an extension (check E122 says which).
+    """
+
+    def __init__(self, endpoint: Any, offered: Sequence[Any] | None = None) -> None:
+        if offered is None:
+            extensions = installed_extensions()
+        else:
+            extensions, problems = load_extensions(offered)
+            if problems:
+                raise ValueError(f"Endpoint {getattr(endpoint, 'name', endpoint)!r}: {problems[0][1]}")
+        asked = ((extension, extension.capability(endpoint)) for extension in extensions)
+        served = [(extension, capability) for extension, capability in asked if capability is not None]
+        self.extensions: tuple[Extension, ...] = tuple(extension for extension, _ in served)
+        """The served extensions, in order."""
+        self.capabilities: dict[str, Mapping[str, Any]] = {extension.identifier: cap for extension, cap in served}
+        """What goes under `capabilities.extensions`, by identifier."""
+        self.methods = tuple(method for extension in self.extensions for method in extension.methods(endpoint))
+        self.hooks = tuple(hook for extension in self.extensions for hook in extension.hooks(endpoint))
+        self.sources = [source for extension in self.extensions for source in extension.sources(endpoint)]
+        runners = (extension.tool_runner() for extension in self.extensions)
+        self.tool_runner: ToolRunner | None = next((runner for runner in runners if runner is not None), None)
+        """The first served extension's tool runner, if any has one."""
+
+    def __repr__(self) -> str:
+        return f"<ServedExtensions: {', '.join(self.capabilities) or 'none'}>"
+
+    def handler_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """`MessageHandler` arguments (`extra_methods`, `extensions`) with the served extensions' added."""
+        if not self.extensions:
+            return dict(options)
+        return {
+            **options,
+            "extra_methods": (*options.get("extra_methods", ()), *self.methods),
+            "extensions": {**options.get("extensions", {}), **self.capabilities},
+        }
 
 
 _installed: tuple[Extension, ...] | None = None

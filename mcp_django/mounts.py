@@ -12,7 +12,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
 
-__all__ = ["EndpointRegistry", "Mounted", "canonical_path"]
+__all__ = ["EndpointRegistry", "Mounted", "canonical_path", "mounted_in"]
 
 
 class Mounted(Protocol):
@@ -132,3 +132,25 @@ class EndpointRegistry(Generic[E]):
                 for path, endpoint in sorted(self._by_path.items())
             ]
         }
+
+
+def mounted_in(patterns: Iterable[Any], kind: type[E], prefix: str = "") -> Iterable[tuple[str, E]]:
+    """(route, endpoint) for every view of `patterns` (and the URLconfs they include) serving a `kind`."""
+    from django.urls import URLResolver
+
+    for pattern in patterns:
+        route = prefix + _route_text(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            yield from mounted_in(pattern.url_patterns, kind, route)
+            continue
+        endpoint = getattr(pattern.callback, "view_initkwargs", {}).get("endpoint")
+        if isinstance(endpoint, kind):
+            yield route, endpoint
+
+
+def _route_text(pattern: Any) -> str:
+    """A URL pattern's path text; regular expressions lose their anchors."""
+    text = str(pattern)
+    if type(pattern).__name__ == "RegexPattern":
+        text = text.removeprefix("^").removesuffix("$").removesuffix(r"\Z")
+    return text

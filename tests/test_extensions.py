@@ -174,7 +174,7 @@ def test_check_e122_reports_an_entry_that_is_not_an_extension() -> None:
 def test_an_endpoint_refuses_an_extension_that_is_not_one() -> None:
     endpoint = Endpoint("ext/mcp", name="ext-bad", mode="adapter", extensions=["tests.test_extensions.NotAnExtension"])
     with pytest.raises(ValueError, match="is not an extension"):
-        endpoint.extensions  # noqa: B018
+        endpoint.served_extensions  # noqa: B018
 
 
 task_registry = Registry("declared-as-tasks")
