@@ -81,6 +81,11 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         lambda v: isinstance(v, (list, tuple)) and all(isinstance(url, str) for url in v),
         "a list of URLs",
     ),
+    "TASK_MAX_ACTIVE_PER_USER": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
+    "TASK_MAX_ACTIVE_ANONYMOUS": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
+    "TASK_TIMEOUT": (lambda v: v is None or (_is_number(v) and v > 0), "a positive number of seconds or None"),
+    "TASK_MAX_BYTES": (_is_positive_int, "a positive integer"),
+    "TASK_PURGE_INTERVAL": (lambda v: v is None or (_is_number(v) and v >= 0), "a number >= 0 or None"),
     "EXTENSIONS": (lambda v: isinstance(v, (list, tuple)), "a list of dotted paths"),
     "INTERCEPTOR_DIRECTIONS": (
         lambda v: (

@@ -75,6 +75,13 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "TASKS_BACKEND": "default",
     "TASK_TTL_MS": 3_600_000,
     "TASK_POLL_INTERVAL_MS": 500,
+    # What one caller can make the workers hold (docs/tasks.md): active tasks per user and for all anonymous
+    # callers together, seconds a task may run, bytes stored per task, and how often expired rows go.
+    "TASK_MAX_ACTIVE_PER_USER": 20,
+    "TASK_MAX_ACTIVE_ANONYMOUS": 20,
+    "TASK_TIMEOUT": 900,
+    "TASK_MAX_BYTES": MiB,
+    "TASK_PURGE_INTERVAL": 300,
     # Scopes and authentication (docs/scopes.md, docs/authentication.md).
     "SCOPE_GROUPS": {},
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -15,6 +15,7 @@ Nothing here imports Django. The two shapes the protocol core builds itself (`to
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -157,7 +158,14 @@ def tool_failure(tool_name: str, error: Exception, logger: logging.Logger, where
     if isinstance(error, ToolError):
         return tool_error(str(error))
     logger.exception("%s raised", where)
+    if _is_database_error(error):  # its text may carry SQL and the schema: the log has it, the caller not
+        return tool_error(f"Error executing tool {tool_name}: the database could not run it")
     return tool_error(f"Error executing tool {tool_name}: {error}")
+
+
+def _is_database_error(error: Exception) -> bool:
+    database = sys.modules.get("django.db")  # loaded whenever a database was used; importing it here would load Django
+    return database is not None and isinstance(error, database.DatabaseError)
 
 
 # ---------------------------------------------------------------- resources

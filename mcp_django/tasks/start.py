@@ -10,15 +10,17 @@ and the job enqueued before the `CreateTaskResult` leaves.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any, Final
 
+from django.db import transaction
 from django.utils.module_loading import import_string
 
 from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.jsonrpc import InternalError
+from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, InvalidRequest
 from mcp_django.protocol.versions import Era
 from mcp_django.tasks import store
 from mcp_django.tasks.methods import negotiated, require_extension
@@ -64,7 +66,13 @@ async def start_task(
 
 def _create_and_enqueue(**fields: Any) -> MCPTask:
     run_mcp_task = import_string(WORKER_TASK)
-    task = store.create(**fields, ttl_ms=mcp_settings.TASK_TTL_MS, poll_interval_ms=mcp_settings.TASK_POLL_INTERVAL_MS)
+    _purge_now_and_then()
+    _check_size(fields)
+    with transaction.atomic():  # the count and the new row in one transaction: one caller, one quota
+        _check_quota(fields["user_id"])
+        task = store.create(
+            **fields, ttl_ms=mcp_settings.TASK_TTL_MS, poll_interval_ms=mcp_settings.TASK_POLL_INTERVAL_MS
+        )
     try:
         job = run_mcp_task.using(backend=mcp_settings.TASKS_BACKEND).enqueue(task.task_id)
     except Exception as error:
@@ -74,3 +82,34 @@ def _create_and_enqueue(**fields: Any) -> MCPTask:
     MCPTask.objects.filter(pk=task.pk).update(backend_task_id=str(job.id)[:64])
     task.refresh_from_db()  # a backend that runs it right away (ImmediateBackend) has finished it already
     return task
+
+
+def _check_size(fields: Mapping[str, Any]) -> None:
+    """Refuse a task whose stored arguments, answers and client data are over `TASK_MAX_BYTES`."""
+    limit = mcp_settings.TASK_MAX_BYTES
+    stored = ("arguments", "answers", "client_capabilities", "client_info")
+    if store.json_size(*(fields[key] for key in stored)) > limit:
+        raise InvalidParams(f"Invalid params: a task stores at most {limit} bytes of arguments and client data")
+
+
+def _check_quota(user_id: Any) -> None:
+    """Refuse a task beyond `TASK_MAX_ACTIVE_PER_USER` (or, for anonymous callers together, `..._ANONYMOUS`)."""
+    limit = mcp_settings.TASK_MAX_ACTIVE_ANONYMOUS if user_id is None else mcp_settings.TASK_MAX_ACTIVE_PER_USER
+    if limit is None or store.active_count(user_id) < limit:
+        return
+    who = "anonymous callers" if user_id is None else "one user"
+    raise InvalidRequest(f"Too Many Tasks: at most {limit} active tasks for {who}; cancel one or let one finish")
+
+
+_last_purge = 0.0
+
+
+def _purge_now_and_then() -> None:
+    """Delete the expired tasks, at most once per `TASK_PURGE_INTERVAL` seconds in this process."""
+    global _last_purge
+    interval = mcp_settings.TASK_PURGE_INTERVAL
+    now = time.monotonic()
+    if interval is None or (_last_purge and now - _last_purge < interval):
+        return
+    _last_purge = now
+    store.purge_expired()

@@ -7,16 +7,20 @@ cannot both win: whichever reaches the database first settles the status.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Min
 from django.utils import timezone
 
 from mcp_django.tasks.models import ACTIVE_STATUSES, MCPTask
 
 __all__ = [
+    "active_count",
     "cancel",
     "create",
     "detailed",
@@ -24,8 +28,11 @@ __all__ = [
     "find",
     "finish",
     "is_active",
+    "json_size",
     "pending_answers",
+    "purge_expired",
     "record_progress",
+    "running",
     "submit_answers",
     "wait_for_input",
 ]
@@ -128,6 +135,45 @@ def pending_answers(task_id: str) -> tuple[bool, dict[str, Any]]:
 def is_active(task_id: str) -> bool:
     """Whether the task is still working or waiting for input (not finished, not cancelled)."""
     return MCPTask.objects.filter(pk=task_id, status__in=ACTIVE_STATUSES).exists()
+
+
+def running(task_id: str) -> bool:
+    """Whether the worker should go on running the task: active and not expired.
+
+    An active task whose `ttlMs` has passed can no longer be seen or cancelled over MCP, so it is
+    cancelled here (`Expired`), and the worker stops it.
+    """
+    row = MCPTask.objects.filter(pk=task_id, status__in=ACTIVE_STATUSES).only("created_at", "ttl_ms").first()
+    if row is None:
+        return False
+    if row.expired():
+        cancel(row, "Expired: its ttlMs passed before it finished")
+        return False
+    return True
+
+
+def active_count(user_id: Any) -> int:
+    """How many tasks of `user_id` (None: of every anonymous caller together) are working or waiting for input."""
+    return MCPTask.objects.filter(user_id=user_id, status__in=ACTIVE_STATUSES).count()
+
+
+def json_size(*values: Any) -> int:
+    """The bytes `values` take as JSON, as the database stores them."""
+    return sum(len(json.dumps(value, separators=(",", ":"), default=str)) for value in values)
+
+
+def purge_expired(now: datetime | None = None) -> int:
+    """Delete every task whose `ttlMs` has passed (whatever its status); return how many."""
+    now = now or timezone.now()
+    shortest = MCPTask.objects.filter(ttl_ms__isnull=False).aggregate(shortest=Min("ttl_ms"))["shortest"]
+    if shortest is None:
+        return 0
+    candidates = MCPTask.objects.filter(ttl_ms__isnull=False, created_at__lt=now - timedelta(milliseconds=shortest))
+    expired = [task.pk for task in candidates.only("created_at", "ttl_ms").iterator() if task.expired(now)]
+    deleted = 0
+    for start in range(0, len(expired), 500):
+        deleted += MCPTask.objects.filter(pk__in=expired[start : start + 500]).delete()[0]
+    return deleted
 
 
 def record_progress(task_id: str, progress: float, total: float | None, message: str | None) -> None:

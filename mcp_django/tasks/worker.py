@@ -5,7 +5,8 @@ backport on 5.2). With the database backend (`django_tasks_db`) it is picked up 
 `manage.py db_worker`, in any process that shares the database, so a task outlives the web process
 that accepted it. The tool runs with a `TaskRequestContext`: asking the client for input parks the task
 in `input_required` until `tasks/update` brings the answers, progress is stored on the row, and a
-`tasks/cancel` seen while it runs cancels the tool's coroutine.
+`tasks/cancel` seen while it runs cancels the tool's coroutine, and so do `TASK_TIMEOUT` and the
+task's `ttlMs` passing (an expired task can no longer be cancelled over MCP).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
+from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.inputs import CAPABILITY_OF
@@ -25,6 +27,7 @@ from mcp_django.protocol.versions import STATELESS_VERSIONS, Era
 from mcp_django.tasks import store
 from mcp_django.tasks.models import MCPTask
 from mcp_django.tasks.start import TASK_RUN
+from mcp_django.time_limits import ToolTimeout
 
 __all__ = ["TaskRequestContext", "execute", "framework", "run_mcp_task"]
 
@@ -82,11 +85,16 @@ async def _execute(task_id: str) -> None:
         await run_sync(store.finish, task_id, error=InternalError(str(missing)).to_error())
         return
     job = asyncio.ensure_future(tool.call(row.arguments, ctx))
+    limit = mcp_settings.TASK_TIMEOUT
+    deadline = None if limit is None else asyncio.get_running_loop().time() + limit
     while not (await asyncio.wait({job}, timeout=POLL_S))[0]:
-        if not await run_sync(store.is_active, task_id):
+        timed_out = deadline is not None and asyncio.get_running_loop().time() >= deadline
+        if timed_out or not await run_sync(store.running, task_id):
             job.cancel()
             with contextlib.suppress(BaseException):
                 await job
+            if timed_out:
+                await run_sync(store.finish, task_id, error=ToolTimeout(row.tool, float(limit or 0)).to_error())
             return
     try:
         result = job.result()
@@ -98,7 +106,13 @@ async def _execute(task_id: str) -> None:
         logger.exception("MCP task %s (%s) failed", task_id, row.tool)
         await run_sync(store.finish, task_id, error=InternalError().to_error())
     else:
-        await run_sync(store.finish, task_id, result=result)
+        if store.json_size(result) > mcp_settings.TASK_MAX_BYTES:
+            too_large = InternalError(
+                f"The result of {row.tool} is over the {mcp_settings.TASK_MAX_BYTES} bytes a task stores"
+            )
+            await run_sync(store.finish, task_id, error=too_large.to_error())
+        else:
+            await run_sync(store.finish, task_id, result=result)
 
 
 def _prepare(row: MCPTask) -> tuple[Any, TaskRequestContext]:

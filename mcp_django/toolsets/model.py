@@ -48,6 +48,9 @@ from mcp_django.toolsets.schemas import (
 
 __all__ = ["ACTIONS", "ModelToolset"]
 
+MAX_OFFSET: Final = 2**31 - 1
+"""The largest `offset` a list tool takes: the largest integer every database accepts in LIMIT/OFFSET."""
+
 ACTIONS: Final = ("list", "get", "create", "update", "delete")
 """The tools a model toolset can serve; `list` and `get` by default, the writing ones only when named."""
 
@@ -249,7 +252,8 @@ class ModelToolset(Toolset):
         limit = pydantic.Field(
             ge=1, le=self.max_rows, description=f"How many rows to return (at most {self.max_rows})."
         )
-        offset = pydantic.Field(ge=0, description="How many matching rows to skip.")
+        # Past what every database's integers hold, an offset is an error of the database (T-5).
+        offset = pydantic.Field(ge=0, le=MAX_OFFSET, description="How many matching rows to skip.")
         parameters += [
             parameter("limit", Annotated[int, limit], self.page_size),
             parameter("offset", Annotated[int, offset], 0),

@@ -286,3 +286,33 @@ async def test_in_lookups_and_filters_across_a_to_many_relation(
     await editor.groups.acreate(name="second-team")  # two of editor's groups match: still one row
     team = (await client.call_tool("list_users", {"groups__name__icontains": "team"}))["structuredContent"]
     assert (team["items"], team["count"]) == ([{"id": editor.pk, "username": "editor"}], 1)
+
+
+async def test_T5_an_offset_past_what_databases_hold_is_refused_before_the_query(
+    mcp_client: Callable[..., MCPTestClient], books: list[Book], reader: Any
+) -> None:
+    client = mcp_client(ADAPTER, user=reader)
+    for offset in (2**31, 2**63, 10**30):
+        text = assert_tool_error(await client.call_tool("list_books", {"offset": offset}))
+        assert text.startswith("Invalid arguments for tool list_books: offset: Input should be less than or equal")
+        assert "mismatch" not in text
+        assert "SQLite" not in text
+    page = assert_tool_result(await client.call_tool("list_books", {"offset": 2**31 - 1}))["structuredContent"]
+    assert (page["items"], page["next_offset"]) == ([], None)
+
+
+@pytest.mark.django_db
+async def test_T5_a_database_error_in_a_tool_reaches_the_caller_without_its_text() -> None:
+    from django.db import connection
+
+    registry = Registry("t5")
+
+    @registry.tool
+    def broken_report() -> str:
+        """Query a table that is not there."""
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT secret_column FROM secret_table_t5")
+        return "unreachable"
+
+    text = assert_tool_error(await MCPTestClient(registry).call_tool("broken_report"))
+    assert text == "Error executing tool broken_report: the database could not run it"
