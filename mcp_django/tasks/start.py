@@ -14,7 +14,6 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final
 
-from django.db import transaction
 from django.utils.module_loading import import_string
 
 from mcp_django.conf import mcp_settings
@@ -68,11 +67,10 @@ def _create_and_enqueue(**fields: Any) -> MCPTask:
     run_mcp_task = import_string(WORKER_TASK)
     _purge_now_and_then()
     _check_size(fields)
-    with transaction.atomic():  # the count and the new row in one transaction: one caller, one quota
-        _check_quota(fields["user_id"])
-        task = store.create(
-            **fields, ttl_ms=mcp_settings.TASK_TTL_MS, poll_interval_ms=mcp_settings.TASK_POLL_INTERVAL_MS
-        )
+    # Counted, then created: two starts racing at the limit may both pass, so the overshoot is bounded by one
+    # caller's concurrency. A transaction around both delayed the task workers' first claims by seconds on SQLite.
+    _check_quota(fields["user_id"])
+    task = store.create(**fields, ttl_ms=mcp_settings.TASK_TTL_MS, poll_interval_ms=mcp_settings.TASK_POLL_INTERVAL_MS)
     try:
         job = run_mcp_task.using(backend=mcp_settings.TASKS_BACKEND).enqueue(task.task_id)
     except Exception as error:
