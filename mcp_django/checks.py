@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.utils.module_loading import import_string
 
-from mcp_django.checks_support import setting, short
+from mcp_django.checks_support import is_int, is_number, is_positive_int, setting, short, type_name
 from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, normalize_origin
 
 __all__ = ["check_registries", "check_settings"]
@@ -35,57 +35,41 @@ AUDIT_WHEN_FULL: Final = ("refuse", "drop")
 _DOCS: Final = "See docs/settings.md."
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _is_positive_int(value: Any) -> bool:
-    return _is_int(value) and value > 0
-
-
-def _type_name(value: Any) -> str:
-    return type(value).__name__
-
-
 # key -> (accepts the value, what the message says it must be)
 _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "SERVER_INFO": (lambda v: v is None or isinstance(v, dict), "a dict"),
     "INSTRUCTIONS": (lambda v: v is None or isinstance(v, str), "a string or None"),
     "SESSIONS": (lambda v: isinstance(v, bool), "True or False"),
-    "SESSION_IDLE_TIMEOUT": (_is_positive_int, "a positive integer"),
-    "MAX_REQUEST_BYTES": (_is_positive_int, "a positive integer"),
-    "SESSION_MAX_CLIENT_BYTES": (_is_positive_int, "a positive integer"),
-    "SESSION_MAX_PER_USER": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
-    "SESSION_MAX_ANONYMOUS": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
-    "SESSION_PURGE_INTERVAL": (lambda v: v is None or (_is_number(v) and v >= 0), "a number >= 0 or None"),
-    "MAX_HEADER_BYTES": (_is_positive_int, "a positive integer"),
-    "MAX_PUBLIC_REQUEST_BYTES": (_is_positive_int, "a positive integer"),
-    "REQUEST_BODY_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
+    "SESSION_IDLE_TIMEOUT": (is_positive_int, "a positive integer"),
+    "MAX_REQUEST_BYTES": (is_positive_int, "a positive integer"),
+    "SESSION_MAX_CLIENT_BYTES": (is_positive_int, "a positive integer"),
+    "SESSION_MAX_PER_USER": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
+    "SESSION_MAX_ANONYMOUS": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
+    "SESSION_PURGE_INTERVAL": (lambda v: v is None or (is_number(v) and v >= 0), "a number >= 0 or None"),
+    "MAX_HEADER_BYTES": (is_positive_int, "a positive integer"),
+    "MAX_PUBLIC_REQUEST_BYTES": (is_positive_int, "a positive integer"),
+    "REQUEST_BODY_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
     "ALLOWED_ORIGINS": (lambda v: isinstance(v, (list, tuple)), "a list of origins"),
-    "PAGE_SIZE": (_is_positive_int, "a positive integer"),
-    "CACHE_TTL_MS": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "PAGE_SIZE": (is_positive_int, "a positive integer"),
+    "CACHE_TTL_MS": (lambda v: is_int(v) and v >= 0, "an integer >= 0"),
     "CACHE_SCOPE": (lambda v: v in CACHE_SCOPES, "'public' or 'private'"),
     "STATIC_MODULE": (lambda v: v is None or (isinstance(v, str) and v.isidentifier()), "a module name or None"),
     "CLIENT_REQUEST_TIMEOUT": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
         "a number > 0",
     ),
-    "REQUEST_STATE_TTL": (_is_positive_int, "a positive integer"),
+    "REQUEST_STATE_TTL": (is_positive_int, "a positive integer"),
     "SCOPE_GROUPS": (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "a dict of group names"),
     "DEFAULT_AUTHENTICATION_CLASSES": (lambda v: isinstance(v, (list, tuple)), "a list of dotted paths"),
     "AUTHORIZATION_SERVERS": (
         lambda v: isinstance(v, (list, tuple)) and all(isinstance(url, str) for url in v),
         "a list of URLs",
     ),
-    "TASK_MAX_ACTIVE_PER_USER": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
-    "TASK_MAX_ACTIVE_ANONYMOUS": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
-    "TASK_TIMEOUT": (lambda v: v is None or (_is_number(v) and v > 0), "a positive number of seconds or None"),
-    "TASK_MAX_BYTES": (_is_positive_int, "a positive integer"),
-    "TASK_PURGE_INTERVAL": (lambda v: v is None or (_is_number(v) and v >= 0), "a number >= 0 or None"),
+    "TASK_MAX_ACTIVE_PER_USER": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
+    "TASK_MAX_ACTIVE_ANONYMOUS": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
+    "TASK_TIMEOUT": (lambda v: v is None or (is_number(v) and v > 0), "a positive number of seconds or None"),
+    "TASK_MAX_BYTES": (is_positive_int, "a positive integer"),
+    "TASK_PURGE_INTERVAL": (lambda v: v is None or (is_number(v) and v >= 0), "a number >= 0 or None"),
     "EXTENSIONS": (lambda v: isinstance(v, (list, tuple)), "a list of dotted paths"),
     "INTERCEPTOR_DIRECTIONS": (
         lambda v: (
@@ -95,29 +79,29 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         ),
         "{phase: 'sending' or 'receiving'}",
     ),
-    "INTERCEPTOR_CHAIN_TIMEOUT_MS": (lambda v: v is None or _is_positive_int(v), "a positive integer or None"),
+    "INTERCEPTOR_CHAIN_TIMEOUT_MS": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
     "AUDIT_SPOOL_DIR": (lambda v: v is None or (isinstance(v, (str, os.PathLike)) and bool(str(v))), "a path or None"),
-    "AUDIT_SPOOL_MAX_BYTES": (_is_positive_int, "a positive integer"),
+    "AUDIT_SPOOL_MAX_BYTES": (is_positive_int, "a positive integer"),
     "AUDIT_WHEN_FULL": (lambda v: v in AUDIT_WHEN_FULL, "'refuse' or 'drop'"),
-    "AUDIT_DB_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
-    "AUDIT_REPLAY_INTERVAL": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
+    "AUDIT_DB_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    "AUDIT_REPLAY_INTERVAL": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
     "STATE_CHECK_INTERVAL": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 60,
         "a number of seconds from 0 to 60",
     ),
-    "DATABASE_THREADS": (_is_positive_int, "a positive integer"),
+    "DATABASE_THREADS": (is_positive_int, "a positive integer"),
     "GATEWAYS": (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "a dict of named backends"),
-    "GATEWAY_CONNECT_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
-    "GATEWAY_READ_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
-    "REMOTE_MAX_MESSAGE_BYTES": (_is_positive_int, "a positive integer"),
-    "REMOTE_MAX_LIST_ITEMS": (_is_positive_int, "a positive integer"),
-    "REMOTE_MAX_LIST_PAGES": (_is_positive_int, "a positive integer"),
-    "REMOTE_MAX_DESCRIPTION_CHARS": (_is_positive_int, "a positive integer"),
-    "REMOTE_MAX_INPUT_ROUNDS": (_is_positive_int, "a positive integer"),
-    "REMOTE_CALL_TIMEOUT": (lambda v: _is_number(v) and v > 0, "a positive number of seconds"),
-    "TOOL_TIMEOUT": (lambda v: v is None or (_is_number(v) and v > 0), "a positive number of seconds or None"),
-    "SHUTDOWN_GRACE": (lambda v: _is_number(v) and v >= 0, "a number of seconds >= 0"),
-    "RETRY_AFTER": (_is_positive_int, "a positive integer"),
+    "GATEWAY_CONNECT_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    "GATEWAY_READ_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    "REMOTE_MAX_MESSAGE_BYTES": (is_positive_int, "a positive integer"),
+    "REMOTE_MAX_LIST_ITEMS": (is_positive_int, "a positive integer"),
+    "REMOTE_MAX_LIST_PAGES": (is_positive_int, "a positive integer"),
+    "REMOTE_MAX_DESCRIPTION_CHARS": (is_positive_int, "a positive integer"),
+    "REMOTE_MAX_INPUT_ROUNDS": (is_positive_int, "a positive integer"),
+    "REMOTE_CALL_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    "TOOL_TIMEOUT": (lambda v: v is None or (is_number(v) and v > 0), "a positive number of seconds or None"),
+    "SHUTDOWN_GRACE": (lambda v: is_number(v) and v >= 0, "a number of seconds >= 0"),
+    "RETRY_AFTER": (is_positive_int, "a positive integer"),
     "AUTH_CACHE_TTL": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
         "a number of seconds >= 0",
@@ -132,7 +116,7 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
     if not isinstance(user, Mapping):
         return [
             Error(
-                f"{SETTING_NAME} must be a dict, not {_type_name(user)}.",
+                f"{SETTING_NAME} must be a dict, not {type_name(user)}.",
                 hint=f"Set {SETTING_NAME} = {{...}} with the keys in docs/settings.md.",
                 id="mcp_django.E001",
             )
@@ -172,7 +156,7 @@ def _check_import(key: str, value: Any) -> list[CheckMessage]:
             return _check_class(key, value)
         return [
             Error(
-                f"{setting(key)} must be a dotted import path, not {_type_name(value)}.",
+                f"{setting(key)} must be a dotted import path, not {type_name(value)}.",
                 hint=f"Write it as a string, e.g. {DEFAULTS[key]!r}.",
                 id="mcp_django.E003",
             )
@@ -229,11 +213,11 @@ def _check_remote_call_timeout(user: Mapping[str, Any]) -> list[CheckMessage]:
     """W160: a forwarded operation must end before one remote answer may even arrive."""
     call = user.get("REMOTE_CALL_TIMEOUT", DEFAULTS["REMOTE_CALL_TIMEOUT"])
     read = user.get("GATEWAY_READ_TIMEOUT", DEFAULTS["GATEWAY_READ_TIMEOUT"])
-    if not (_is_number(call) and _is_number(read) and 0 < call < read):
+    if not (is_number(call) and is_number(read) and 0 < call < read):
         return []  # fine, or E004
     return [
         Warning(
-            f"{_setting('REMOTE_CALL_TIMEOUT')} is shorter than GATEWAY_READ_TIMEOUT.",
+            f"{setting('REMOTE_CALL_TIMEOUT')} is shorter than GATEWAY_READ_TIMEOUT.",
             hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
             id="mcp_django.W160",
         )

@@ -118,6 +118,7 @@ LAYERS: dict[str, int] = {
     # 8 Django glue, the checks of everything, the tools that drive the whole package
     **dict.fromkeys(["apps", "admin", "urls", "views", "routing", "management", "checks"], 8),
     **dict.fromkeys(["testing", "testing_http", "pytest_plugin", "inspection"], 8),
+    "oauth.urls": 8,  # the OAuth app's URLconf: wiring, like urls.py (its views take the transports' body limit)
 }
 """Each module or subpackage of `mcp_django` -> its layer (docs/architecture.md); a module may import its
 own layer and those below, never one above. The longest matching name decides."""
