@@ -82,6 +82,8 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "TASK_TIMEOUT": 900,
     "TASK_MAX_BYTES": MiB,
     "TASK_PURGE_INTERVAL": 300,
+    # The Skills extension (docs/skills.md): directories of skill directories, searched before the apps'.
+    "SKILLS_DIRS": [],
     # Scopes and authentication (docs/scopes.md, docs/authentication.md).
     "SCOPE_GROUPS": {},
     "DEFAULT_AUTHENTICATION_CLASSES": [
