@@ -253,7 +253,7 @@ class Catalogue:
             found.append(problem)
             return None
         found += _warnings(front_matter, files, label, obj)
-        ordered = (manifest, *(file for file in files if file is not manifest))
+        ordered = (manifest, *sorted((file for file in files if file is not manifest), key=lambda file: file.relative))
         return Skill(directory.name, origin, directory, front_matter, ordered)
 
 

@@ -22,14 +22,16 @@ class SkillSource(Source):
 
     Args:
         catalogue: returns the catalogue to serve (read on first use, again after a settings change).
+        scope: callers below it see no skill.
     """
 
-    __slots__ = ("catalogue",)
+    __slots__ = ("catalogue", "scope")
 
     distinct = True
 
-    def __init__(self, catalogue: Callable[[], Catalogue]) -> None:
+    def __init__(self, catalogue: Callable[[], Catalogue], *, scope: Scope = Scope.USER) -> None:
         self.catalogue = catalogue
+        self.scope = scope
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
