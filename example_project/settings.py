@@ -167,6 +167,10 @@ MCP_DJANGO = {
             "TIMEOUT_MS": 2000,
         },
     },
+    # Skills (SEP-2640, docs/skills.md): the demo's and the conformance fixture's skills/ directories,
+    # served on the conformance endpoints, where the official suite's sep-2640-skills-* scenarios read them.
+    "EXTENSIONS": ["mcp_django.skills.SkillsExtension"],
+    "SKILLS_ENDPOINTS": ["conformance", "conformance-view"],
     # bob's group grants TEAM here; carol's group grants SYSTEM through a GroupScope row (see seed_demo).
     "SCOPE_GROUPS": {"mcp-team": "TEAM"},
     # Browser pages (besides localhost ones) that may call the endpoints, space-separated: docs/cors.md.

@@ -84,6 +84,8 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "TASK_PURGE_INTERVAL": 300,
     # The Skills extension (docs/skills.md): directories of skill directories, searched before the apps'.
     "SKILLS_DIRS": [],
+    # The endpoints (by name) that serve the installed skills; None: every endpoint.
+    "SKILLS_ENDPOINTS": None,
     # Scopes and authentication (docs/scopes.md, docs/authentication.md).
     "SCOPE_GROUPS": {},
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -9,6 +9,7 @@ from typing import Any, Final
 from django.core.checks import CheckMessage, Error, Warning
 
 from mcp_django.conf import mcp_settings
+from mcp_django.extensions import Extension
 from mcp_django.protocol.features.base import MethodSpec
 from mcp_django.skills.catalogue import catalogue
 from mcp_django.skills.methods import skill_methods
@@ -18,27 +19,30 @@ from mcp_django.sources import Source
 __all__ = ["EXTENSION", "SkillsExtension"]
 
 EXTENSION: Final = "io.modelcontextprotocol/skills"
+_E136: Final = "mcp_django.E136"
+_E137: Final = "mcp_django.E137"
 
 
-class SkillsExtension:
-    """Serves the skills installed apps ship (`<app>/skills/<name>/SKILL.md`) on every endpoint but gateways.
+class SkillsExtension(Extension):
+    """Serves the skills installed apps ship (`<app>/skills/<name>/SKILL.md`) on the endpoints that take them.
 
     Each file of a skill is a `skill://<name>/<path>` resource; `skills/list` and `skills/get` give
     the skills' entries (front matter and the digest and size of every file), and
-    `resources/directory/read` lists a skill's directories (`directoryRead: true`). An endpoint that
-    serves no skill (none is installed, or it fronts a remote server) does not advertise it.
+    `resources/directory/read` lists a skill's directories (`directoryRead: true`). Every endpoint
+    serves them, or those `MCP_DJANGO["SKILLS_ENDPOINTS"]` names; a gateway, whose resources are its
+    remote server's, and an endpoint of a project with no skill advertise nothing.
     """
 
-    identifier: str = EXTENSION
+    identifier = EXTENSION
 
     def __init__(self) -> None:
         self.source = SkillSource(catalogue)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.identifier!r}>"
-
     def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
-        """`{"directoryRead": true}`, or None on a gateway endpoint and where no skill is installed."""
+        """`{"directoryRead": true}` where skills are served; None elsewhere."""
+        names = mcp_settings.SKILLS_ENDPOINTS
+        if names is not None and getattr(endpoint, "name", None) not in names:
+            return None
         if getattr(endpoint, "mode", None) == "gateway" or not catalogue().skills:
             return None
         return {"directoryRead": True}
@@ -46,31 +50,33 @@ class SkillsExtension:
     def methods(self, endpoint: Any) -> Sequence[MethodSpec]:
         return skill_methods(self.source)
 
-    def hooks(self, endpoint: Any) -> Sequence[Any]:
-        return ()
-
     def sources(self, endpoint: Any) -> Sequence[Source]:
         return (self.source,)
 
-    def tool_runner(self) -> None:
-        return None
-
     def check(self) -> list[CheckMessage]:
-        """E136 for a bad `SKILLS_DIRS`, then every skill that cannot be served as it is (E130-E135, W130-W132)."""
-        messages: list[CheckMessage] = []
-        directories = mcp_settings.SKILLS_DIRS
-        if not isinstance(directories, (list, tuple)) or not all(isinstance(d, (str, Path)) for d in directories):
-            hint = "Set it to a list of paths, each a directory of skill directories."
-            return [Error("MCP_DJANGO['SKILLS_DIRS'] must be a list of paths.", hint=hint, id="mcp_django.E136")]
-        for directory in directories:
-            if not Path(directory).is_dir():
-                message = f"MCP_DJANGO['SKILLS_DIRS'] names {_short(str(directory))}, not a directory."
-                hint = "Create it, or remove it from SKILLS_DIRS."
-                messages.append(Error(message, hint=hint, id="mcp_django.E136"))
+        """E136 and E137 for bad settings, then every skill that cannot be served as it is (E130-E135, W130-W132)."""
+        messages = _settings_problems()
         for problem in catalogue().problems:
             kind = Warning if problem.id.startswith("mcp_django.W") else Error
             messages.append(kind(problem.message, hint=problem.hint, obj=problem.obj, id=problem.id))
         return messages
+
+
+def _settings_problems() -> list[CheckMessage]:
+    messages: list[CheckMessage] = []
+    names = mcp_settings.SKILLS_ENDPOINTS
+    if names is not None and (not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names)):
+        message = "MCP_DJANGO['SKILLS_ENDPOINTS'] must be a list of names."
+        messages.append(Error(message, hint="List endpoint names, or set None for every endpoint.", id=_E137))
+    directories = mcp_settings.SKILLS_DIRS
+    if not isinstance(directories, (list, tuple)) or not all(isinstance(d, (str, Path)) for d in directories):
+        hint = "Set it to a list of paths, each a directory of skill directories."
+        return [*messages, Error("MCP_DJANGO['SKILLS_DIRS'] must be a list of paths.", hint=hint, id=_E136)]
+    for directory in directories:
+        if not Path(directory).is_dir():
+            message = f"MCP_DJANGO['SKILLS_DIRS'] names {_short(str(directory))}, not a directory."
+            messages.append(Error(message, hint="Create it, or remove it from SKILLS_DIRS.", id=_E136))
+    return messages
 
 
 def _short(text: str, limit: int = 30) -> str:

@@ -176,3 +176,19 @@ runs them unscored, so each runs here on its own, where a failing check fails th
 def test_tasks_extension_scenario_passes(scenario: str, path: str, example_server: LiveServer, tmp_path: Path) -> None:
     run = SuiteRun("0.2.0-alpha.12", ("--scenario", scenario), "expected-failures-tasks.yml")
     assert_suite_passes(run, example_server.url(path), tmp_path, f"--- server log ---\n{example_server.log_tail()}")
+
+
+SKILL_SCENARIOS = ("sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory")
+"""Every `sep-2640-skills-*` scenario of 0.2.0-alpha.12 (`conformance list --server`): extension scenarios,
+run at 2026-07-28 (the revision the Skills extension is written against), each on its own like the tasks'."""
+
+
+@pytest.mark.parametrize("path", [FAST_PATH, VIEW], ids=["fast-path", "view"])
+@pytest.mark.parametrize("scenario", SKILL_SCENARIOS)
+def test_skills_extension_scenario_passes(scenario: str, path: str, example_server: LiveServer, tmp_path: Path) -> None:
+    run = SuiteRun("0.2.0-alpha.12", ("--scenario", scenario), "expected-failures-skills.yml")
+    assert_suite_passes(run, example_server.url(path), tmp_path, f"--- server log ---\n{example_server.log_tail()}")
+    checks = [check for found in sorted(tmp_path.rglob("checks.json")) for check in json.loads(found.read_text())]
+    skipped = [f"{check['id']}: {check.get('errorMessage')}" for check in checks if check.get("status") == "SKIPPED"]
+    assert checks, f"no checks recorded under {tmp_path}"
+    assert skipped == [], "a skipped check proves nothing: the fixture must serve what each one needs"

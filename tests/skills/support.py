@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,10 @@ STATELESS_META = {
 }
 
 
-def write_skill(root: Path, name: str, front_matter: str | None = None, **files: str | bytes) -> Path:
-    """A skill directory `root/name` with a SKILL.md (`front_matter` None: a valid one) and `files`."""
+def write_skill(
+    root: Path, name: str, front_matter: str | None = None, files: Mapping[str, str | bytes] | None = None
+) -> Path:
+    """A skill directory `root/name` with a SKILL.md (`front_matter` None: a valid one) and `files` by relative path."""
     directory = root / name
     directory.mkdir(parents=True)
     text = (
@@ -30,8 +33,8 @@ def write_skill(root: Path, name: str, front_matter: str | None = None, **files:
         else front_matter
     )
     (directory / "SKILL.md").write_text(text)
-    for relative, content in files.items():
-        path = directory / relative.replace("__", "/")
+    for relative, content in (files or {}).items():
+        path = directory / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
             path.write_bytes(content)

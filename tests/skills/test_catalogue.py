@@ -25,7 +25,8 @@ def test_the_example_projects_skills_are_found_in_installed_apps_order() -> None
 
 
 def test_a_manifest_lists_skill_md_first_then_every_file_with_the_digest_and_size_of_its_bytes(tmp_path: Path) -> None:
-    write_skill(tmp_path, "report", **{"templates__a.md": "A", "scripts__run.py": "print(1)\n", "logo.png": b"\x89PNG"})
+    files: dict[str, str | bytes] = {"templates/a.md": "A", "scripts/run.py": "print(1)\n", "logo.png": b"\x89PNG"}
+    write_skill(tmp_path, "report", files=files)
     (skill,) = Catalogue([("tests", tmp_path)]).skills
     resources = skill.entry()["resources"]
     assert [resource["uri"] for resource in resources] == [
@@ -52,7 +53,8 @@ def test_the_first_skill_of_a_name_wins_so_skills_dirs_override_an_apps_skill(tm
 
 
 def test_hidden_files_caches_and_directories_without_skill_md_are_not_skills_or_files(tmp_path: Path) -> None:
-    write_skill(tmp_path, "tidy", **{".secret": "x", "__pycache__/x.pyc": b"\0", ".git/config": "x", "notes.md": "n"})
+    files: dict[str, str | bytes] = {".secret": "x", "__pycache__/x.pyc": b"\0", ".git/config": "x", "notes.md": "n"}
+    write_skill(tmp_path, "tidy", files=files)
     (tmp_path / "not-a-skill").mkdir()
     (tmp_path / "not-a-skill" / "README.md").write_text("no SKILL.md here")
     (skill,) = Catalogue([("tests", tmp_path)]).skills
@@ -62,7 +64,7 @@ def test_hidden_files_caches_and_directories_without_skill_md_are_not_skills_or_
 def test_a_link_leading_outside_the_skill_is_not_served(tmp_path: Path) -> None:
     outside = tmp_path / "settings.py"
     outside.write_text("SECRET_KEY = 'x'")
-    directory = write_skill(tmp_path / "skills", "linked", **{"inside.md": "ok"})
+    directory = write_skill(tmp_path / "skills", "linked", files={"inside.md": "ok"})
     os.symlink(outside, directory / "settings.py")
     os.symlink(tmp_path, directory / "project")
     found = Catalogue([("tests", tmp_path / "skills")])

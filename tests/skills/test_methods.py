@@ -16,8 +16,8 @@ from tests.skills.support import handshake, serve, stateless, write_skill
 
 @pytest.fixture
 def skills(tmp_path: Path) -> Catalogue:
-    write_skill(tmp_path, "alpha", **{"references__guide.md": "# Guide\n", "references__deep__x.txt": "x"})
-    write_skill(tmp_path, "beta", **{"logo.png": b"\x89PNG\r\n\x1a\n\0"})
+    write_skill(tmp_path, "alpha", files={"references/guide.md": "# Guide\n", "references/deep/x.txt": "x"})
+    write_skill(tmp_path, "beta", files={"logo.png": b"\x89PNG\r\n\x1a\n\0"})
     write_skill(tmp_path, "gamma")
     return Catalogue([("tests", tmp_path)])
 
