@@ -170,7 +170,7 @@ class Catalogue:
 
     Args:
         roots: `(origin, directory)` pairs in order of precedence; each directory holds one
-            subdirectory per skill. `origin` names it in check messages (an app label, a path).
+            subdirectory per skill. `origin` names it in check messages (an app label, `SKILLS_DIRS`).
     """
 
     def __init__(self, roots: Iterable[tuple[str, Path]]) -> None:
@@ -226,7 +226,7 @@ class Catalogue:
 
     def _load(self, origin: str, directory: Path, problems: list[Problem] | None = None) -> Skill | None:
         found = self.problems if problems is None else problems
-        label = f"Skill {directory.name!r} ({origin})"
+        label = f"Skill {_cut(directory.name, 16)!r} ({_cut(origin, 12)})"
         obj = str(directory)
         files, trouble = _files_of(directory, label, obj)
         found += trouble
@@ -245,7 +245,7 @@ class Catalogue:
                 hint = "Begin SKILL.md with a --- line, the YAML, and another --- line."
                 found.append(Problem("mcp_django.E130", f"{label}: SKILL.md has no YAML front matter.", hint, obj))
             else:
-                message = f"{label}: its front matter is not a YAML mapping of JSON values."
+                message = f"{label}: front matter is not a YAML mapping."
                 found.append(Problem("mcp_django.E131", message, f"Fix it: {_cut(str(error), 60)}.", obj))
             return None
         problem = _front_matter_problem(front_matter, directory.name, label, obj)
@@ -279,13 +279,13 @@ def _files_of(directory: Path, label: str, obj: str) -> tuple[list[SkillFile], l
             path = Path(current) / filename
             relative = path.relative_to(directory).as_posix()
             if not path.resolve().is_relative_to(root) or any(p.is_symlink() for p in _between(directory, path)):
-                message = f"{label}: {_cut(relative, 24)} links outside the skill."
+                message = f"{label}: {_cut(relative, 12)} links outside the skill."
                 problems.append(Problem("mcp_django.W131", message, "It is not served: copy the file in instead.", obj))
                 continue
             try:
                 data = path.read_bytes()
             except OSError as error:
-                message = f"{label}: {_cut(relative, 24)} cannot be read."
+                message = f"{label}: {_cut(relative, 12)} cannot be read."
                 problems.append(Problem("mcp_django.E135", message, _reason(error), obj))
                 continue
             uri = f"{SCHEME}{name}/{relative}"
@@ -306,13 +306,13 @@ def _front_matter_problem(front_matter: Mapping[str, Any], directory: str, label
         value = front_matter.get(field)
         if not isinstance(value, str) or not value.strip():
             hint = f"Add {field}: to the front matter of SKILL.md."
-            return Problem("mcp_django.E132", f"{label}: its front matter has no {field}.", hint, obj)
+            return Problem("mcp_django.E132", f"{label}: front matter has no {field}.", hint, obj)
     name = front_matter["name"]
     if name != directory:
-        message = f"{label}: its name {_cut(name, 20)!r} is not its directory's."
-        return Problem("mcp_django.E133", message, f"Set name: {directory}, or rename the directory.", obj)
+        hint = f"It is {_cut(name, 20)!r}: set name: {directory}, or rename the directory."
+        return Problem("mcp_django.E133", f"{label}: name is not the directory's.", hint, obj)
     if not NAME_RULE.match(name):
-        message = f"{label}: its name breaks the Agent Skills naming rules."
+        message = f"{label}: name breaks the naming rules."
         hint = "Use 1-64 lowercase letters, digits and single inner hyphens."
         return Problem("mcp_django.E134", message, hint, obj)
     return None
@@ -321,16 +321,20 @@ def _front_matter_problem(front_matter: Mapping[str, Any], directory: str, label
 def _warnings(front_matter: Mapping[str, Any], files: list[SkillFile], label: str, obj: str) -> list[Problem]:
     warnings = []
     if len(files) > MAX_FILES or sum(file.size for file in files) > MAX_TOTAL_BYTES:
-        message = f"{label}: over SEP-2640's limit of 512 files or 16 MiB."
+        message = f"{label}: over the limit of 512 files or 16 MiB."
         warnings.append(Problem("mcp_django.W130", message, "Hosts may refuse it: split it into smaller skills.", obj))
     metadata = front_matter.get("metadata")
     if isinstance(metadata, Mapping) and any(str(key).startswith(RESERVED_METADATA_PREFIX) for key in metadata):
-        message = f"{label}: metadata keys under io.modelcontextprotocol/ are reserved."
-        warnings.append(Problem("mcp_django.W132", message, "Rename them under a prefix of your own.", obj))
+        message = f"{label}: metadata keys under a reserved prefix."
+        warnings.append(
+            Problem("mcp_django.W132", message, "io.modelcontextprotocol/ is for MCP extensions: use your own.", obj)
+        )
     return warnings
 
 
 def _reason(error: BaseException) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return "It is not UTF-8 text: save it as UTF-8."
     return _cut(f"{type(error).__name__}: {getattr(error, 'strerror', None) or error}", 70) + "."
 
 
@@ -344,7 +348,7 @@ def installed_roots() -> list[tuple[str, Path]]:
 
     configured = mcp_settings.SKILLS_DIRS
     directories = configured if isinstance(configured, (list, tuple)) else ()  # else check E136 says so
-    roots = [(str(directory), Path(directory)) for directory in directories if isinstance(directory, (str, Path))]
+    roots = [("SKILLS_DIRS", Path(directory)) for directory in directories if isinstance(directory, (str, Path))]
     roots += [(app.label, Path(app.path) / "skills") for app in apps.get_app_configs()]
     return roots
 

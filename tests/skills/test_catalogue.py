@@ -48,7 +48,7 @@ def test_the_first_skill_of_a_name_wins_so_skills_dirs_override_an_apps_skill(tm
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "SKILLS_DIRS": [str(tmp_path)]}):
         found = {skill.name: skill for skill in catalogue().skills}
     assert found["book-search"].front_matter["description"] == "The project's own."
-    assert found["book-search"].origin == str(tmp_path)
+    assert found["book-search"].origin == "SKILLS_DIRS"
     assert {skill.origin for skill in catalogue().skills} == {"demo", "conformance"}  # the override is gone again
 
 

@@ -1,0 +1,227 @@
+"""The Skills extension's system checks: E130-E137 and W130-W132, each asserted whole."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.checks import Error, Warning
+from django.test import override_settings
+
+from mcp_django.extensions import check_extensions
+from mcp_django.skills import SkillsExtension
+from mcp_django.skills.catalogue import catalogue
+from tests.skills.support import write_skill
+
+
+def with_settings(**overrides: Any) -> Any:
+    return override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides})
+
+
+@pytest.fixture
+def skills_dir(tmp_path: Path) -> Iterator[Path]:
+    """A SKILLS_DIRS directory, served for the test (the example project's skills are served too)."""
+    with with_settings(SKILLS_DIRS=[str(tmp_path)]):
+        yield tmp_path
+
+
+def checks() -> list[Any]:
+    return SkillsExtension().check()
+
+
+def test_the_example_project_passes_and_its_checks_run_with_the_projects() -> None:
+    assert checks() == []
+    with with_settings(SKILLS_DIRS="skills"):
+        assert [message.id for message in check_extensions()] == ["mcp_django.E136"]
+
+
+def test_a_skill_md_without_front_matter_is_e130_and_not_served(skills_dir: Path) -> None:
+    directory = write_skill(skills_dir, "plain", "# Just markdown\n")
+    assert checks() == [
+        Error(
+            "Skill 'plain' (SKILLS_DIRS): SKILL.md has no YAML front matter.",
+            hint="Begin SKILL.md with a --- line, the YAML, and another --- line.",
+            obj=str(directory),
+            id="mcp_django.E130",
+        )
+    ]
+    assert "plain" not in {skill.name for skill in catalogue().skills}
+
+
+@pytest.mark.parametrize(
+    ("front_matter", "problem"),
+    [
+        ("---\n- a list\n---\n", "not a mapping"),
+        ("---\nname: x\nname: y\n---\n", "the key 'name' appears twice"),
+        ("---\nname: [\n---\n", "not YAML: expected the node content, but found '<stream end>'"),
+        ("---\nname: x\nsize: .inf\n---\n", "front matter.size is inf, which JSON cannot carry"),
+    ],
+)
+def test_front_matter_that_is_no_mapping_of_json_values_is_e131(
+    skills_dir: Path, front_matter: str, problem: str
+) -> None:
+    directory = write_skill(skills_dir, "odd", front_matter)
+    hint = f"Fix it: {problem}." if len(problem) <= 60 else f"Fix it: {problem[:57]}...."
+    assert checks() == [
+        Error(
+            "Skill 'odd' (SKILLS_DIRS): front matter is not a YAML mapping.",
+            hint=hint,
+            obj=str(directory),
+            id="mcp_django.E131",
+        )
+    ]
+
+
+def test_front_matter_without_a_description_is_e132(skills_dir: Path) -> None:
+    directory = write_skill(skills_dir, "terse", "---\nname: terse\ndescription: ''\n---\n")
+    assert checks() == [
+        Error(
+            "Skill 'terse' (SKILLS_DIRS): front matter has no description.",
+            hint="Add description: to the front matter of SKILL.md.",
+            obj=str(directory),
+            id="mcp_django.E132",
+        )
+    ]
+
+
+def test_a_name_that_is_not_the_directorys_is_e133(skills_dir: Path) -> None:
+    directory = write_skill(skills_dir, "book-search", "---\nname: search\ndescription: d\n---\n")
+    assert checks() == [
+        Error(
+            "Skill 'book-search' (SKILLS_DIRS): name is not the directory's.",
+            hint="It is 'search': set name: book-search, or rename the directory.",
+            obj=str(directory),
+            id="mcp_django.E133",
+        )
+    ]
+    served = catalogue().get("skill://book-search/SKILL.md")
+    assert served is not None
+    assert served.origin == "demo"  # the app's skill is served instead
+
+
+def test_a_name_the_naming_rules_refuse_is_e134(skills_dir: Path) -> None:
+    directory = write_skill(skills_dir, "Book--Search", "---\nname: Book--Search\ndescription: d\n---\n")
+    assert checks() == [
+        Error(
+            "Skill 'Book--Search' (SKILLS_DIRS): name breaks the naming rules.",
+            hint="Use 1-64 lowercase letters, digits and single inner hyphens.",
+            obj=str(directory),
+            id="mcp_django.E134",
+        )
+    ]
+
+
+def test_a_skill_md_that_is_not_utf8_is_e135(skills_dir: Path) -> None:
+    directory = write_skill(skills_dir, "latin")
+    (directory / "SKILL.md").write_bytes(b"---\nname: latin\ndescription: caf\xe9\n---\n")
+    assert checks() == [
+        Error(
+            "Skill 'latin' (SKILLS_DIRS): SKILL.md cannot be read.",
+            hint="It is not UTF-8 text: save it as UTF-8.",
+            obj=str(directory),
+            id="mcp_django.E135",
+        )
+    ]
+
+
+def test_an_unreadable_supporting_file_is_e135_and_left_out_of_the_manifest(skills_dir: Path) -> None:
+    directory = write_skill(skills_dir, "broken")
+    os.symlink(directory / "gone.md", directory / "notes.md")  # a link to nothing: reading it fails
+    assert checks() == [
+        Error(
+            "Skill 'broken' (SKILLS_DIRS): notes.md cannot be read.",
+            hint="FileNotFoundError: No such file or directory.",
+            obj=str(directory),
+            id="mcp_django.E135",
+        )
+    ]
+    assert catalogue().get("skill://broken/SKILL.md") is not None
+    assert catalogue().file("skill://broken/notes.md") is None
+
+
+def test_skills_dirs_that_are_not_a_list_of_directories_are_e136(tmp_path: Path) -> None:
+    with with_settings(SKILLS_DIRS="skills"):
+        assert checks() == [
+            Error(
+                "MCP_DJANGO['SKILLS_DIRS'] must be a list of paths.",
+                hint="Set it to a list of paths, each a directory of skill directories.",
+                id="mcp_django.E136",
+            )
+        ]
+    with with_settings(SKILLS_DIRS=[str(tmp_path / "missing")]):
+        assert checks() == [
+            Error(
+                f"MCP_DJANGO['SKILLS_DIRS'] names '...{str(tmp_path / 'missing')[-25:]}', not a directory.",
+                hint="Create it, or remove it from SKILLS_DIRS.",
+                id="mcp_django.E136",
+            )
+        ]
+
+
+def test_skills_endpoints_that_are_not_a_list_of_names_is_e137() -> None:
+    with with_settings(SKILLS_ENDPOINTS="conformance"):
+        assert checks() == [
+            Error(
+                "MCP_DJANGO['SKILLS_ENDPOINTS'] must be a list of names.",
+                hint="List endpoint names, or set None for every endpoint.",
+                id="mcp_django.E137",
+            )
+        ]
+
+
+def test_a_skill_over_the_limits_is_w130_and_still_served(skills_dir: Path) -> None:
+    directory = write_skill(skills_dir, "huge", files={"big.bin": b"\0" * (16 * 1024 * 1024 + 1)})
+    assert checks() == [
+        Warning(
+            "Skill 'huge' (SKILLS_DIRS): over the limit of 512 files or 16 MiB.",
+            hint="Hosts may refuse it: split it into smaller skills.",
+            obj=str(directory),
+            id="mcp_django.W130",
+        )
+    ]
+    assert catalogue().get("skill://huge/SKILL.md") is not None
+
+
+def test_a_file_linking_outside_the_skill_is_w131(skills_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "settings.py"
+    outside.write_text("SECRET_KEY = 'x'")
+    directory = write_skill(skills_dir, "linked")
+    os.symlink(outside, directory / "settings.py")
+    assert checks() == [
+        Warning(
+            "Skill 'linked' (SKILLS_DIRS): settings.py links outside the skill.",
+            hint="It is not served: copy the file in instead.",
+            obj=str(directory),
+            id="mcp_django.W131",
+        )
+    ]
+
+
+def test_metadata_under_the_reserved_prefix_is_w132(skills_dir: Path) -> None:
+    front_matter = "---\nname: meta\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: y\n---\n"
+    directory = write_skill(skills_dir, "meta", front_matter)
+    assert checks() == [
+        Warning(
+            "Skill 'meta' (SKILLS_DIRS): metadata keys under a reserved prefix.",
+            hint="io.modelcontextprotocol/ is for MCP extensions: use your own.",
+            obj=str(directory),
+            id="mcp_django.W132",
+        )
+    ]
+
+
+def test_every_message_of_a_skill_with_a_name_of_sixteen_characters_fits_in_80_characters(skills_dir: Path) -> None:
+    name = "sixteen-chars-ab"
+    write_skill(skills_dir / "a", name, f"---\nname: {name}\n---\n")
+    write_skill(skills_dir / "b", name, "---\nname: other-sixteen-chars\ndescription: d\n---\n")
+    write_skill(
+        skills_dir / "c", name, f"---\nname: {name}\ndescription: d\nmetadata:\n  io.modelcontextprotocol/a: b\n---\n"
+    )
+    with with_settings(SKILLS_DIRS=[str(skills_dir / part) for part in "abc"]):
+        messages = checks()
+    assert [message.id for message in messages] == ["mcp_django.E132", "mcp_django.E133", "mcp_django.W132"]
+    assert max(len(message.msg) for message in messages) < 80
