@@ -86,6 +86,8 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "SKILLS_DIRS": [],
     # The endpoints (by name) that serve the installed skills; None: every endpoint.
     "SKILLS_ENDPOINTS": None,
+    # The scope a caller needs to see a skill, by skill name (USER when not listed).
+    "SKILL_SCOPES": {},
     # Scopes and authentication (docs/scopes.md, docs/authentication.md).
     "SCOPE_GROUPS": {},
     "DEFAULT_AUTHENTICATION_CLASSES": [

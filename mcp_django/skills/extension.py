@@ -11,6 +11,7 @@ from django.core.checks import CheckMessage, Error, Warning
 from mcp_django.conf import mcp_settings
 from mcp_django.extensions import Extension
 from mcp_django.protocol.features.base import MethodSpec
+from mcp_django.scopes import Scope
 from mcp_django.skills.catalogue import catalogue
 from mcp_django.skills.methods import skill_methods
 from mcp_django.skills.source import SkillSource
@@ -21,6 +22,7 @@ __all__ = ["EXTENSION", "SkillsExtension"]
 EXTENSION: Final = "io.modelcontextprotocol/skills"
 _E136: Final = "mcp_django.E136"
 _E137: Final = "mcp_django.E137"
+_E138: Final = "mcp_django.E138"
 
 
 class SkillsExtension(Extension):
@@ -54,7 +56,7 @@ class SkillsExtension(Extension):
         return (self.source,)
 
     def check(self) -> list[CheckMessage]:
-        """E136 and E137 for bad settings, then every skill that cannot be served as it is (E130-E135, W130-W132)."""
+        """E136-E138 for bad settings, then every skill that cannot be served as it is (E130-E135, W130-W132)."""
         messages = _settings_problems()
         for problem in catalogue().problems:
             kind = Warning if problem.id.startswith("mcp_django.W") else Error
@@ -72,10 +74,27 @@ def _settings_problems() -> list[CheckMessage]:
     if not isinstance(directories, (list, tuple)) or not all(isinstance(d, (str, Path)) for d in directories):
         hint = "Set it to a list of paths, each a directory of skill directories."
         return [*messages, Error("MCP_DJANGO['SKILLS_DIRS'] must be a list of paths.", hint=hint, id=_E136)]
+    messages += _scope_problems()
     for directory in directories:
         if not Path(directory).is_dir():
             message = f"MCP_DJANGO['SKILLS_DIRS'] names {_short(str(directory))}, not a directory."
             messages.append(Error(message, hint="Create it, or remove it from SKILLS_DIRS.", id=_E136))
+    return messages
+
+
+def _scope_problems() -> list[CheckMessage]:
+    scopes = mcp_settings.SKILL_SCOPES
+    if not isinstance(scopes, Mapping):
+        hint = 'Map skill names to scope names: {"catalogue-report": "TEAM"}.'
+        return [Error("MCP_DJANGO['SKILL_SCOPES'] must be a dict.", hint=hint, id=_E138)]
+    messages: list[CheckMessage] = []
+    for name, value in scopes.items():
+        try:
+            Scope.parse(value)
+        except ValueError:
+            message = f"MCP_DJANGO['SKILL_SCOPES'][{_short(str(name), 24)}] names no scope."
+            hint = f"It is {_short(str(value), 20)}: use USER, TEAM or SYSTEM (until then: SYSTEM)."
+            messages.append(Error(message, hint=hint, id=_E138))
     return messages
 
 

@@ -7,13 +7,29 @@ import base64
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from mcp_django.conf import mcp_settings
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import ResourceNotFound
 from mcp_django.scopes import Scope
 from mcp_django.skills.catalogue import Catalogue, Skill, SkillFile, digest_of, is_text
 from mcp_django.sources import ResourceComponent, Source
 
-__all__ = ["SkillFileComponent", "SkillSource"]
+__all__ = ["SkillFileComponent", "SkillSource", "skill_scope"]
+
+
+def skill_scope(name: str) -> Scope:
+    """The scope a caller needs to see the skill `name`: `MCP_DJANGO["SKILL_SCOPES"]`'s, else USER.
+
+    A value that names no scope (check E138) asks for SYSTEM: a mistake hides the skill, never shows it.
+    """
+    scopes = mcp_settings.SKILL_SCOPES
+    value = scopes.get(name) if isinstance(scopes, Mapping) else None
+    if value is None:
+        return Scope.USER
+    try:
+        return Scope.parse(value)
+    except ValueError:
+        return Scope.SYSTEM
 
 
 class SkillSource(Source):
@@ -44,8 +60,8 @@ class SkillSource(Source):
         return [skill for skill in self.catalogue().skills if self.sees(skill, scope)]
 
     def sees(self, skill: Skill, scope: Scope) -> bool:
-        """Whether a caller of `scope` sees `skill` (every caller the source reaches: its scope was checked)."""
-        return True
+        """Whether a caller of `scope` sees `skill`: it reaches the scope `SKILL_SCOPES` gives the skill (USER)."""
+        return scope >= skill_scope(skill.name)
 
     async def list_resources(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
         return [skill.resource() for skill in self.skills(scope)]

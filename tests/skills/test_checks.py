@@ -1,4 +1,4 @@
-"""The Skills extension's system checks: E130-E137 and W130-W132, each asserted whole."""
+"""The Skills extension's system checks: E130-E138 and W130-W132, each asserted whole."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from django.core.checks import Error, Warning
 from django.test import override_settings
 
 from mcp_django.extensions import check_extensions
+from mcp_django.scopes import Scope
 from mcp_django.skills import SkillsExtension
 from mcp_django.skills.catalogue import catalogue
+from mcp_django.skills.source import skill_scope
 from tests.skills.support import write_skill
 
 
@@ -169,6 +171,26 @@ def test_skills_endpoints_that_are_not_a_list_of_names_is_e137() -> None:
                 "MCP_DJANGO['SKILLS_ENDPOINTS'] must be a list of names.",
                 hint="List endpoint names, or set None for every endpoint.",
                 id="mcp_django.E137",
+            )
+        ]
+
+
+def test_skill_scopes_that_name_no_scope_are_e138_and_hide_the_skill() -> None:
+    with with_settings(SKILL_SCOPES={"book-search": "admin"}):
+        assert checks() == [
+            Error(
+                "MCP_DJANGO['SKILL_SCOPES']['book-search'] names no scope.",
+                hint="It is 'admin': use USER, TEAM or SYSTEM (until then: SYSTEM).",
+                id="mcp_django.E138",
+            )
+        ]
+        assert skill_scope("book-search") is Scope.SYSTEM
+    with with_settings(SKILL_SCOPES=["book-search"]):
+        assert checks() == [
+            Error(
+                "MCP_DJANGO['SKILL_SCOPES'] must be a dict.",
+                hint='Map skill names to scope names: {"catalogue-report": "TEAM"}.',
+                id="mcp_django.E138",
             )
         ]
 

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
+from django.test import override_settings
 
 from mcp_django.protocol.context import RequestContext
 from mcp_django.scopes import Scope
@@ -214,3 +216,29 @@ async def test_a_skill_source_above_the_callers_scope_is_out_of_reach(skills: Ca
     assert (await stateless(handler, "skills/list"))["result"]["skills"] == []
     reply = await stateless(handler, "skills/get", {"uri": "skill://alpha/SKILL.md"})
     assert reply["error"] == {"code": -32602, "message": "No skill is served at skill://alpha/SKILL.md"}
+
+
+async def test_a_skill_given_a_scope_is_absent_and_unknown_to_callers_below_it(skills: Catalogue) -> None:
+    async def user(ctx: RequestContext) -> Scope | None:
+        return Scope.USER
+
+    async def team(ctx: RequestContext) -> Scope | None:
+        return Scope.TEAM
+
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "SKILL_SCOPES": {"beta": "team"}}):
+        below, _ = serve(skills, scopes=user)
+        listed = (await stateless(below, "skills/list"))["result"]["skills"]
+        assert [entry["frontmatter"]["name"] for entry in listed] == ["alpha", "gamma"]
+        resources = (await stateless(below, "resources/list"))["result"]["resources"]
+        assert [resource["name"] for resource in resources] == ["alpha", "gamma"]
+        for method, uri in [
+            ("skills/get", "skill://beta/SKILL.md"),
+            ("resources/read", "skill://beta/logo.png"),
+            ("resources/directory/read", "skill://beta"),
+        ]:
+            reply = await stateless(below, method, {"uri": uri})
+            assert reply["error"]["code"] == -32602, method
+        reached, _ = serve(skills, scopes=team)
+        listed = (await stateless(reached, "skills/list"))["result"]["skills"]
+        assert [entry["frontmatter"]["name"] for entry in listed] == ["alpha", "beta", "gamma"]
+        assert "result" in await stateless(reached, "resources/read", {"uri": "skill://beta/logo.png"})
