@@ -81,4 +81,4 @@ def test_a_gateway_endpoint_never_serves_the_projects_skills() -> None:
     with with_settings(SKILLS_ENDPOINTS=None):
         gateway = get_endpoint("gateway")
         assert gateway.mode == "gateway"
-        assert SKILLS not in {extension.identifier for extension, _ in gateway.served_extensions()}
+        assert SKILLS not in gateway.served_extensions.capabilities
