@@ -214,7 +214,12 @@ class Catalogue:
                 self._files.pop(file.uri, None)
             for uri in [uri for uri in self._directories if uri == skill.root or uri.startswith(skill.root + "/")]:
                 del self._directories[uri]
-            self._skills.pop(skill.name, None)
+            # In place: a skill read again keeps its position in the listing.
+            self._skills = {
+                name: known if name != skill.name or fresh is None else fresh
+                for name, known in self._skills.items()
+                if name != skill.name or fresh is not None
+            }
             if fresh is not None:
                 self._add(fresh)
             return fresh

@@ -180,6 +180,8 @@ async def test_a_file_changed_on_disk_is_served_as_it_is_now_and_skills_get_give
     entry = (await stateless(handler, "skills/get", {"uri": "skill://alpha/SKILL.md"}))["result"]["skill"]
     listed = {resource["uri"]: resource for resource in entry["resources"]}
     assert listed["skill://alpha/references/guide.md"]["digest"] == digest_of(b"# Guide, second edition\n")
+    names = [entry["frontmatter"]["name"] for entry in (await stateless(handler, "skills/list"))["result"]["skills"]]
+    assert names == ["alpha", "beta", "gamma"]  # read again in place
 
 
 async def test_a_file_removed_from_disk_is_not_found_and_leaves_the_manifest(skills: Catalogue, tmp_path: Path) -> None:
