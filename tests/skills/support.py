@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mcp_django.protocol import Connection, MessageHandler
+from mcp_django.protocol.hooks import OperationHook
 from mcp_django.scopes import Scope, ScopeResolver
 from mcp_django.skills import EXTENSION
 from mcp_django.skills.catalogue import Catalogue
@@ -44,7 +45,12 @@ def write_skill(
 
 
 def serve(
-    catalogue: Catalogue, *, page_size: int = 100, scopes: ScopeResolver | None = None, scope: Scope = Scope.USER
+    catalogue: Catalogue,
+    *,
+    page_size: int = 100,
+    scopes: ScopeResolver | None = None,
+    scope: Scope = Scope.USER,
+    hooks: Sequence[OperationHook] = (),
 ) -> tuple[MessageHandler, SkillSource]:
     """A handler serving `catalogue` as the extension does, to callers of the scope `scopes` works out."""
     source = SkillSource(lambda: catalogue, scope=scope)
@@ -56,6 +62,7 @@ def serve(
         cache_scope="public",
         extra_methods=skill_methods(source),
         extensions={EXTENSION: {"directoryRead": True}},
+        hooks=hooks,
     )
     return handler, source
 

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from mcp_django.protocol.context import RequestContext
+from mcp_django.protocol.hooks import CallNext
 from mcp_django.scopes import Scope
 from mcp_django.skills.catalogue import Catalogue, digest_of
 from tests.skills.support import handshake, serve, stateless, write_skill
@@ -244,3 +245,17 @@ async def test_a_skill_given_a_scope_is_absent_and_unknown_to_callers_below_it(s
         listed = (await stateless(reached, "skills/list"))["result"]["skills"]
         assert [entry["frontmatter"]["name"] for entry in listed] == ["alpha", "beta", "gamma"]
         assert "result" in await stateless(reached, "resources/read", {"uri": "skill://beta/logo.png"})
+
+
+async def test_the_skill_methods_are_operations_that_the_endpoints_hooks_wrap(skills: Catalogue) -> None:
+    seen: list[str] = []
+
+    async def record(method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext) -> dict[str, Any]:
+        seen.append(method)
+        return await call_next(params)
+
+    handler, _ = serve(skills, hooks=[record])
+    await stateless(handler, "skills/list")
+    await stateless(handler, "skills/get", {"uri": "skill://alpha/SKILL.md"})
+    await stateless(handler, "resources/directory/read", {"uri": "skill://alpha"})
+    assert seen == ["skills/list", "skills/get", "resources/directory/read"]
