@@ -234,8 +234,18 @@ def audit_spool_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("audit-spool")
 
 
+@pytest.fixture(scope="session")
+def refusing_url() -> Iterator[str]:
+    """A loopback URL that refuses every connection, for the whole session: its port is bound and never
+    listened on, so no other program on this machine can answer there (a fixed port such as 8000 or 9 may
+    be anyone's)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
 @pytest.fixture(scope="session", autouse=True)
-def _without_the_demo_interceptors(audit_spool_dir: Path) -> Iterator[None]:
+def _without_the_demo_interceptors(audit_spool_dir: Path, refusing_url: str) -> Iterator[None]:
     """In-process tests run without the example project's interceptors (its audit trail would write rows
     behind every test's back); tests of interceptors configure their own. The live server keeps them.
 
@@ -244,10 +254,21 @@ def _without_the_demo_interceptors(audit_spool_dir: Path) -> Iterator[None]:
     from django.conf import settings
     from django.test import override_settings
 
-    # The demo's gateways front the project where `make demo` serves it: in process, nothing is served, and
-    # a port nothing listens on keeps them from reaching whatever else this machine serves there.
-    closed = {name: {"URL": "http://127.0.0.1:9/mcp"} for name in settings.MCP_DJANGO.get("GATEWAYS", {})}
-    overrides = {"INTERCEPTORS": [], "AUDIT_SPOOL_DIR": str(audit_spool_dir), "GATEWAYS": closed}
+    # The demo's gateways and its interceptor server are the project itself where `make demo` serves it
+    # (MCP_EXAMPLE_BASE_URL): in process nothing is served, and a URL that refuses keeps them from reaching
+    # whatever else this machine serves there, whatever the environment says.
+    project = settings.MCP_DJANGO
+    gateways = {name: {**backend, "URL": f"{refusing_url}/mcp"} for name, backend in project.get("GATEWAYS", {}).items()}
+    interceptor_servers = {
+        name: {**server, "URL": f"{refusing_url}/interceptors/mcp"}
+        for name, server in project.get("INTERCEPTOR_SERVERS", {}).items()
+    }
+    overrides = {
+        "INTERCEPTORS": [],
+        "AUDIT_SPOOL_DIR": str(audit_spool_dir),
+        "GATEWAYS": gateways,
+        "INTERCEPTOR_SERVERS": interceptor_servers,
+    }
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides}):
         yield
 
