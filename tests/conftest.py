@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -257,8 +258,10 @@ def _without_the_demo_interceptors(audit_spool_dir: Path, refusing_url: str) -> 
     # The demo's gateways and its interceptor server are the project itself where `make demo` serves it
     # (MCP_EXAMPLE_BASE_URL): in process nothing is served, and a URL that refuses keeps them from reaching
     # whatever else this machine serves there, whatever the environment says.
-    project = settings.MCP_DJANGO
-    gateways = {name: {**backend, "URL": f"{refusing_url}/mcp"} for name, backend in project.get("GATEWAYS", {}).items()}
+    project: dict[str, Any] = settings.MCP_DJANGO
+    gateways = {
+        name: {**backend, "URL": f"{refusing_url}/mcp"} for name, backend in project.get("GATEWAYS", {}).items()
+    }
     interceptor_servers = {
         name: {**server, "URL": f"{refusing_url}/interceptors/mcp"}
         for name, server in project.get("INTERCEPTOR_SERVERS", {}).items()
