@@ -41,11 +41,12 @@ DOCS_PORT ?= 8001
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
 export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 
-.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs docs-serve pytest test test-django6 bench soak fuzz clean
+.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs docs-serve pytest quick test test-django6 bench soak fuzz clean
 
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
 	@echo "make test   - install everything the tests need, then ruff, mypy and pytest (live + conformance)"
+	@echo "make quick  - ruff, mypy and the in-memory tests (no server, browser or Node): the loop while you work"
 	@echo "make docs   - build the docs site (docs/ and the API reference) into .cache/site, strict"
 	@echo "make docs-serve - serve the docs site on http://127.0.0.1:$(DOCS_PORT)/, rebuilt as docs/ changes"
 	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
@@ -165,10 +166,21 @@ DEBIAN_PACKAGES := redis-server:redis-server chromium:chromium curl:curl \
 debian-packages:
 	scripts/ensure-debian-packages $(DEBIAN_PACKAGES)
 
-pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) debian-packages
-	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m pytest
+# The test tiers (tests/README.md): `quick` is the in-memory tier, `pytest` every tier on the default Django,
+# measured by coverage.py (line coverage of mcp_django in the test process, [tool.coverage] in pyproject.toml),
+# and `test-django6` the in-memory tier and the live smoke tests on Django 6. Each prints its slowest tests.
+DURATIONS := --durations=25
 
-# Django 6 needs Python >= 3.12; the leg runs where one is found, and says so where not.
+quick: lint typecheck
+	$(VENV_PY) -m pytest -m 'not live' $(DURATIONS)
+
+pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) debian-packages
+	rm -f .coverage
+	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m coverage run -m pytest $(DURATIONS); \
+		status=$$?; $(VENV_PY) -m coverage report; exit $$status
+
+# Django 6 needs Python >= 3.12; the leg runs where one is found, and says so where not. The live tier runs on
+# the default leg: what it drives (daphne, uvicorn, the official client) hardly varies with Django's version.
 $(VENV6_STAMP): pyproject.toml
 	@test -x $(VENV6_PY) || $(PYTHON_DJANGO6) -m venv $(VENV6)
 	$(VENV6_PY) -m pip install --quiet --quiet --upgrade pip
@@ -181,7 +193,7 @@ test-django6:
 	else \
 		$(MAKE) --no-print-directory $(VENV6_STAMP) \
 		&& $(VENV6_PY) -c 'import django; print("Django", django.get_version(), "on Python", __import__("sys").version.split()[0])' \
-		&& $(VENV6_PY) -m pytest -m 'not conformance'; \
+		&& $(VENV6_PY) -m pytest -m 'not live or smoke' $(DURATIONS); \
 	fi
 
 test: lint typecheck docs pytest test-django6

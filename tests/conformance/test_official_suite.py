@@ -24,10 +24,12 @@ import pytest
 
 from tests.conftest import ROOT, LiveServer
 
-pytestmark = [pytest.mark.live, pytest.mark.conformance]
-
 HERE = Path(__file__).resolve().parent
 RUN_TIMEOUT_S = 600
+RUN_TIME_LIMIT = pytest.mark.timeout(RUN_TIMEOUT_S + 60)
+"""A suite run's test may take as long as the run is given, and the setup of the server it talks to."""
+
+pytestmark = [pytest.mark.live, pytest.mark.conformance, RUN_TIME_LIMIT]
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 RESULTS_DIR_NAME = re.compile(r"^server-(?P<scenario>.+?)-\d{4}-\d{2}-\d{2}T")
 

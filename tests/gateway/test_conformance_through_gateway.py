@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.test_official_suite import RUNS, SuiteRun, assert_suite_passes
+from tests.conformance.test_official_suite import RUN_TIME_LIMIT, RUNS, SuiteRun, assert_suite_passes
 from tests.gateway.conftest import GatewayServers
 
-pytestmark = [pytest.mark.live, pytest.mark.conformance]
+pytestmark = [pytest.mark.live, pytest.mark.conformance, RUN_TIME_LIMIT]
 
 GATEWAY = "/gateway/mcp"
 CHAIN = "/gateway/chain/mcp"

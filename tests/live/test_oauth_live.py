@@ -125,6 +125,7 @@ async def raw_call(server: LiveServer, path: str, token: str) -> httpx2.Response
         return await http.post(server.url(path), json=body, headers=headers)
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("mode", MODES)
 async def test_dynamic_registration_then_a_tool_call(oauth_server: LiveServer, mode: str) -> None:
     async with oauth_client(oauth_server, mode, "bob") as (session, storage, browser):

@@ -54,6 +54,7 @@ def text_of(result: Any) -> str:
     return block.text
 
 
+@pytest.mark.smoke
 async def test_the_client_connects_at_the_version_its_mode_selects(example_server: LiveServer, mode: str) -> None:
     async with client(example_server, mode) as session:
         assert session.protocol_version == EXPECTED_VERSION[mode]
@@ -72,6 +73,7 @@ async def test_the_demo_tools_are_listed_and_the_fixture_tools_are_not(example_s
     assert tools["search_books"].input_schema["properties"]["query"]["type"] == "string"
 
 
+@pytest.mark.smoke
 async def test_a_sync_tool_reads_the_django_models(example_server: LiveServer, mode: str) -> None:
     async with client(example_server, mode) as session:
         result = await session.call_tool("search_books", {"query": "Le Guin"})

@@ -67,6 +67,7 @@ def test_the_site_s_own_page_uses_the_session_cookie(
     assert reply["result"]["content"] == [{"type": "text", "text": "Reindexed the catalogue in 1 batches."}]
 
 
+@pytest.mark.smoke
 def test_a_bearer_token_from_a_local_page_is_not_a_cookie_and_is_admitted(
     example_server: LiveServer, sockets: list[WebSocket]
 ) -> None:
@@ -87,6 +88,7 @@ def test_a_host_outside_allowed_hosts_is_refused(
     assert socket.status == 403
 
 
+@pytest.mark.smoke
 def test_a_batch_needs_a_2025_03_26_session_as_over_http(example_server: LiveServer, sockets: list[WebSocket]) -> None:
     socket = connect(example_server, sockets, Authorization=f"Bearer {example_server.tokens['alice']}")
 

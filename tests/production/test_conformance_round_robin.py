@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.test_official_suite import FAST_PATH, RUNS, VIEW, assert_suite_passes
+from tests.conformance.test_official_suite import FAST_PATH, RUN_TIME_LIMIT, RUNS, VIEW, assert_suite_passes
 from tests.production.site import RoundRobin
 
-pytestmark = [pytest.mark.production, pytest.mark.conformance]
+pytestmark = [pytest.mark.production, pytest.mark.conformance, RUN_TIME_LIMIT]
 
 TARGETS = [
     *(pytest.param(name, FAST_PATH, id=name) for name in RUNS),
