@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import os
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -126,19 +127,38 @@ def _manage(*args: str, env: dict[str, str]) -> None:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
 
 
-@pytest.fixture(scope="session")
-def live_server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment the live server runs in: its own migrated and seeded SQLite database."""
-    database = tmp_path_factory.mktemp("live-db") / "db.sqlite3"
-    env = {
+def _database_env(database: Path) -> dict[str, str]:
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "example_project.settings"),
         "MCP_EXAMPLE_DB": str(database),
         "PYTHONUNBUFFERED": "1",
     }
+
+
+@pytest.fixture(scope="session")
+def seeded_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated and seeded SQLite database that no server uses: copy it for a database of one's own.
+
+    Migrating and seeding takes Django's start and a hundred migrations; a copy takes a file's."""
+    database = tmp_path_factory.mktemp("seeded-db") / "db.sqlite3"
+    env = _database_env(database)
     _manage("migrate", "--noinput", env=env)
     _manage("seed_demo", env=env)
-    return env
+    return database
+
+
+def fresh_database(seeded_database: Path, directory: Path) -> Path:
+    """A copy of `seeded_database` in `directory`: the demo data and nothing any test did."""
+    database = directory / "db.sqlite3"
+    shutil.copyfile(seeded_database, database)
+    return database
+
+
+@pytest.fixture(scope="session")
+def live_server_env(seeded_database: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment the live server runs in: its own migrated and seeded SQLite database."""
+    return _database_env(fresh_database(seeded_database, tmp_path_factory.mktemp("live-db")))
 
 
 @contextlib.contextmanager
@@ -206,18 +226,21 @@ def task_workers(
                 )
         yield processes
     finally:
-        for process in processes:
-            stop_process(process)
+        stop_process(*processes)
 
 
-def stop_process(process: subprocess.Popen[bytes]) -> None:
-    """Terminate a child process, killing it if it has not ended within `SHUTDOWN_TIMEOUT_S`."""
-    process.terminate()
-    try:
-        process.wait(timeout=SHUTDOWN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=SHUTDOWN_TIMEOUT_S)
+def stop_process(*processes: subprocess.Popen[bytes]) -> None:
+    """Terminate child processes, killing each that has not ended within `SHUTDOWN_TIMEOUT_S`.
+
+    All are told at once, so their shutdowns overlap instead of adding up."""
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=SHUTDOWN_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=SHUTDOWN_TIMEOUT_S)
 
 
 @pytest.fixture(scope="session")
@@ -273,6 +296,17 @@ def _without_the_demo_interceptors(audit_spool_dir: Path, refusing_url: str) -> 
         "INTERCEPTOR_SERVERS": interceptor_servers,
     }
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides}):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quick_password_hashing() -> Iterator[None]:
+    """In-process tests hash passwords and OAuth client secrets with a fast hasher: the default one is slow on
+    purpose (0.3 s a password here), and what the tests check is who gets in, not the hash's cost. The live
+    servers keep the project's hashers."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         yield
 
 

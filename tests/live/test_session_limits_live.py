@@ -8,12 +8,13 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 
-from tests.conftest import ROOT, LiveServer, _manage, serve_example
+from tests.conftest import ROOT, LiveServer, fresh_database, serve_example
 from tests.live.database_support import server_database
 
 pytestmark = pytest.mark.live
@@ -23,21 +24,18 @@ HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "app
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def env(seeded_database: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A fresh database (sessions of other tests would count against the caps) and the caps above."""
     import os
 
-    database = tmp_path_factory.mktemp("sessions-db") / "db.sqlite3"
-    environment = {
+    database = fresh_database(seeded_database, tmp_path_factory.mktemp("sessions-db"))
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tests.live.limits_settings",
         "MCP_EXAMPLE_DB": str(database),
         "MCP_TEST_LIMITS": json.dumps(LIMITS),
         "PYTHONUNBUFFERED": "1",
     }
-    _manage("migrate", "--noinput", env=environment)
-    _manage("seed_demo", env=environment)
-    return environment
 
 
 @pytest.fixture(scope="module")
