@@ -171,8 +171,9 @@ debian-packages:
 # and `test-django6` the in-memory tier and the live smoke tests on Django 6. Each prints its slowest tests.
 DURATIONS := --durations=25
 
+# `quick` fuzzes with a few hundred cases (the `quick` profile of tests/fuzz/conftest.py); `pytest` with 2,400.
 quick: lint typecheck
-	$(VENV_PY) -m pytest -m 'not live' $(DURATIONS)
+	MCP_FUZZ_PROFILE=quick $(VENV_PY) -m pytest -m 'not live' $(DURATIONS)
 
 pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) debian-packages
 	rm -f .coverage
