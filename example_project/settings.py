@@ -159,14 +159,6 @@ MCP_DJANGO = {
         "mcp_django.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    # The demo's interceptor server, a second endpoint of this project (urls.py): /guarded/mcp and the
-    # chained gateway /gateway/chain/mcp name it.
-    "INTERCEPTOR_SERVERS": {
-        "demo": {
-            "URL": f"{EXAMPLE_BASE_URL}/interceptors/mcp",
-            "TIMEOUT_MS": 2000,
-        },
-    },
     # Skills (SEP-2640, docs/skills.md): the demo's and the conformance fixture's skills/ directories,
     # served on the conformance endpoints, where the official suite's sep-2640-skills-* scenarios read them.
     "EXTENSIONS": ["mcp_django.skills.SkillsExtension"],
@@ -175,10 +167,12 @@ MCP_DJANGO = {
     "SCOPE_GROUPS": {"mcp-team": "TEAM"},
     # Browser pages (besides localhost ones) that may call the endpoints, space-separated: docs/cors.md.
     "ALLOWED_ORIGINS": os.environ.get("MCP_EXAMPLE_ALLOWED_ORIGINS", "").split(),
-    # The remote MCP servers the gateway endpoints front (urls.py, docs/gateway.md): the conformance
-    # fixture (or another server's, MCP_EXAMPLE_GATEWAY_BACKEND_URL), and the first gateway, which the
-    # second one fronts in turn (chained gateways).
-    "GATEWAYS": {
+    # The remote MCP servers, by name (docs/gateway.md), all of them endpoints of this project (urls.py):
+    # the demo's interceptor server, which /guarded/mcp and the chained gateway /gateway/chain/mcp name;
+    # the conformance fixture (or another server's, MCP_EXAMPLE_GATEWAY_BACKEND_URL) the gateways front,
+    # and the first gateway, which the second one fronts in turn (chained gateways).
+    "SERVERS": {
+        "demo": {"URL": f"{EXAMPLE_BASE_URL}/interceptors/mcp", "TIMEOUT_MS": 2000},
         "conformance": {
             "URL": os.environ.get("MCP_EXAMPLE_GATEWAY_BACKEND_URL", f"{EXAMPLE_BASE_URL}/conformance/mcp"),
         },

@@ -295,7 +295,7 @@ class InterceptorStateAdmin(_StateAdminMixin, _InterceptorStateAdminBase):
 
 @admin.register(InterceptorServer)
 class InterceptorServerAdmin(_InterceptorServerAdminBase):
-    """Remote interceptor servers: added here, or `INTERCEPTOR_SERVERS` entries switched off or amended.
+    """Remote interceptor servers: added here, or `SERVERS` entries switched off or amended.
 
     Every worker lists the servers again within a second of a change (docs/gateway.md).
     """
@@ -314,7 +314,7 @@ class InterceptorServerAdmin(_InterceptorServerAdminBase):
 
     @admin.display(description="in settings")
     def in_settings(self, obj: InterceptorServer) -> str:
-        configured = mcp_settings.INTERCEPTOR_SERVERS.get(obj.name) if obj.name else None
+        configured = mcp_settings.SERVERS.get(obj.name) if obj.name else None
         if not isinstance(configured, dict):
             return "no: added here (give its URL)"
         return f"yes: {configured.get('URL') or ' '.join(configured.get('COMMAND') or ())}"

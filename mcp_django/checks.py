@@ -16,7 +16,7 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.utils.module_loading import import_string
 
 from mcp_django.checks_support import is_int, is_number, is_positive_int, setting, short, type_name
-from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, normalize_origin
+from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, RETIRED, SETTING_NAME, normalize_origin
 
 __all__ = ["check_registries", "check_settings"]
 
@@ -90,7 +90,6 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "a number of seconds from 0 to 60",
     ),
     "DATABASE_THREADS": (is_positive_int, "a positive integer"),
-    "GATEWAYS": (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "a dict of named backends"),
     "GATEWAY_CONNECT_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
     "GATEWAY_READ_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
     "REMOTE_MAX_MESSAGE_BYTES": (is_positive_int, "a positive integer"),
@@ -123,7 +122,9 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
         ]
     messages: list[CheckMessage] = []
     for key in user:
-        if key not in DEFAULTS:
+        if key in RETIRED:
+            messages.append(_retired_key(key))
+        elif key not in DEFAULTS:
             messages.append(_unknown_key(key))
     for key in IMPORT_STRINGS:
         if key in user:
@@ -142,6 +143,12 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
     messages += _check_session_caps(user)
     messages += _check_remote_call_timeout(user)
     return messages
+
+
+def _retired_key(key: str) -> CheckMessage:
+    entry = "{'URL': ..., 'FAIL_OPEN': ...}" if key == "INTERCEPTOR_SERVERS" else "{'URL': ...}"
+    hint = f"Move its entries to {SETTING_NAME}['{RETIRED[key]}'] = {{'name': {entry}}} (docs/gateway.md)."
+    return Error(f"{_setting(key)} is gone: name remote servers in {RETIRED[key]!r}.", hint=hint, id="mcp_django.E140")
 
 
 def _unknown_key(key: Any) -> CheckMessage:

@@ -8,7 +8,7 @@ both), or a list of their own::
     from mcp_django.client import MCPClient, SyncMCPClient
 
     async def view(request):
-        client = MCPClient("github", user=request.user)   # a GATEWAYS name, a config dict, or a RemoteServer
+        client = MCPClient("github", user=request.user)   # a SERVERS name, a config dict, or a RemoteServer
         result = await client.call_tool("search_issues", {"query": "is:open"})
 
     def command():
@@ -53,7 +53,7 @@ class MCPClient:
     """An async MCP client to one server whose requests go through the interceptor chain.
 
     Args:
-        server: the server: a name in `MCP_DJANGO["GATEWAYS"]`, a config dict (`URL` or `COMMAND`,
+        server: the server: a name in `MCP_DJANGO["SERVERS"]`, a config dict (`URL` or `COMMAND`,
             `HEADERS`, `TOKEN`, timeouts: docs/gateway.md) or a `RemoteServer`.
         interceptors: the chain, in the settings' format (import strings, dicts, `{"SERVER": name}`);
             None runs the settings' chain, `MCP_DJANGO["INTERCEPTORS"]`.

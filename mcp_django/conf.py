@@ -104,8 +104,6 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "INTERCEPTORS": [],
     "INTERCEPTOR_DIRECTIONS": {"request": "sending", "response": "receiving"},
     "INTERCEPTOR_CHAIN_TIMEOUT_MS": None,
-    # Remote interceptor servers by name (docs/gateway.md): their interceptors join the settings' chain.
-    "INTERCEPTOR_SERVERS": {},
     # The admin's state (docs/admin.md).
     "STATE_CHECK_INTERVAL": 0.5,
     # The audit trail (docs/interceptors.md): the local spool used while the database cannot take rows.
@@ -119,8 +117,9 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "DATABASE_THREADS": 8,
     "AUTH_CACHE_TTL": 60,
     "SCOPE_POLICY": "mcp_django.scopes.GroupScopePolicy",
-    # Gateways (docs/gateway.md): remote MCP servers by name, and the timeouts of their connections.
-    "GATEWAYS": {},
+    # Remote MCP servers by name, like DATABASES (docs/gateway.md): what gateways, hubs, interceptor
+    # entries `{"SERVER": name}` and `MCPClient(name)` connect to; then the timeouts of the connections.
+    "SERVERS": {},
     "GATEWAY_CONNECT_TIMEOUT": 10.0,
     "GATEWAY_READ_TIMEOUT": 60.0,
     # Bounds on what a remote MCP server sends (docs/deployment.md): one message after decompression
@@ -138,6 +137,12 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "RETRY_AFTER": 5,
 }
 """Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
+
+RETIRED: Final[Mapping[str, str]] = {
+    "GATEWAYS": "SERVERS",
+    "INTERCEPTOR_SERVERS": "SERVERS",
+}
+"""Keys `MCP_DJANGO` no longer accepts, and the key that replaced each (a check error names it)."""
 
 IMPORT_STRINGS: Final[frozenset[str]] = frozenset({"SESSION_STORE", "SCOPE_POLICY"})
 """Keys whose value is a dotted path (or the object itself), resolved lazily."""

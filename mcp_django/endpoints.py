@@ -81,6 +81,8 @@ __all__ = [
 Mode = Literal["server", "adapter", "combined", "gateway"]
 MODES: Final[tuple[Mode, ...]] = ("server", "adapter", "combined")
 """`server`: the static registry; `adapter`: the providers; `combined`: both, static declarations first."""
+SOURCELESS: Final[Mode] = "gateway"
+"""The mode of an endpoint serving no local source: a subclass brings its sources (`sources()`), remote ones."""
 
 _endpoints: weakref.WeakSet[Endpoint] = weakref.WeakSet()
 
@@ -134,7 +136,7 @@ class Endpoint:
         tool_timeout: float | None = None,
         extensions: Sequence[Extension | type[Extension] | str] | None = None,
     ) -> None:
-        if mode not in MODES:
+        if mode not in MODES and mode != SOURCELESS:
             raise ValueError(f"Endpoint {name!r}: mode must be one of {', '.join(MODES)}, not {mode!r}")
         if mode == "adapter" and registry is not None:
             raise ValueError(f"Endpoint {name!r}: an adapter endpoint serves providers, not a registry")
@@ -145,7 +147,9 @@ class Endpoint:
         self.mode: Mode = mode
         self.allow_anonymous = allow_anonymous
         self._registry: Registry | str | None = (
-            None if mode == "adapter" else (registry if registry is not None else "mcp_django.default_registry")
+            None
+            if mode in ("adapter", SOURCELESS)
+            else (registry if registry is not None else "mcp_django.default_registry")
         )
         self.provider_ids = None if providers is None else tuple(providers)
         self._providers: tuple[Provider, ...] | None = None
@@ -185,7 +189,7 @@ class Endpoint:
         Raises:
             LookupError: `providers=` names an id no app registers.
         """
-        if self.mode == "server":
+        if self.mode in ("server", SOURCELESS):
             return ()
         if self.provider_ids is None:
             return provider_registry.providers
@@ -281,23 +285,28 @@ class Endpoint:
             remember_scope(ctx, scope)
         return scope
 
+    def sources(self) -> list[Source]:
+        """The sources this endpoint serves, in order of precedence, as the code says (before the overlay).
+
+        The registry (server and combined modes), then a `ProviderSource` per provider (adapter and
+        combined modes), then the served extensions' sources; subclasses add theirs (the gateway
+        package's remote servers).
+        """
+        registry = self.registry
+        sources: list[Source] = [registry.source()] if registry is not None else []
+        sources += [ProviderSource(provider) for provider in self.providers]
+        return sources + list(self.served_extensions.sources)
+
     def build_backend(self, scopes: ScopeResolver | None = None) -> Backend:
-        """Compose this endpoint's `Backend`: one `CompositeBackend` over its sources, for every mode.
+        """Compose this endpoint's `Backend`: one `CompositeBackend` over its `sources()`, for every mode.
 
-        The sources, in order of precedence: the registry (server and combined modes), then a
-        `ProviderSource` per provider (adapter and combined modes), then the served extensions' sources.
-
-        The providers' sources go through the overlay (the admin switches providers off, overrides scopes).
+        The sources go through the overlay (the admin switches providers off, overrides scopes).
 
         Args:
             scopes: how the backend works out a caller's scope; default `resolve_scope` (the
                 admin's dashboard passes a fixed scope to count what each scope sees).
         """
-        registry = self.registry
-        sources: list[Source] = [registry.source()] if registry is not None else []
-        sources += [ProviderSource(provider) for provider in self.providers]
-        sources += self.served_extensions.sources
-        return CompositeBackend(self.overlay.wrap_sources(self, sources), scopes or self.resolve_scope)
+        return CompositeBackend(self.overlay.wrap_sources(self, self.sources()), scopes or self.resolve_scope)
 
     @property
     def served_extensions(self) -> ServedExtensions:

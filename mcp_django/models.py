@@ -264,9 +264,9 @@ class InterceptorState(models.Model):
 
 
 class InterceptorServer(models.Model):
-    """A remote MCP server hosting SEP-2624 interceptors, added here or overriding one of `INTERCEPTOR_SERVERS`.
+    """A remote MCP server hosting SEP-2624 interceptors, added here or overriding one of `SERVERS`.
 
-    A row named like an entry of `MCP_DJANGO["INTERCEPTOR_SERVERS"]` amends it (blank fields keep the
+    A row named like an entry of `MCP_DJANGO["SERVERS"]` amends it (blank fields keep the
     settings' values); a row with a new name adds a server. Its interceptors join every chain whose list
     names it (`{"SERVER": name}`) or all servers (`{"SERVER": "*"}`): docs/remote-interceptors.md.
     """

@@ -7,7 +7,7 @@ nothing of the core.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
@@ -27,8 +27,19 @@ class Mounted(Protocol):
     @property
     def allow_anonymous(self) -> bool: ...
 
+    def sources(self) -> Sequence[Any]:
+        """The sources it serves (each with a `manifest()`), in order of precedence."""
+        ...
+
 
 E = TypeVar("E", bound=Mounted)
+
+
+def _sources_of(endpoint: Mounted) -> list[Any]:
+    try:
+        return [source.manifest() for source in endpoint.sources()]
+    except LookupError:  # an unknown provider id: mcp_django.E014 reports it
+        return []
 
 
 def canonical_path(path: str) -> str:
@@ -125,10 +136,20 @@ class EndpointRegistry(Generic[E]):
             candidate = candidate.rsplit("/", 1)[0] or "/"
 
     def manifest(self) -> dict[str, Any]:
-        """`{"endpoints": [{"name", "path", "mode", "anonymous"}, ...]}`, sorted by path."""
+        """`{"endpoints": [{"name", "path", "mode", "anonymous", "sources"}, ...]}`, sorted by path.
+
+        `sources` lists what each endpoint composes: `{"kind": "registry"|"providers"|"remote", "name",
+        "namespace"}` in order of precedence.
+        """
         return {
             "endpoints": [
-                {"name": endpoint.name, "path": path, "mode": endpoint.mode, "anonymous": endpoint.allow_anonymous}
+                {
+                    "name": endpoint.name,
+                    "path": path,
+                    "mode": endpoint.mode,
+                    "anonymous": endpoint.allow_anonymous,
+                    "sources": _sources_of(endpoint),
+                }
                 for path, endpoint in sorted(self._by_path.items())
             ]
         }

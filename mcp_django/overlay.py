@@ -8,7 +8,7 @@ subscribe to the stamps the overlay watches:
 - `wrap_sources(endpoint, sources)`: the sources an endpoint serves, as the overlay amends them
   (providers switched off, minimum scopes overridden);
 - `interceptors(config)`: an interceptor list with the overlay's overrides applied;
-- `interceptor_servers(config)`: the remote interceptor servers (`INTERCEPTOR_SERVERS`), amended likewise;
+- `interceptor_servers(config)`: the remote interceptor servers (`SERVERS`), amended likewise;
 - `hooks(endpoint)`: operation hooks to run outside the endpoint's interceptor chain (tools switched off).
 
 `on_change(key, listener)` calls `listener()` whenever the stamp `key` moves (`"state"`: what the
@@ -48,7 +48,7 @@ class Overlay(Protocol):
         ...
 
     def interceptor_servers(self, config: Any) -> Any:
-        """The `INTERCEPTOR_SERVERS` dict `config` with the overlay's servers switched off, amended or added."""
+        """The `SERVERS` dict `config` with the overlay's servers switched off, amended or added."""
         ...
 
     def hooks(self, endpoint: Mounted) -> list[OperationHook]:

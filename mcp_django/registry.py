@@ -400,6 +400,9 @@ class RegistrySource(Source):
     def capabilities(self) -> dict[str, Any]:
         return self.registry.capabilities()
 
+    def manifest(self) -> dict[str, Any]:
+        return {"kind": "registry", "name": self.registry.name, "namespace": ""}
+
     async def list_tools(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
         return self.registry.lists(scope)["tools"]
 

@@ -16,8 +16,8 @@ more scope than the source (the registry's declarations do): it is given the cal
 and answers only with what that scope reaches.
 
 Adding a backend operation means: the `Backend` protocol method, a `CompositeBackend` method,
-and (when it acts on a component) the component method on the declaration and on the
-provider's component.
+and (when it acts on a component) the component method on the declaration, on the provider's
+component and on the remote one (`mcp_django.gateway.source`): a remote server is a source too.
 """
 
 from __future__ import annotations
@@ -114,6 +114,10 @@ class Source:
     def capabilities(self) -> dict[str, Any]:
         """The features (`tools`, `resources`, `prompts`, `completions`) this source serves."""
         raise NotImplementedError(f"{type(self).__name__} must implement capabilities()")
+
+    def manifest(self) -> dict[str, Any]:
+        """How the endpoints manifest names this source: `{"kind", "name", "namespace"}`."""
+        return {"kind": "source", "name": type(self).__name__, "namespace": ""}
 
     async def list_tools(self, ctx: RequestContext, scope: Scope) -> Items:
         return ()

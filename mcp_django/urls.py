@@ -16,6 +16,7 @@ Mount more endpoints with `endpoint()`, which returns the patterns to splice in:
         *endpoint("conformance/mcp", registry="myapp.mcp.registry", name="conformance", allow_anonymous=True),
         *endpoint("ops/mcp", mode="combined", name="ops", providers=["shop.products"]),
         *endpoint("tools/github/mcp", mode="gateway", name="github", backend="github"),
+        *endpoint("hub/mcp", name="hub", servers=[{"SERVER": "github", "NAMESPACE": "gh"}]),
     ]
 """
 
@@ -80,8 +81,9 @@ def endpoint(
         tool_timeout: seconds a tool call may run on this endpoint (a tool's own `timeout` wins);
             None follows `MCP_DJANGO["TOOL_TIMEOUT"]`.
         extensions: the protocol extensions offered here; None offers every installed one (docs/extensions.md).
-        **gateway: with `mode="gateway"`, the `GatewayEndpoint` arguments: `backend` (required),
-            `server_info`, `instructions`, `scope`, `tool_scopes` (docs/gateway.md).
+        **gateway: the `GatewayEndpoint` arguments: with `mode="gateway"`, `backend` (required),
+            `server_info`, `instructions`, `scope`, `tool_scopes` (docs/gateway.md); with any mode,
+            `servers` makes a hub: remote servers beside the mode's local sources (docs/federation.md).
     """
     common: dict[str, Any] = {
         "allow_anonymous": allow_anonymous,
@@ -94,12 +96,13 @@ def endpoint(
         "extensions": extensions,
     }
     served: Endpoint
-    if mode == "gateway":
-        if registry is not None or providers is not None:
-            raise ValueError(f"Endpoint {name!r}: a gateway serves its backend, not a registry or providers")
-        served = GatewayEndpoint(route, name=name, **gateway, **common)
+    if mode == "gateway" and (registry is not None or providers is not None):
+        raise ValueError(f"Endpoint {name!r}: a gateway serves its backend, not a registry or providers")
+    if mode == "gateway" or "servers" in gateway:
+        local: dict[str, Any] = {"registry": registry, "providers": providers} if mode != "gateway" else {}
+        served = GatewayEndpoint(route, name=name, mode=mode, **local, **gateway, **common)
     elif gateway:
-        raise TypeError(f"Endpoint {name!r}: {', '.join(sorted(gateway))} only apply to mode='gateway'")
+        raise TypeError(f"Endpoint {name!r}: {', '.join(sorted(gateway))} only apply to mode='gateway' or servers=")
     else:
         served = Endpoint(route, name=name, mode=mode, registry=registry, providers=providers, **common)
     view = MCPView.as_view(endpoint=served)

@@ -281,20 +281,8 @@ def _without_the_demo_interceptors(audit_spool_dir: Path, refusing_url: str) -> 
     # The demo's gateways and its interceptor server are the project itself where `make demo` serves it
     # (MCP_EXAMPLE_BASE_URL): in process nothing is served, and a URL that refuses keeps them from reaching
     # whatever else this machine serves there, whatever the environment says.
-    project: dict[str, Any] = settings.MCP_DJANGO
-    gateways = {
-        name: {**backend, "URL": f"{refusing_url}/mcp"} for name, backend in project.get("GATEWAYS", {}).items()
-    }
-    interceptor_servers = {
-        name: {**server, "URL": f"{refusing_url}/interceptors/mcp"}
-        for name, server in project.get("INTERCEPTOR_SERVERS", {}).items()
-    }
-    overrides = {
-        "INTERCEPTORS": [],
-        "AUDIT_SPOOL_DIR": str(audit_spool_dir),
-        "GATEWAYS": gateways,
-        "INTERCEPTOR_SERVERS": interceptor_servers,
-    }
+    closed = {name: {"URL": f"{refusing_url}/mcp"} for name in settings.MCP_DJANGO.get("SERVERS", {})}
+    overrides = {"INTERCEPTORS": [], "AUDIT_SPOOL_DIR": str(audit_spool_dir), "SERVERS": closed}
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides}):
         yield
 

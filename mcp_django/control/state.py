@@ -216,7 +216,7 @@ class ControlState:
         return result
 
     def overlay_interceptor_servers(self, config: Any) -> Any:
-        """`INTERCEPTOR_SERVERS` with the admin's rows applied: servers switched off dropped, amended or added."""
+        """`SERVERS` with the admin's interceptor server rows applied: switched off (dropped), amended or added."""
         overrides = self.snapshot.interceptor_servers
         if not overrides or not isinstance(config, Mapping):
             return config

@@ -1,5 +1,6 @@
-"""The gateway's system checks: `GATEWAYS` entries (E030) and the backend each gateway endpoint names (E031).
+"""The gateway's system checks: the server each gateway endpoint names (E031).
 
+`SERVERS` entries themselves are checked with the interceptor entries (`interceptor_checks`: E040, E041).
 Registered by `MCPDjangoConfig.ready()` beside those of `mcp_django.checks` (where every other ID lives).
 """
 
@@ -23,34 +24,27 @@ __all__ = ["check_gateways"]
 
 @register(Tags.urls)
 def check_gateways(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Check `GATEWAYS` entries (E030) and the backend each gateway endpoint names (E031)."""
-    gateways = mcp_settings.GATEWAYS if isinstance(mcp_settings.GATEWAYS, Mapping) else {}
-    messages: list[CheckMessage] = [
-        Error(
-            f"{_setting('GATEWAYS')}[{_short(name, 40)}]: {problems[0]}.",
-            hint="Give it a URL or a COMMAND, and only the keys docs/gateway.md lists.",
-            id="mcp_django.E030",
-        )
-        for name, config in gateways.items()
-        if (problems := config_problems(config))
-    ]
+    """Check the server each gateway endpoint names (E031)."""
+    servers = mcp_settings.SERVERS if isinstance(mcp_settings.SERVERS, Mapping) else {}
+    messages: list[CheckMessage] = []
     try:
         endpoints = mounted_endpoints()
     except Exception:  # a broken URLconf: check_endpoints and Django's URL checks report it
         return messages
     for endpoint in endpoints:
-        spec = endpoint.backend_spec if isinstance(endpoint, GatewayEndpoint) else None
-        if isinstance(spec, str) and spec not in gateways:
-            problem = f"no {_setting('GATEWAYS')} entry {_short(spec, 30)}"
-        elif isinstance(spec, Mapping) and config_problems(spec):
-            problem = config_problems(spec)[0]
-        else:
-            continue
-        messages.append(
-            Error(
-                f"Gateway endpoint {endpoint.name!r}'s backend: {problem}.",
-                hint="Name a GATEWAYS entry, or pass a dict with a URL or a COMMAND.",
-                id="mcp_django.E031",
+        specs = endpoint.server_specs() if isinstance(endpoint, GatewayEndpoint) else ()
+        for spec in specs:
+            if isinstance(spec, str) and spec not in servers:
+                problem = f"no {_setting('SERVERS')} entry {_short(spec, 30)}"
+            elif isinstance(spec, Mapping) and config_problems(spec):
+                problem = config_problems(spec)[0]
+            else:
+                continue
+            messages.append(
+                Error(
+                    f"Gateway endpoint {endpoint.name!r}'s server: {problem}.",
+                    hint="Name a SERVERS entry, or pass a dict with a URL or a COMMAND.",
+                    id="mcp_django.E031",
+                )
             )
-        )
     return messages

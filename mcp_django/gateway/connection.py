@@ -4,7 +4,7 @@
 
     from mcp_django.gateway.connection import connect, remote_server
 
-    server = remote_server("github")            # an entry of MCP_DJANGO["GATEWAYS"], a dict, or a RemoteServer
+    server = remote_server("github")            # an entry of MCP_DJANGO["SERVERS"], a dict, or a RemoteServer
     connection = connect(server)                # pooled: the same object for the same server on this loop
     result = await connection.request("tools/call", {"name": "echo", "arguments": {"text": "hi"}})
 
@@ -39,6 +39,8 @@ from mcp_django.gateway.stdio_client import StdioConnection
 __all__ = [
     "CLIENT_INFO",
     "CONFIG_KEYS",
+    "POLICY_KEYS",
+    "SERVER_KEYS",
     "BackendUnavailable",
     "ConnectionPool",
     "NotForwardable",
@@ -56,7 +58,11 @@ __all__ = [
 CONFIG_KEYS: Final = frozenset(
     {"URL", "HEADERS", "TOKEN", "COMMAND", "ENV", "CWD", "CONNECT_TIMEOUT", "READ_TIMEOUT", "PROTOCOL_VERSION"}
 )
-"""The keys of one `MCP_DJANGO["GATEWAYS"]` entry (or of a `backend=` dict)."""
+"""The connection's keys of one `MCP_DJANGO["SERVERS"]` entry (or of a `backend=` dict)."""
+POLICY_KEYS: Final = frozenset({"FAIL_OPEN", "TIMEOUT_MS"})
+"""The other keys of a `SERVERS` entry: how an interceptor chain treats the server (`interceptor_servers`)."""
+SERVER_KEYS: Final = CONFIG_KEYS | POLICY_KEYS
+"""Every key a `SERVERS` entry may have."""
 
 
 def config_problems(config: Any) -> list[str]:
@@ -85,24 +91,26 @@ def config_problems(config: Any) -> list[str]:
 
 
 def remote_server(spec: str | Mapping[str, Any] | RemoteServer, *, name: str | None = None) -> RemoteServer:
-    """The `RemoteServer` a gateway's `backend=` names: a `GATEWAYS` entry's name, a config dict, or itself.
+    """The `RemoteServer` a name, a config dict or itself describes: a name is an `MCP_DJANGO["SERVERS"]` entry.
 
     Timeouts left out come from `GATEWAY_CONNECT_TIMEOUT` and `GATEWAY_READ_TIMEOUT`.
 
     Raises:
-        LookupError: a name that `MCP_DJANGO["GATEWAYS"]` does not have.
+        LookupError: a name that `MCP_DJANGO["SERVERS"]` does not have.
         ValueError: a configuration with problems (`config_problems`).
     """
     if isinstance(spec, RemoteServer):
         return spec
     if isinstance(spec, str):
-        gateways = mcp_settings.GATEWAYS
-        if spec not in gateways:
-            raise LookupError(f"No gateway backend named {spec!r} in MCP_DJANGO['GATEWAYS']")
-        name, spec = name or spec, gateways[spec]
+        servers = mcp_settings.SERVERS
+        if spec not in servers:
+            raise LookupError(f"No server named {spec!r} in MCP_DJANGO['SERVERS']")
+        name, spec = name or spec, servers[spec]
+        if isinstance(spec, Mapping):
+            spec = {key: value for key, value in spec.items() if key not in POLICY_KEYS}
     problems = config_problems(spec)
     if problems:
-        raise ValueError(f"Gateway backend {name or '(unnamed)'}: {'; '.join(problems)}")
+        raise ValueError(f"Remote server {name or '(unnamed)'}: {'; '.join(problems)}")
     assert isinstance(spec, Mapping)
     url = spec.get("URL")
     return RemoteServer(

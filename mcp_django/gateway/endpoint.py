@@ -1,48 +1,45 @@
-"""`mode="gateway"`: an endpoint that fronts a remote MCP server, looking to its callers like that server.
+"""Gateways and hubs: endpoints whose sources include remote MCP servers (`RemoteSource`).
 
 ::
 
     urlpatterns = [
+        # a gateway: one remote server, looking to its callers like that server
         *endpoint("tools/github/mcp", name="github", mode="gateway", backend="github"),
+        # a hub: the local registry and two remote servers, each under a namespace
+        *endpoint("hub/mcp", name="hub", mode="server", servers=[
+            {"SERVER": "github", "NAMESPACE": "gh", "SCOPE": "TEAM"},
+            {"SERVER": "docs", "NAMESPACE": "docs", "TOOLS": ["search*"]},
+        ]),
     ]
 
 Admission, authentication, scopes, the admin's switches, the interceptor chain and the audit trail
-apply as on any endpoint; then each operation goes to the remote server (`GatewayBackend`). The
-endpoint mirrors the remote's server info, instructions and capabilities (read when the first
-caller is admitted, and again whenever the remote's answer changes), unless `server_info` or
-`instructions` override them. The remote's list-changed and resource-updated notifications are
-forwarded to this endpoint's listening clients. docs/gateway.md.
+apply as on any endpoint; `CompositeBackend` serves the local sources first, then each remote one.
+A gateway (one remote without a namespace, no local source) mirrors the remote's server info,
+instructions and features (read when the first caller is admitted, and again whenever the remote's
+answer changes), unless `server_info` or `instructions` override them; a hub serves its own. The
+remotes' list-changed and resource-updated notifications reach this endpoint's listening clients.
+docs/gateway.md, docs/federation.md.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import weakref
-from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from mcp_django import notifications
 from mcp_django.admission import Admission, Credentials
 from mcp_django.conf import mcp_settings
-from mcp_django.endpoints import Endpoint
-from mcp_django.gateway.backend import FEATURES, GatewayBackend, ensure_input_schemas
-from mcp_django.gateway.connection import (
-    BackendUnavailable,
-    RemoteConnection,
-    RemoteError,
-    RemoteServer,
-    connect,
-    remote_server,
-)
-from mcp_django.protocol.backend import Backend
+from mcp_django.endpoints import SOURCELESS, Endpoint, Mode
+from mcp_django.gateway.connection import RemoteServer
+from mcp_django.gateway.source import RemoteSource, ensure_input_schemas
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
-from mcp_django.protocol.jsonrpc import Message
-from mcp_django.providers import Provider
-from mcp_django.scopes import Scope, ScopeResolver
+from mcp_django.scopes import Scope
+from mcp_django.sources import Source
 
-__all__ = ["FORWARDED_NOTIFICATIONS", "GatewayEndpoint", "SchemaRepairHook"]
+__all__ = ["FORWARDED_NOTIFICATIONS", "SERVER_ENTRY_KEYS", "GatewayEndpoint", "SchemaRepairHook", "entry_problems"]
 
 logger = logging.getLogger("mcp_django.gateway")
 
@@ -54,24 +51,53 @@ FORWARDED_NOTIFICATIONS: Final = frozenset(
         "notifications/resources/updated",
     }
 )
-"""The remote server's notifications a gateway passes on to its own listening clients."""
+"""The remote servers' notifications an endpoint passes on to its own listening clients."""
+SERVER_ENTRY_KEYS: Final = frozenset({"SERVER", "NAMESPACE", "SCOPE", "TOOL_SCOPES", "TOOLS"})
+"""The keys of one `servers=` entry."""
+
+ServerEntry = str | Mapping[str, Any]
+
+
+def entry_problems(entry: Any) -> list[str]:
+    """What is wrong with one `servers=` entry, in words a system check can show (empty if fine)."""
+    if isinstance(entry, str):
+        return [] if entry else ["an empty server name"]
+    if not isinstance(entry, Mapping) or "SERVER" not in entry:
+        return ["must be a server name or a dict with SERVER"]
+    problems = [f"unknown key {key!r}" for key in entry if key not in SERVER_ENTRY_KEYS]
+    try:
+        Scope.parse(entry.get("SCOPE", Scope.USER))
+        for value in dict(entry.get("TOOL_SCOPES") or {}).values():
+            Scope.parse(value)
+    except (ValueError, TypeError, KeyError):
+        problems.append("SCOPE and TOOL_SCOPES take USER, TEAM or SYSTEM")
+    tools = entry.get("TOOLS")
+    if tools is not None and not (isinstance(tools, (list, tuple)) and all(isinstance(t, str) for t in tools)):
+        problems.append("TOOLS must be a list of name patterns")
+    return problems
 
 
 class GatewayEndpoint(Endpoint):
-    """An endpoint whose tools, resources, prompts and completions are a remote MCP server's.
+    """An endpoint whose sources include remote MCP servers: a gateway (one remote) or a hub (many, and local ones).
 
     Args:
         path: the URL path, as for `Endpoint`.
         name: the endpoint's unique name.
-        backend: the remote server: the name of an `MCP_DJANGO["GATEWAYS"]` entry, a dict shaped
-            like one (`{"URL": ...}` or `{"COMMAND": [...]}`), or a `RemoteServer`.
-        server_info: the `Implementation` callers see; None mirrors the remote's.
-        instructions: the instructions callers see; None mirrors the remote's.
-        scope: the least scope a caller needs to see anything here (default USER: every admitted caller).
-        tool_scopes: `{"pattern": scope}` — remote tools whose name matches a pattern (`fnmatch`, the
-            first match wins) need at least that scope; others need `scope`.
-        **options: the other `Endpoint` arguments (`allow_anonymous`, `authentication_classes`,
-            `sessions`, `interceptors`, `interceptor_protocol`, `fast_path`, `overlay`).
+        mode: `"gateway"` serves the remote servers only; `"server"`, `"adapter"` or `"combined"` serve
+            the local sources of that mode first, then the remote ones (a hub).
+        backend: a gateway's one remote server: the name of an `MCP_DJANGO["SERVERS"]` entry, a dict
+            shaped like one (`{"URL": ...}` or `{"COMMAND": [...]}`), or a `RemoteServer`. Served
+            without a namespace, with `scope` and `tool_scopes`.
+        servers: a hub's remote servers, in order of precedence: each a `SERVERS` name (its namespace
+            is the name) or `{"SERVER": name, "NAMESPACE": "gh", "SCOPE": "TEAM", "TOOL_SCOPES":
+            {"pattern": scope}, "TOOLS": ["pattern", ...]}` ("" as `NAMESPACE`: names unchanged).
+        server_info: the `Implementation` callers see; None mirrors a gateway's remote (a hub's: the settings').
+        instructions: the instructions callers see; None mirrors a gateway's remote.
+        scope: with `backend`, the least scope a caller needs to see anything of it (default USER).
+        tool_scopes: with `backend`, `{"pattern": scope}`: remote tools whose name matches a pattern
+            (`fnmatch`, the first match wins) need at least that scope.
+        **options: the other `Endpoint` arguments (`registry`, `providers`, `allow_anonymous`,
+            `authentication_classes`, `sessions`, `interceptors`, `interceptor_protocol`, `fast_path`, ...).
     """
 
     def __init__(
@@ -79,51 +105,59 @@ class GatewayEndpoint(Endpoint):
         path: str,
         *,
         name: str,
-        backend: str | Mapping[str, Any] | RemoteServer,
+        mode: Mode = SOURCELESS,
+        backend: str | Mapping[str, Any] | RemoteServer | None = None,
+        servers: Sequence[ServerEntry] | None = None,
         server_info: Mapping[str, Any] | None = None,
         instructions: str | None = None,
         scope: Scope | str = Scope.USER,
         tool_scopes: Mapping[str, Scope | str] | None = None,
         **options: Any,
     ) -> None:
-        super().__init__(path, name=name, mode="server", **options)
-        self.mode = "gateway"
-        self.backend_spec = backend
+        if (backend is None) == (servers is None):
+            raise ValueError(f"Endpoint {name!r}: give a gateway's backend= or a hub's servers=, not both")
+        super().__init__(path, name=name, mode=mode, **options)
         self.server_info_override = dict(server_info) if server_info is not None else None
         self.instructions_override = instructions
-        self.scope = Scope.parse(scope)
-        self.tool_scopes = tuple((pattern, Scope.parse(value)) for pattern, value in (tool_scopes or {}).items())
-        self._remote: RemoteServer | None = None
-        self._described: tuple[Any, ...] | None = None
-        self._listened: weakref.WeakSet[RemoteConnection] = weakref.WeakSet()
-        self._param_headers: OrderedDict[str, tuple[dict[str, str], Scope]] = OrderedDict()
+        entries: list[ServerEntry | RemoteServer]
+        if backend is not None:
+            entries = [{"SERVER": backend, "NAMESPACE": "", "SCOPE": scope, "TOOL_SCOPES": dict(tool_scopes or {})}]
+        else:
+            entries = list(servers or ())
+        self.server_entries = tuple(entries)
+        self.remote_sources = tuple(self._source(entry) for entry in entries)
+
+    def _source(self, entry: Any) -> RemoteSource:
+        if isinstance(entry, str):
+            entry = {"SERVER": entry, "NAMESPACE": entry}
+        spec = entry["SERVER"]
+        label = spec if isinstance(spec, str) else spec.name if isinstance(spec, RemoteServer) else f"gateway {self.name}"
+        namespace = entry.get("NAMESPACE", label if isinstance(spec, str) else "")
+        source = RemoteSource(
+            spec,
+            namespace=namespace if isinstance(namespace, str) else "",
+            scope=entry.get("SCOPE", Scope.USER),
+            tool_scopes=entry.get("TOOL_SCOPES"),
+            tools=entry.get("TOOLS"),
+            tolerates_down=self.is_hub,
+            name=label,
+        )
+        source.on_notification = self._forward_notification
+        return source
 
     @property
-    def registry(self) -> None:
-        """A gateway serves no registry of its own."""
-        return None
+    def is_hub(self) -> bool:
+        """True when the endpoint composes more than one source (a remote that is down then drops out)."""
+        entries = len(self.server_entries) if hasattr(self, "server_entries") else 0
+        return self.mode != SOURCELESS or entries > 1
 
-    @property
-    def providers(self) -> tuple[Provider, ...]:
-        """A gateway serves no providers of its own."""
-        return ()
+    def server_specs(self) -> list[Any]:
+        """What each remote source names (a `SERVERS` name, a dict or a `RemoteServer`), for the checks."""
+        return [source.spec for source in self.remote_sources]
 
-    @property
-    def remote(self) -> RemoteServer:
-        """The remote server, resolved from `backend` on first use (named after the entry, else the endpoint).
-
-        Raises:
-            LookupError, ValueError: see `connection.remote_server` (system check `mcp_django.E030`).
-        """
-        if self._remote is None:
-            label = self.backend_spec if isinstance(self.backend_spec, str) else f"gateway {self.name}"
-            self._remote = remote_server(self.backend_spec, name=label)
-        return self._remote
-
-    @property
-    def connection_to_remote(self) -> RemoteConnection:
-        """The pooled connection to the remote server on the running event loop."""
-        return connect(self.remote)
+    def sources(self) -> list[Source]:
+        """The local sources of the mode, then the remote servers, in the order given."""
+        return [*super().sources(), *self.remote_sources]
 
     async def admit(
         self,
@@ -133,7 +167,7 @@ class GatewayEndpoint(Endpoint):
         credentials: Credentials,
         resource_metadata: str | None = None,
     ) -> Admission:
-        """Admit the caller as any endpoint does, then make sure the remote server is described (`prepare`)."""
+        """Admit the caller as any endpoint does, then make sure the remote servers are described (`prepare`)."""
         admission = await super().admit(
             host=host, origin=origin, credentials=credentials, resource_metadata=resource_metadata
         )
@@ -141,65 +175,46 @@ class GatewayEndpoint(Endpoint):
         return admission
 
     async def prepare(self) -> None:
-        """Open the connection to the remote server and mirror what it says about itself.
+        """Open the connections to the remote servers (in parallel) and mirror what they say about themselves.
 
-        A remote server that is down is not an admission failure: the caller is served, and each
-        forwarded operation answers "backend unavailable" until it is back.
+        A remote server that is down is not an admission failure: the caller is served, and the
+        remote's operations answer "backend unavailable" (a hub leaves it out of lists) until it is back.
         """
-        connection = self.connection_to_remote
-        if connection not in self._listened:
-            self._listened.add(connection)
-            connection.add_listener(self._forward_notification)
-        try:
-            await connection.open()
-        except (BackendUnavailable, RemoteError) as error:
-            logger.warning("Gateway %r cannot reach its backend: %s", self.name, error)
-            return
-        described = (
-            connection.protocol_version,
-            sorted(name for name in FEATURES if name in connection.capabilities),
-            connection.server_info,
-            connection.instructions,
-        )
-        if described != self._described:
-            self._described = described
+        before = [source.description() for source in self.remote_sources]
+        await asyncio.gather(*(source.prepare() for source in self.remote_sources))
+        if [source.description() for source in self.remote_sources] != before:
             self._handler = None
 
-    async def _forward_notification(self, message: Message) -> None:
-        method = message.get("method")
+    async def _forward_notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method in FORWARDED_NOTIFICATIONS:
-            params = message.get("params")
-            await notifications.send_notification(self, str(method), params if isinstance(params, dict) else None)
+            await notifications.send_notification(self, method, params)
 
     def describe(self) -> tuple[Mapping[str, Any], str | None]:
-        """The server info and instructions callers see: the overrides, else the remote's, else the settings'."""
-        mirrored_info = self._described[2] if self._described and self._described[2] else None
-        mirrored_instructions = self._described[3] if self._described else None
-        server_info = self.server_info_override or mirrored_info or mcp_settings.SERVER_INFO
-        return server_info, self.instructions_override or mirrored_instructions
-
-    def build_backend(self, scopes: ScopeResolver | None = None) -> Backend:
-        """A `GatewayBackend` mirroring the remote's features (all of them until it has been reached)."""
-        features = self._described[1] if self._described else FEATURES
-        return GatewayBackend(
-            self.remote,
-            {feature: {} for feature in features},
-            scopes or self.resolve_scope,
-            scope=self.scope,
-            tool_scopes=self.tool_scopes,
-            param_headers=self._param_headers,
+        """The server info and instructions callers see: the overrides, else a gateway's remote's, else settings'."""
+        mirrored = self.remote_sources[0].description() if not self.is_hub else None
+        server_info = (
+            self.server_info_override or (mirrored.server_info if mirrored else None) or mcp_settings.SERVER_INFO
         )
+        instructions = self.instructions_override or (mirrored.instructions if mirrored else None)
+        if self.is_hub and instructions is None:
+            instructions = mcp_settings.INSTRUCTIONS
+        return server_info, instructions
 
     def tool_param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope] | None:
-        """A remote tool's `x-mcp-header` arguments and scope, as last listed; None before it has been, or
-        when it has none (`GatewayBackend.list_tools` remembers annotated tools only, and a bounded number)."""
-        return self._param_headers.get(tool_name)
+        """A tool's `x-mcp-header` arguments and scope: a local one's, else a remote one's as last listed."""
+        local = super().tool_param_headers(tool_name)
+        if local is not None:
+            return local
+        return next(
+            (source.param_headers[tool_name] for source in self.remote_sources if tool_name in source.param_headers),
+            None,
+        )
 
     def reset(self) -> None:
-        """Also forget the resolved backend (its settings may have changed) and what it said about itself."""
+        """Also forget the resolved servers (their settings may have changed) and what they said about themselves."""
         super().reset()
-        self._remote = None
-        self._described = None
+        for source in getattr(self, "remote_sources", ()):
+            source.forget()
 
     def hooks(self) -> list[OperationHook]:
         """The endpoint's hooks, inside a repair of `tools/list` results (an interceptor may strip a schema)."""

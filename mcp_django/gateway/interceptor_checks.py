@@ -1,4 +1,4 @@
-"""System checks of the remote interceptor servers: `INTERCEPTOR_SERVERS` and the lists' `{"SERVER": ...}` entries.
+"""System checks of the remote servers: `SERVERS` and the interceptor lists' `{"SERVER": ...}` entries.
 
 IDs `mcp_django.E040` to `E042` and `W040` (docs/checks.md); `MCPDjangoConfig.ready()` registers them.
 """
@@ -17,17 +17,17 @@ from mcp_django.gateway.interceptor_servers import server_problems
 
 __all__ = ["check_interceptor_servers"]
 
-_SERVERS: Final = f"{SETTING_NAME}['INTERCEPTOR_SERVERS']"
+_SERVERS: Final = f"{SETTING_NAME}['SERVERS']"
 _HINT: Final = "Give URL or COMMAND, and optional HEADERS, TOKEN, FAIL_OPEN, TIMEOUT_MS (docs/gateway.md)."
 
 
 @register(Tags.compatibility)
 def check_interceptor_servers(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Check `INTERCEPTOR_SERVERS` and every `{"SERVER": ...}` entry of the interceptor lists."""
+    """Check `SERVERS` and every `{"SERVER": ...}` entry of the interceptor lists."""
     user = getattr(settings, SETTING_NAME, {})
     if not isinstance(user, Mapping):
         return []  # mcp_django.E001
-    servers = user.get("INTERCEPTOR_SERVERS", {})
+    servers = user.get("SERVERS", {})
     if not isinstance(servers, Mapping) or not all(isinstance(name, str) and name for name in servers):
         hint = "Map each server's name to {'URL': ...} or {'COMMAND': [...]}."
         return [Error(f"{_SERVERS} must be a dict of names to servers.", hint=hint, id="mcp_django.E040")]
@@ -58,13 +58,13 @@ def _lists(user: Mapping[str, Any]) -> list[tuple[str, Any]]:
 def _check_entry(where: str, raw: Mapping[str, Any], servers: Mapping[str, Any]) -> list[CheckMessage]:
     spec = raw["SERVER"]
     if set(raw) != {"SERVER"}:
-        hint = "Set FAIL_OPEN and TIMEOUT_MS on the server, in INTERCEPTOR_SERVERS."
+        hint = "Set FAIL_OPEN and TIMEOUT_MS on the server, in SERVERS."
         return [Error(f"{where} has keys besides SERVER.", hint=hint, id="mcp_django.E042")]
     if isinstance(spec, str):
         if spec in servers or spec == "*":
             return []
-        hint = "Add it to INTERCEPTOR_SERVERS, or as an MCP interceptor server in the admin."
-        return [Warning(f"{where} names no server of INTERCEPTOR_SERVERS.", hint=hint, id="mcp_django.W040")]
+        hint = "Add it to SERVERS, or as an MCP interceptor server in the admin."
+        return [Warning(f"{where} names no server of SERVERS.", hint=hint, id="mcp_django.W040")]
     problems = server_problems(spec)
     if problems:
         return [Error(f"{where} SERVER {problems[0]}.", hint=_HINT, id="mcp_django.E042")]

@@ -1,8 +1,8 @@
 """Remote interceptor servers: MCP servers hosting SEP-2624 interceptors, and what `interceptors/list` found on each.
 
-Servers are named in `MCP_DJANGO["INTERCEPTOR_SERVERS"]` (and in the admin, `InterceptorServer` rows
-amending or adding to them); each is a remote MCP server configuration (`URL` or `COMMAND`, `HEADERS`,
-`TOKEN`... as for a gateway backend, `mcp_django.gateway.connection`) plus `FAIL_OPEN` and `TIMEOUT_MS`.
+Servers are named in `MCP_DJANGO["SERVERS"]` (and in the admin, `InterceptorServer` rows amending or
+adding to them); each is a remote MCP server configuration (`URL` or `COMMAND`, `HEADERS`, `TOKEN`...,
+`mcp_django.gateway.connection`) where `FAIL_OPEN` and `TIMEOUT_MS` say how a chain treats it.
 `discoveries` lists the interceptors of several servers in parallel, once per server until the admin's
 state changes (then every chain asks again); a server that could not be listed is asked again after
 `RETRY_AFTER_S` seconds. docs/gateway.md, "Remote interceptor servers".
@@ -20,6 +20,7 @@ from typing import Any, Final
 from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import (
     CONFIG_KEYS,
+    POLICY_KEYS,
     BackendUnavailable,
     RemoteError,
     RemoteServer,
@@ -31,10 +32,10 @@ from mcp_django.overlay import installed, on_change
 
 __all__ = [
     "DEFAULT_TIMEOUT_MS",
-    "POLICY_KEYS",
     "RETRY_AFTER_S",
     "Discovery",
     "InterceptorServerConfig",
+    "admin_servers",
     "configured_servers",
     "discoveries",
     "forget_discoveries",
@@ -44,8 +45,6 @@ __all__ = [
 
 logger = logging.getLogger("mcp_django.gateway")
 
-POLICY_KEYS: Final = frozenset({"FAIL_OPEN", "TIMEOUT_MS"})
-"""The keys of an `INTERCEPTOR_SERVERS` entry besides the connection's own (`connection.CONFIG_KEYS`)."""
 DEFAULT_TIMEOUT_MS: Final = 5000
 RETRY_AFTER_S: Final = 2.0
 _MAX_PAGES: Final = 20
@@ -67,7 +66,7 @@ class InterceptorServerConfig:
 
 
 def server_problems(config: Any) -> list[str]:
-    """What is wrong with one `INTERCEPTOR_SERVERS` entry, in words a system check can show (empty if fine)."""
+    """What is wrong with one `SERVERS` entry, in words a system check can show (empty if fine)."""
     if not isinstance(config, Mapping):
         return ["must be a dict with URL or COMMAND"]
     problems = connection_problems({key: value for key, value in config.items() if key not in POLICY_KEYS})
@@ -80,7 +79,7 @@ def server_problems(config: Any) -> list[str]:
 
 
 def interceptor_server(name: str, config: Any) -> InterceptorServerConfig:
-    """The server an `INTERCEPTOR_SERVERS` entry (or an inline `{"SERVER": {...}}`) describes; never raises."""
+    """The server a `SERVERS` entry (or an inline `{"SERVER": {...}}`) describes; never raises."""
     problems = server_problems(config)
     if problems:
         return InterceptorServerConfig(name, None, problem="; ".join(problems))
@@ -94,11 +93,24 @@ def interceptor_server(name: str, config: Any) -> InterceptorServerConfig:
 
 
 def configured_servers() -> dict[str, InterceptorServerConfig]:
-    """Every interceptor server by name: `INTERCEPTOR_SERVERS` as the admin amended it (switched off, added)."""
-    config = installed().interceptor_servers(mcp_settings.INTERCEPTOR_SERVERS)
+    """Every server by name: `SERVERS` as the admin's interceptor server rows amended it (switched off, added)."""
+    config = installed().interceptor_servers(mcp_settings.SERVERS)
     if not isinstance(config, Mapping):
         return {}
     return {str(name): interceptor_server(str(name), entry) for name, entry in config.items()}
+
+
+def admin_servers() -> list[str]:
+    """The names `{"SERVER": "*"}` stands for: the servers the admin added or amended, sorted.
+
+    A `SERVERS` entry may be a gateway's backend rather than an interceptor server, so `*` does not
+    take them all: the admin's "MCP interceptor servers" rows say which are.
+    """
+    configured = mcp_settings.SERVERS if isinstance(mcp_settings.SERVERS, Mapping) else {}
+    amended = installed().interceptor_servers(configured)
+    if not isinstance(amended, Mapping):
+        return []
+    return sorted(str(name) for name, entry in amended.items() if configured.get(name) != entry)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -3,12 +3,12 @@
 An interceptor list may name remote interceptor servers beside local classes, like `MIDDLEWARE`::
 
     MCP_DJANGO = {
-        "INTERCEPTOR_SERVERS": {"guard": {"URL": "https://guard.example/mcp", "TOKEN": "..."}},
+        "SERVERS": {"guard": {"URL": "https://guard.example/mcp", "TOKEN": "..."}},
         "INTERCEPTORS": ["mcp_django.interceptors.audit.AuditSinkInterceptor", {"SERVER": "guard"}],
     }
 
-`{"SERVER": name}` names a server of `INTERCEPTOR_SERVERS` or of the admin's `InterceptorServer` rows,
-`{"SERVER": "*"}` every one of them, `{"SERVER": {...}}` an inline one. Before the first operation
+`{"SERVER": name}` names a server of `SERVERS` or of the admin's `InterceptorServer` rows, `{"SERVER":
+"*"}` every server the admin's rows add or amend, `{"SERVER": {...}}` an inline one. Before the first operation
 (and after each change of the admin's state) the servers are listed in parallel; their interceptors and
 the local ones form one plan (`interceptors.chain.build_plan`), ordered by priority then name whatever
 their origin, each invoked where it lives with `interceptor/invoke`. Duplicate names across servers are kept.
@@ -32,6 +32,7 @@ from mcp_django.gateway.connection import connect
 from mcp_django.gateway.interceptor_servers import (
     Discovery,
     InterceptorServerConfig,
+    admin_servers,
     configured_servers,
     discoveries,
     interceptor_server,
@@ -369,7 +370,7 @@ def chain_servers(config: Any) -> list[InterceptorServerConfig]:
             continue
         spec = raw["SERVER"]
         if spec == "*":
-            named = [servers[name] for name in sorted(servers)]
+            named = [servers[name] for name in admin_servers() if name in servers]
         elif isinstance(spec, str):
             named = [servers.get(spec) or InterceptorServerConfig(spec, None, problem="no such interceptor server")]
         else:

@@ -91,6 +91,9 @@ class ProviderSource(Source):
         """The provider's minimum scope, as the code says (the admin's overlay may override it and `enabled`)."""
         return self.provider.scope
 
+    def manifest(self) -> dict[str, Any]:
+        return {"kind": "providers", "name": self.provider.id, "namespace": ""}
+
     # -- serving
 
     async def run(self, method: str, *args: Any) -> Any:

@@ -1,4 +1,4 @@
-"""The gateway's system checks: E030 (a GATEWAYS entry) and E031 (the backend a gateway endpoint names)."""
+"""The gateway's system checks: E140 (the retired keys) and E031 (the server a gateway endpoint names)."""
 
 from __future__ import annotations
 
@@ -11,26 +11,32 @@ from mcp_django.checks import check_settings
 from mcp_django.gateway.checks import check_gateways
 
 
-def test_a_gateways_entry_with_a_mistake_is_e030(settings: Any) -> None:
-    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "GATEWAYS": {"github": {"URL": "ftp://x"}}}
+def test_the_retired_gateways_and_interceptor_servers_keys_are_e140(settings: Any) -> None:
+    settings.MCP_DJANGO = {"GATEWAYS": {}, "INTERCEPTOR_SERVERS": {}}
 
-    assert [m for m in check_gateways() if m.id == "mcp_django.E030"] == [
+    assert [m for m in check_settings() if m.id == "mcp_django.E140"] == [
         Error(
-            "MCP_DJANGO['GATEWAYS']['github']: URL must be an http:// or https:// URL.",
-            hint="Give it a URL or a COMMAND, and only the keys docs/gateway.md lists.",
-            id="mcp_django.E030",
-        )
+            "MCP_DJANGO['GATEWAYS'] is gone: name remote servers in 'SERVERS'.",
+            hint="Move its entries to MCP_DJANGO['SERVERS'] = {'name': {'URL': ...}} (docs/gateway.md).",
+            id="mcp_django.E140",
+        ),
+        Error(
+            "MCP_DJANGO['INTERCEPTOR_SERVERS'] is gone: name remote servers in 'SERVERS'.",
+            hint="Move its entries to MCP_DJANGO['SERVERS'] = {'name': {'URL': ..., 'FAIL_OPEN': ...}} (docs/gateway.md).",
+            id="mcp_django.E140",
+        ),
     ]
+    assert not [m for m in check_settings() if m.id == "mcp_django.E002"]  # not also an unknown key
 
 
 @pytest.mark.urls("tests.gateway.urls")
 def test_a_gateway_endpoint_naming_no_entry_is_e031(settings: Any) -> None:
-    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "GATEWAYS": {"sdk": {"URL": "http://127.0.0.1:1/mcp"}}}
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "SERVERS": {"sdk": {"URL": "http://127.0.0.1:1/mcp"}}}
 
     assert check_gateways() == [
         Error(
-            "Gateway endpoint 'gw-stdio''s backend: no MCP_DJANGO['GATEWAYS'] entry 'stdio'.",
-            hint="Name a GATEWAYS entry, or pass a dict with a URL or a COMMAND.",
+            "Gateway endpoint 'gw-stdio''s server: no MCP_DJANGO['SERVERS'] entry 'stdio'.",
+            hint="Name a SERVERS entry, or pass a dict with a URL or a COMMAND.",
             id="mcp_django.E031",
         )
     ]
@@ -40,7 +46,7 @@ def test_a_gateway_endpoint_naming_no_entry_is_e031(settings: Any) -> None:
 def test_gateways_that_resolve_pass_the_checks(settings: Any) -> None:
     settings.MCP_DJANGO = {
         **settings.MCP_DJANGO,
-        "GATEWAYS": {"sdk": {"URL": "http://127.0.0.1:1/mcp"}, "stdio": {"COMMAND": ["server"]}},
+        "SERVERS": {"sdk": {"URL": "http://127.0.0.1:1/mcp"}, "stdio": {"COMMAND": ["server"]}},
     }
 
     assert check_gateways() == []

@@ -218,7 +218,7 @@ async def test_only_the_configured_credentials_reach_the_server(sdk_backend_url:
 def test_a_named_backend_comes_from_settings_with_the_default_timeouts(settings: Any) -> None:
     settings.MCP_DJANGO = {
         **settings.MCP_DJANGO,
-        "GATEWAYS": {"github": {"URL": "https://example.com/mcp", "TOKEN": "t"}},
+        "SERVERS": {"github": {"URL": "https://example.com/mcp", "TOKEN": "t"}},
         "GATEWAY_READ_TIMEOUT": 7,
     }
 
@@ -227,7 +227,7 @@ def test_a_named_backend_comes_from_settings_with_the_default_timeouts(settings:
     assert server == RemoteServer(
         name="github", url="https://example.com/mcp", token="t", connect_timeout=10.0, read_timeout=7.0
     )
-    with pytest.raises(LookupError, match="No gateway backend named 'gitlab'"):
+    with pytest.raises(LookupError, match="No server named 'gitlab'"):
         remote_server("gitlab")
 
 
@@ -241,5 +241,5 @@ def test_a_backend_configuration_with_mistakes_names_each_one() -> None:
     ]
     assert config_problems({"COMMAND": ["python", "server.py"]}) == []
     assert config_problems("http://x") == ["must be a dict with URL or COMMAND"]
-    with pytest.raises(ValueError, match=r"Gateway backend \(unnamed\): needs exactly one of URL and COMMAND"):
+    with pytest.raises(ValueError, match=r"Remote server \(unnamed\): needs exactly one of URL and COMMAND"):
         remote_server({})

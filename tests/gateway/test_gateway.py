@@ -14,8 +14,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
-from mcp_django.gateway.backend import ensure_input_schemas
 from mcp_django.gateway.connection import connect, pool, remote_server
+from mcp_django.gateway.source import ensure_input_schemas
 from mcp_django.gateway.stdio_client import StdioConnection
 from mcp_django.models import ToolCallRecord
 from tests.access_support import Caller, make_caller
@@ -33,7 +33,7 @@ NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "u
 def _backends(settings: Any, sdk_backend_url: str) -> None:
     settings.MCP_DJANGO = {
         **settings.MCP_DJANGO,
-        "GATEWAYS": {
+        "SERVERS": {
             "sdk": {"URL": sdk_backend_url, "TOKEN": "the-gateways-own-token", "HEADERS": {"X-Gateway": "front"}},
             # Pinned to the handshake era, in which the SDK's server announces list changes on its own.
             "stdio": {"COMMAND": sdk_stdio_command(), "CWD": str(ROOT), "PROTOCOL_VERSION": "2025-06-18"},

@@ -1,6 +1,6 @@
 """A URLconf for the in-process gateway tests: gateways in front of the official SDK's server and a stdio one.
 
-The backends are named (`MCP_DJANGO["GATEWAYS"]`), so each test module points them at the servers it starts.
+The backends are named (`MCP_DJANGO["SERVERS"]`), so each test module points them at the servers it starts.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ GUARD = {"URL": "https://guard.example/mcp", "TOKEN": "t", "TIMEOUT_MS": 1000}
 @pytest.fixture(autouse=True)
 def guard_in_settings() -> Iterator[None]:
     control_state.invalidate()
-    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "INTERCEPTOR_SERVERS": {"guard": GUARD}}):
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "SERVERS": {"guard": GUARD}}):
         yield
     control_state.invalidate()
     control_state.refresh_sync()  # the snapshot forgets this test's rows

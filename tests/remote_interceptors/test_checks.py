@@ -23,7 +23,7 @@ def run(**values: Any) -> list[Any]:
 def test_valid_servers_and_server_entries_pass() -> None:
     assert (
         run(
-            INTERCEPTOR_SERVERS={
+            SERVERS={
                 "guard": {"URL": "https://guard.example/mcp", "TOKEN": "t", "FAIL_OPEN": True, "TIMEOUT_MS": 500},
                 "local": {"COMMAND": ["python", "-m", "guard"]},
             },
@@ -34,9 +34,9 @@ def test_valid_servers_and_server_entries_pass() -> None:
 
 
 def test_e040_servers_not_a_dict_of_names() -> None:
-    assert run(INTERCEPTOR_SERVERS=["guard"]) == [
+    assert run(SERVERS=["guard"]) == [
         Error(
-            "MCP_DJANGO['INTERCEPTOR_SERVERS'] must be a dict of names to servers.",
+            "MCP_DJANGO['SERVERS'] must be a dict of names to servers.",
             hint="Map each server's name to {'URL': ...} or {'COMMAND': [...]}.",
             id="mcp_django.E040",
         )
@@ -44,19 +44,19 @@ def test_e040_servers_not_a_dict_of_names() -> None:
 
 
 def test_e041_a_server_with_problems() -> None:
-    assert run(INTERCEPTOR_SERVERS={"guard": {"URL": "ftp://x", "TIMEOUT_MS": 0, "FAIL_OPEN": "yes"}}) == [
+    assert run(SERVERS={"guard": {"URL": "ftp://x", "TIMEOUT_MS": 0, "FAIL_OPEN": "yes"}}) == [
         Error(
-            "MCP_DJANGO['INTERCEPTOR_SERVERS']['guard'] URL must be an http:// or https:// URL.",
+            "MCP_DJANGO['SERVERS']['guard'] URL must be an http:// or https:// URL.",
             hint=HINT,
             id="mcp_django.E041",
         ),
         Error(
-            "MCP_DJANGO['INTERCEPTOR_SERVERS']['guard'] FAIL_OPEN must be True or False.",
+            "MCP_DJANGO['SERVERS']['guard'] FAIL_OPEN must be True or False.",
             hint=HINT,
             id="mcp_django.E041",
         ),
         Error(
-            "MCP_DJANGO['INTERCEPTOR_SERVERS']['guard'] TIMEOUT_MS must be a positive number of milliseconds.",
+            "MCP_DJANGO['SERVERS']['guard'] TIMEOUT_MS must be a positive number of milliseconds.",
             hint=HINT,
             id="mcp_django.E041",
         ),
@@ -67,7 +67,7 @@ def test_e042_a_server_entry_with_other_keys_or_a_bad_server() -> None:
     assert run(INTERCEPTORS=[{"SERVER": "guard", "PRIORITY": 3}, {"SERVER": {"URL": "nope"}}]) == [
         Error(
             "MCP_DJANGO['INTERCEPTORS'][0] has keys besides SERVER.",
-            hint="Set FAIL_OPEN and TIMEOUT_MS on the server, in INTERCEPTOR_SERVERS.",
+            hint="Set FAIL_OPEN and TIMEOUT_MS on the server, in SERVERS.",
             id="mcp_django.E042",
         ),
         Error(
@@ -81,8 +81,8 @@ def test_e042_a_server_entry_with_other_keys_or_a_bad_server() -> None:
 def test_w040_a_server_entry_naming_no_configured_server() -> None:
     assert run(INTERCEPTORS=[{"SERVER": "guard"}]) == [
         Warning(
-            "MCP_DJANGO['INTERCEPTORS'][0] names no server of INTERCEPTOR_SERVERS.",
-            hint="Add it to INTERCEPTOR_SERVERS, or as an MCP interceptor server in the admin.",
+            "MCP_DJANGO['INTERCEPTORS'][0] names no server of SERVERS.",
+            hint="Add it to SERVERS, or as an MCP interceptor server in the admin.",
             id="mcp_django.W040",
         )
     ]

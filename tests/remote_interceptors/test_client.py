@@ -44,7 +44,7 @@ async def test_the_client_runs_remote_and_local_interceptors_around_its_tool_cal
 
 async def test_the_client_follows_the_settings_chain_by_default(interceptor_host: LiveServer) -> None:
     url = interceptor_host.url("/host/mcp")
-    chain = {"INTERCEPTORS": [{"SERVER": "guard"}], "INTERCEPTOR_SERVERS": {"guard": {"URL": url}}}
+    chain = {"INTERCEPTORS": [{"SERVER": "guard"}], "SERVERS": {"guard": {"URL": url}}}
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **chain}):
         refused = await MCPClient(plain(interceptor_host)).call_tool("echo", {"text": "forbidden"})
     assert refused["isError"] is True

@@ -23,9 +23,9 @@ pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def demo_server(example_server: LiveServer) -> Iterator[None]:
-    """`INTERCEPTOR_SERVERS["demo"]` pointing at the live example project's interceptor server."""
+    """`SERVERS["demo"]` pointing at the live example project's interceptor server."""
     demo = {"demo": {"URL": example_server.url("/interceptors/mcp"), "TIMEOUT_MS": 2000}}
-    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "INTERCEPTOR_SERVERS": demo}):
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "SERVERS": demo}):
         yield
 
 

@@ -136,7 +136,7 @@ async def test_a_remote_sink_never_holds_up_the_call(interceptor_host: LiveServe
 
 
 def servers(chain: list[Any], **named: Any) -> Any:
-    return override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "INTERCEPTORS": chain, "INTERCEPTOR_SERVERS": named})
+    return override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "INTERCEPTORS": chain, "SERVERS": named})
 
 
 async def test_a_server_named_in_settings_runs_in_the_chains_that_name_it(interceptor_host: LiveServer) -> None:
@@ -160,8 +160,11 @@ def fresh_state() -> Iterator[None]:
 async def test_the_admin_switches_a_server_off_and_adds_one(interceptor_host: LiveServer) -> None:
     with servers([{"SERVER": "*"}], guard={"URL": interceptor_host.url("/host/mcp")}):
         mcp = client(None)
+        assert text_of(await mcp.call_tool("echo", {"text": "forbidden"})) == "forbidden"  # * : the admin's rows
+        row = await sync_to_async(InterceptorServer.objects.create)(name="guard", timeout_ms=3000)
         assert (await mcp.call_tool("echo", {"text": "forbidden"}))["isError"] is True
-        await sync_to_async(InterceptorServer.objects.create)(name="guard", enabled=False)
+        row.enabled = False
+        await sync_to_async(row.save)()
         assert text_of(await mcp.call_tool("echo", {"text": "forbidden"})) == "forbidden"
         await sync_to_async(InterceptorServer.objects.create)(name="added", url=interceptor_host.url("/host/mcp"))
         assert (await mcp.call_tool("echo", {"text": "forbidden"}))["isError"] is True

@@ -1,0 +1,499 @@
+"""`RemoteSource`: a remote MCP server as a source, beside the registry and the providers.
+
+The protocol core serves the endpoint's clients in their era and runs the endpoint's hooks (the admin's
+switches, the interceptor chain, the audit trail) around each operation; `CompositeBackend` reaches the
+remote through this source as it reaches any other. It adds what fronting a server takes:
+
+- its own least scope (`scope`), then per tool-name pattern (`tool_scopes`);
+- a namespace (`namespace="gh"`), so one endpoint composes many servers: tools and prompts are listed
+  as `gh_<name>`, resources and templates as `gh+<uri>` (the namespace put before the URI's scheme,
+  which keeps it a URI and is undone by removing it); without one, names pass unchanged (a gateway);
+- a tool whose `inputSchema` is missing or not an object schema is listed as `{"type": "object"}`;
+- lists are fetched whole (following the remote cursors) and paged again by the core;
+- a remote that cannot be reached, in a composition that `tolerates_down`, drops out of lists with a
+  logged reason while the other sources answer; a call to one of its tools answers "backend unavailable";
+- progress and log messages of a forwarded request reach the caller's stream;
+- a remote `input_required` (2026-07-28) is asked of the caller in the caller's era: carried through
+  the endpoint's own signed `requestState` for a 2026 client, asked on the stream of a handshake one;
+- results lose the remote's era-bound fields (`resultType`, cache hints), which the core adds again.
+
+The remote's server info, instructions and features are the source's `description()` (read by
+`prepare()`): the hook an endpoint mirrors them from. Only the server's own credentials (settings) reach
+the remote; nothing of the caller's request but the operation's params does. docs/federation.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import logging
+import re
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from mcp_django.gateway.connection import (
+    BackendUnavailable,
+    NotForwardable,
+    RemoteConnection,
+    RemoteError,
+    RemoteServer,
+    connect,
+    remote_server,
+)
+from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
+from mcp_django.protocol.jsonrpc import (
+    INVALID_PARAMS,
+    RESOURCE_NOT_FOUND_LEGACY,
+    Message,
+    ResourceNotFound,
+)
+from mcp_django.protocol.meta import param_headers_of
+from mcp_django.scopes import Scope
+from mcp_django.sources import Items, Source
+
+__all__ = [
+    "FEATURES",
+    "NAMESPACE",
+    "Description",
+    "RemoteSource",
+    "ensure_input_schemas",
+]
+
+logger = logging.getLogger("mcp_django.gateway")
+
+FEATURES: Final = ("tools", "resources", "prompts", "completions")
+"""The server features a remote source serves (logging and subscriptions are the endpoint's own)."""
+NAMESPACE: Final = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
+"""What a namespace may be: it leads a tool name (`ns_`) and a URI scheme (`ns+`), so no `_` nor `+`."""
+_ERA_FIELDS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
+_STATE_KEY: Final = "gateway.requestState"
+_MAX_PAGES: Final = 1000
+_FORWARDED_META: Final = ("progressToken", "traceparent", "tracestate", "baggage")
+_ASKABLE: Final = ("elicitation", "sampling", "roots")
+"""The client capabilities declared for the caller: the endpoint relays those questions (`input_required`)."""
+
+
+def ensure_input_schemas(result: Mapping[str, Any]) -> dict[str, Any]:
+    """`result` (a `tools/list` result) with every missing or invalid `inputSchema` made `{"type": "object"}`."""
+    tools = result.get("tools")
+    if not isinstance(tools, list):
+        return dict(result)
+    return {**result, "tools": [_with_input_schema(tool) for tool in tools]}
+
+
+def _with_input_schema(tool: Any) -> Any:
+    if not isinstance(tool, dict):
+        return tool
+    schema = tool.get("inputSchema")
+    if isinstance(schema, dict) and schema.get("type") == "object":
+        return tool
+    return {**tool, "inputSchema": {"type": "object"}}
+
+
+def _local_result(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A remote result without what belongs to the remote's era; the core adds the caller's."""
+    out = {key: value for key, value in result.items() if key not in _ERA_FIELDS}
+    meta = out.get("_meta")
+    if isinstance(meta, dict):
+        meta = {key: value for key, value in meta.items() if not key.startswith("io.modelcontextprotocol/")}
+        if meta:
+            out["_meta"] = meta
+        else:
+            del out["_meta"]
+    return out
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Description:
+    """What a remote server said about itself in its handshake (or `server/discover`)."""
+
+    protocol_version: str | None
+    features: tuple[str, ...]
+    server_info: Mapping[str, Any] | None
+    instructions: str | None
+
+
+class RemoteSource(Source):
+    """Serves a remote MCP server's tools, resources, prompts and completions, forwarded on the caller's behalf.
+
+    Args:
+        server: the server: the name of an `MCP_DJANGO["SERVERS"]` entry, a dict shaped like one, or a
+            `RemoteServer` (resolved on first use; `connection.remote_server`).
+        namespace: put before every name (`ns_name`) and URI (`ns+uri`); "" passes them unchanged.
+        scope: the least scope a caller needs to reach anything of the server.
+        tool_scopes: `{"pattern": scope}`: tools whose remote name matches a pattern (`fnmatch`, the
+            first match wins) need at least that scope (and never less than `scope`).
+        tools: `fnmatch` patterns of the remote tool names served; None serves every tool.
+        tolerates_down: a remote that cannot be reached lists nothing (logged) instead of failing the list.
+        name: how logs, the manifest and errors name it (default: the server's name).
+    """
+
+    __slots__ = (
+        "_described",
+        "_listened",
+        "_remote",
+        "name",
+        "namespace",
+        "on_notification",
+        "param_headers",
+        "scope",
+        "spec",
+        "tolerates_down",
+        "tool_patterns",
+        "tool_scopes",
+    )
+
+    def __init__(
+        self,
+        server: str | Mapping[str, Any] | RemoteServer,
+        *,
+        namespace: str = "",
+        scope: Scope | str = Scope.USER,
+        tool_scopes: Mapping[str, Scope | str] | Sequence[tuple[str, Scope]] | None = None,
+        tools: Sequence[str] | None = None,
+        tolerates_down: bool = False,
+        name: str | None = None,
+    ) -> None:
+        if namespace and not NAMESPACE.fullmatch(namespace):
+            raise ValueError(f"Namespace {namespace!r}: a letter, then letters, digits or '-' (32 at most)")
+        self.spec = server
+        self.namespace = namespace
+        self.scope = Scope.parse(scope)
+        pairs = tool_scopes.items() if isinstance(tool_scopes, Mapping) else (tool_scopes or ())
+        self.tool_scopes = tuple((pattern, Scope.parse(value)) for pattern, value in pairs)
+        self.tool_patterns = None if tools is None else tuple(tools)
+        self.tolerates_down = tolerates_down
+        self.name = name or (
+            server if isinstance(server, str) else server.name if isinstance(server, RemoteServer) else ""
+        )
+        self.param_headers: dict[str, tuple[dict[str, str], Scope]] = {}
+        self.on_notification: Any = None
+        self._remote: RemoteServer | None = None
+        self._described: Description | None = None
+        self._listened: weakref.WeakSet[RemoteConnection] = weakref.WeakSet()
+
+    def __repr__(self) -> str:
+        return f"<RemoteSource {self.name!r} namespace={self.namespace!r}>"
+
+    # -- the server --------------------------------------------------------------------------------
+
+    @property
+    def remote(self) -> RemoteServer:
+        """The remote server, resolved from `server` on first use.
+
+        Raises:
+            LookupError, ValueError: see `connection.remote_server` (system check `mcp_django.E031`).
+        """
+        if self._remote is None:
+            self._remote = remote_server(self.spec, name=self.name or None)
+            self.name = self.name or self._remote.name
+        return self._remote
+
+    @property
+    def connection(self) -> RemoteConnection:
+        """The pooled connection to the remote server on the running event loop."""
+        return connect(self.remote)
+
+    async def prepare(self) -> Description | None:
+        """Open the connection and read what the server says about itself; None while it cannot be reached.
+
+        Notifications of the server go to `on_notification` (set by the endpoint), once per connection.
+        """
+        connection = self.connection
+        if self.on_notification is not None and connection not in self._listened:
+            self._listened.add(connection)
+            connection.add_listener(self._notified)
+        try:
+            await connection.open()
+        except (BackendUnavailable, RemoteError) as error:
+            logger.warning("Remote server %r cannot be reached: %s", self.name, error)
+            return None
+        self._described = Description(
+            connection.protocol_version,
+            tuple(name for name in FEATURES if name in connection.capabilities),
+            connection.server_info,
+            connection.instructions,
+        )
+        return self._described
+
+    def description(self) -> Description | None:
+        """What the server said about itself when last reached (`prepare`), or None."""
+        return self._described
+
+    def forget(self) -> None:
+        """Resolve the server again on next use (its settings may have changed) and forget its description."""
+        self._remote = None
+        self._described = None
+
+    async def _notified(self, message: Message) -> None:
+        params = message.get("params")
+        params = dict(params) if isinstance(params, dict) else None
+        if params is not None and isinstance(params.get("uri"), str):
+            params["uri"] = self.outer_uri(params["uri"])
+        if self.on_notification is not None:
+            await self.on_notification(str(message.get("method")), params)
+
+    def capabilities(self) -> dict[str, Any]:
+        """The features the server announced (every one until it has been reached)."""
+        features = self._described.features if self._described is not None else FEATURES
+        return {feature: {} for feature in features}
+
+    def manifest(self) -> dict[str, Any]:
+        return {"kind": "remote", "name": self.name, "namespace": self.namespace}
+
+    # -- names -------------------------------------------------------------------------------------
+
+    def outer_name(self, name: str) -> str:
+        """The name callers see for the remote's `name`."""
+        return f"{self.namespace}_{name}" if self.namespace else name
+
+    def inner_name(self, name: str) -> str | None:
+        """The remote's name for what callers call `name`, or None when it is not in this namespace."""
+        if not self.namespace:
+            return name
+        prefix = f"{self.namespace}_"
+        return name[len(prefix) :] if name.startswith(prefix) and len(name) > len(prefix) else None
+
+    def outer_uri(self, uri: str) -> str:
+        """The URI (or URI template) callers see for the remote's `uri`."""
+        return f"{self.namespace}+{uri}" if self.namespace else uri
+
+    def inner_uri(self, uri: str) -> str | None:
+        """The remote's URI for what callers read as `uri`, or None when it is not in this namespace."""
+        if not self.namespace:
+            return uri
+        prefix = f"{self.namespace}+"
+        return uri[len(prefix) :] if uri.startswith(prefix) and len(uri) > len(prefix) else None
+
+    def tool_scope(self, name: str) -> Scope:
+        """The least scope that sees the remote tool `name` (the source's, raised by a matching pattern)."""
+        for pattern, scope in self.tool_scopes:
+            if fnmatch.fnmatchcase(name, pattern):
+                return max(scope, self.scope)
+        return self.scope
+
+    def serves_tool(self, name: str) -> bool:
+        """Whether the remote tool `name` is one of `tools` (every one when `tools` is None)."""
+        patterns = self.tool_patterns
+        return patterns is None or any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+    # -- forwarding --------------------------------------------------------------------------------
+
+    async def forward(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """Send one request on the caller's behalf: its progress and logs come back on the caller's stream."""
+        meta = {key: ctx.meta[key] for key in _FORWARDED_META if key in ctx.meta}
+        if ctx.log_level is not None:
+            meta[META_LOG_LEVEL] = ctx.log_level
+        return await self.connection.request(
+            method,
+            params,
+            meta=meta,
+            on_notification=_relay(ctx),
+            client_capabilities={
+                key: ctx.client_capabilities[key] for key in _ASKABLE if key in ctx.client_capabilities
+            },
+        )
+
+    async def forward_asking(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """`forward` for the methods that may answer `input_required`: the caller answers, in its era.
+
+        A 2026 caller gets the remote's questions as the endpoint's own `input_required` (the remote's
+        `requestState` rides inside the endpoint's signed one); a handshake caller is asked on its stream.
+        """
+        outgoing = {key: value for key, value in params.items() if key not in ("inputResponses", "requestState")}
+        state = ctx.state.get(_STATE_KEY)
+        responses = dict(ctx.answers) if state is not None else {}
+        while True:
+            request = dict(outgoing)
+            if state is not None:
+                request["requestState"] = state
+            if responses:
+                request["inputResponses"] = responses
+            result = await self.forward(method, request, ctx)
+            if result.get("resultType") != "input_required":
+                return _local_result(result)
+            asked = result.get("inputRequests") or {}
+            state = result.get("requestState")
+            ctx.state[_STATE_KEY] = state
+            if not isinstance(asked, dict) or not asked:
+                responses = {}
+                continue  # a state-only round: send it back as it is
+            try:
+                responses = await ctx.request_input(asked)
+            except RuntimeError as error:
+                raise NotForwardable(f"The backend asks for input this caller cannot be asked for: {error}") from None
+
+    async def _list(self, method: str, key: str, ctx: RequestContext) -> list[dict[str, Any]]:
+        """Every item of a remote list; nothing (logged) when the remote is down and that is tolerated."""
+        items: list[Any] = []
+        cursor: str | None = None
+        try:
+            for _ in range(_MAX_PAGES):
+                result = await self.forward(method, {"cursor": cursor} if cursor else {}, ctx)
+                if method == "tools/list":
+                    result = ensure_input_schemas(result)
+                page = result.get(key)
+                items += page if isinstance(page, list) else []
+                cursor = result.get("nextCursor")
+                if not isinstance(cursor, str) or not cursor:
+                    break
+        except BackendUnavailable as error:
+            if not self.tolerates_down:
+                raise
+            logger.warning("Remote server %r left out of %s: %s", self.name, method, error)
+            return []
+        return [item for item in items if isinstance(item, dict)]
+
+    # -- the Source interface ----------------------------------------------------------------------
+
+    async def list_tools(self, ctx: RequestContext, scope: Scope) -> Items:
+        listed = []
+        for tool in await self._list("tools/list", "tools", ctx):
+            name = tool.get("name")
+            if not isinstance(name, str) or not self.serves_tool(name):
+                continue
+            outer, tool_scope = self.outer_name(name), self.tool_scope(name)
+            self.param_headers[outer] = (param_headers_of(tool.get("inputSchema")), tool_scope)
+            if tool_scope <= scope:
+                listed.append({**tool, "name": outer} if self.namespace else tool)
+        return listed
+
+    async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> _RemoteTool | None:
+        """The remote tool `name` stands for, without listing (the remote answers for one it does not have)."""
+        inner = self.inner_name(name)
+        if inner is None or not self.serves_tool(inner) or self.tool_scope(inner) > scope:
+            return None
+        return _RemoteTool(self, inner)
+
+    async def list_resources(self, ctx: RequestContext, scope: Scope) -> Items:
+        return self._outer_uris(await self._list("resources/list", "resources", ctx), "uri")
+
+    async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Items:
+        listed = await self._list("resources/templates/list", "resourceTemplates", ctx)
+        return self._outer_uris(listed, "uriTemplate")
+
+    def _outer_uris(self, items: list[dict[str, Any]], key: str) -> Items:
+        if not self.namespace:
+            return items
+        return [{**item, key: self.outer_uri(str(item.get(key, "")))} for item in items]
+
+    async def get_resource(self, uri: str, ctx: RequestContext, scope: Scope) -> _RemoteResource | None:
+        """Any URI in the namespace: the remote says whether it exists (so any may be subscribed to)."""
+        inner = self.inner_uri(uri)
+        return None if inner is None else _RemoteResource(self, inner)
+
+    async def get_resource_template(
+        self, uri_template: str, ctx: RequestContext, scope: Scope
+    ) -> _RemoteResource | None:
+        return await self.get_resource(uri_template, ctx, scope)
+
+    async def match_resource_template(
+        self, uri: str, ctx: RequestContext, scope: Scope
+    ) -> tuple[_RemoteResource, dict[str, str]] | None:
+        return None  # get_resource already answers for every URI of the namespace
+
+    async def list_prompts(self, ctx: RequestContext, scope: Scope) -> Items:
+        prompts = await self._list("prompts/list", "prompts", ctx)
+        if not self.namespace:
+            return prompts
+        return [{**prompt, "name": self.outer_name(str(prompt.get("name", "")))} for prompt in prompts]
+
+    async def get_prompt(self, name: str, ctx: RequestContext, scope: Scope) -> _RemotePrompt | None:
+        inner = self.inner_name(name)
+        return None if inner is None else _RemotePrompt(self, inner)
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: str,
+        value: str,
+        context_arguments: Mapping[str, str],
+        ctx: RequestContext,
+    ) -> Mapping[str, Any]:
+        inner = dict(ref)
+        if ref.get("type") == "ref/prompt":
+            inner["name"] = self.inner_name(str(ref.get("name", "")))
+        elif ref.get("type") == "ref/resource":
+            inner["uri"] = self.inner_uri(str(ref.get("uri", "")))
+        params: dict[str, Any] = {"ref": inner, "argument": {"name": argument, "value": value}}
+        if context_arguments:
+            params["context"] = {"arguments": dict(context_arguments)}
+        result = await self.forward("completion/complete", params, ctx)
+        completion = result.get("completion")
+        return completion if isinstance(completion, dict) else {"values": []}
+
+
+def _relay(ctx: RequestContext) -> Any:
+    """The listener passing a forwarded request's progress and log messages on to the caller."""
+
+    async def relay(message: Message) -> None:
+        raw = message.get("params")
+        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        if message.get("method") == "notifications/progress" and ctx.progress_token is not None:
+            await ctx.send_notification("notifications/progress", {**params, "progressToken": ctx.progress_token})
+        elif message.get("method") == "notifications/message" and ctx.wants_log(str(params.get("level"))):
+            await ctx.send_notification("notifications/message", params)
+
+    return relay
+
+
+class _RemoteTool:
+    """A remote tool, called on the remote server."""
+
+    __slots__ = ("name", "source")
+
+    def __init__(self, source: RemoteSource, name: str) -> None:
+        self.source = source
+        self.name = name
+
+    async def call(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> Mapping[str, Any]:
+        params = {"name": self.name, "arguments": dict(arguments or {})}
+        return await self.source.forward_asking("tools/call", params, request)
+
+
+class _RemoteResource:
+    """A remote resource (any URI of the remote's), read on the remote server."""
+
+    __slots__ = ("source", "uri")
+
+    def __init__(self, source: RemoteSource, uri: str) -> None:
+        self.source = source
+        self.uri = uri
+
+    async def read(self, uri: str, variables: Mapping[str, str], request: RequestContext) -> Mapping[str, Any]:
+        try:
+            result = await self.source.forward_asking("resources/read", {"uri": self.uri}, request)
+        except RemoteError as error:
+            if error.code == RESOURCE_NOT_FOUND_LEGACY or (
+                error.code == INVALID_PARAMS and isinstance(error.data, dict) and error.data.get("uri") == self.uri
+            ):
+                raise ResourceNotFound(uri) from None
+            raise
+        if not self.source.namespace:
+            return result
+        contents = result.get("contents")
+        if isinstance(contents, list):
+            outer = self.source.outer_uri
+            contents = [
+                {**item, "uri": outer(item["uri"])}
+                if isinstance(item, dict) and isinstance(item.get("uri"), str)
+                else item
+                for item in contents
+            ]
+            result = {**result, "contents": contents}
+        return result
+
+
+class _RemotePrompt:
+    """A remote prompt, rendered on the remote server."""
+
+    __slots__ = ("name", "source")
+
+    def __init__(self, source: RemoteSource, name: str) -> None:
+        self.source = source
+        self.name = name
+
+    async def get(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> Mapping[str, Any]:
+        params = {"name": self.name, "arguments": dict(arguments or {})}
+        return await self.source.forward_asking("prompts/get", params, request)
