@@ -1,4 +1,4 @@
-"""The gateway's system checks: the server each gateway endpoint names (E031).
+"""The gateway's system checks: the server each gateway endpoint names (E031), and hubs (E141 to E143).
 
 `SERVERS` entries themselves are checked with the interceptor entries (`interceptor_checks`: E040, E041).
 Registered by `MCPDjangoConfig.ready()` beside those of `mcp_django.checks` (where every other ID lives).
@@ -17,9 +17,10 @@ from mcp_django.checks_support import short as _short
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import mounted_endpoints
 from mcp_django.gateway.connection import config_problems
-from mcp_django.gateway.endpoint import GatewayEndpoint
+from mcp_django.gateway.endpoint import GatewayEndpoint, entry_problems
+from mcp_django.gateway.source import NAMESPACE
 
-__all__ = ["check_gateways"]
+__all__ = ["check_gateways", "check_hubs"]
 
 
 @register(Tags.urls)
@@ -47,4 +48,57 @@ def check_gateways(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
                     id="mcp_django.E031",
                 )
             )
+    return messages
+
+
+@register(Tags.urls)
+def check_hubs(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check each hub's `servers=` entries (E141), namespaces (E142) and local names inside them (E143)."""
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf: check_endpoints and Django's URL checks report it
+        return []
+    messages: list[CheckMessage] = []
+    for endpoint in endpoints:
+        if isinstance(endpoint, GatewayEndpoint) and endpoint.is_hub:
+            messages += _hub_problems(endpoint)
+    return messages
+
+
+def _hub_problems(hub: GatewayEndpoint) -> list[CheckMessage]:
+    messages: list[CheckMessage] = []
+    hint = "A SERVERS name, or {'SERVER': ..., 'NAMESPACE': 'gh'} (docs/federation.md)."
+    for index, entry in enumerate(hub.server_entries):
+        for problem in entry_problems(entry):
+            messages.append(Error(f"Hub {hub.name!r} servers[{index}]: {problem}.", hint=hint, id="mcp_django.E141"))
+    sources = hub.remote_sources
+    for source in sources:
+        if source.namespace and not NAMESPACE.fullmatch(source.namespace):
+            problem = f"namespace {_short(source.namespace)} is not a letter, then letters, digits or '-'"
+            messages.append(Error(f"Hub {hub.name!r}: {problem}.", hint=hint, id="mcp_django.E141"))
+    counts: dict[str, int] = {}
+    for source in sources:
+        counts[source.namespace] = counts.get(source.namespace, 0) + 1
+    for namespace, count in counts.items():
+        if count > 1 or (not namespace and len(hub.sources()) > 1):
+            shown = _short(namespace) if namespace else "'' (none)"
+            messages.append(
+                Error(
+                    f"Hub {hub.name!r}: namespace {shown} is given to {count} of its sources.",
+                    hint="Give each remote server of a hub a NAMESPACE of its own.",
+                    id="mcp_django.E142",
+                )
+            )
+    registry = hub.registry
+    local = [*registry.tools, *registry.prompts] if registry is not None else []
+    for source in sources:
+        for name in local:
+            if source.namespace and source.inner_name(name) is not None:
+                messages.append(
+                    Error(
+                        f"Hub {hub.name!r}: local {_short(name)} is in the namespace of {_short(source.name)}.",
+                        hint="Rename the tool or prompt, or give the server another NAMESPACE.",
+                        id="mcp_django.E143",
+                    )
+                )
     return messages

@@ -116,6 +116,8 @@ class GatewayEndpoint(Endpoint):
     ) -> None:
         if (backend is None) == (servers is None):
             raise ValueError(f"Endpoint {name!r}: give a gateway's backend= or a hub's servers=, not both")
+        if mode == SOURCELESS and (options.get("registry") is not None or options.get("providers") is not None):
+            raise ValueError(f"Endpoint {name!r}: mode 'gateway' serves remote servers only; a hub names its mode")
         super().__init__(path, name=name, mode=mode, **options)
         self.server_info_override = dict(server_info) if server_info is not None else None
         self.instructions_override = instructions
@@ -131,7 +133,9 @@ class GatewayEndpoint(Endpoint):
         if isinstance(entry, str):
             entry = {"SERVER": entry, "NAMESPACE": entry}
         spec = entry["SERVER"]
-        label = spec if isinstance(spec, str) else spec.name if isinstance(spec, RemoteServer) else f"gateway {self.name}"
+        label = (
+            spec if isinstance(spec, str) else spec.name if isinstance(spec, RemoteServer) else f"gateway {self.name}"
+        )
         namespace = entry.get("NAMESPACE", label if isinstance(spec, str) else "")
         source = RemoteSource(
             spec,

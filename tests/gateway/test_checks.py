@@ -22,7 +22,10 @@ def test_the_retired_gateways_and_interceptor_servers_keys_are_e140(settings: An
         ),
         Error(
             "MCP_DJANGO['INTERCEPTOR_SERVERS'] is gone: name remote servers in 'SERVERS'.",
-            hint="Move its entries to MCP_DJANGO['SERVERS'] = {'name': {'URL': ..., 'FAIL_OPEN': ...}} (docs/gateway.md).",
+            hint=(
+                "Move its entries to MCP_DJANGO['SERVERS'] = {'name': {'URL': ..., 'FAIL_OPEN': ...}} "
+                "(docs/gateway.md)."
+            ),
             id="mcp_django.E140",
         ),
     ]
@@ -35,10 +38,11 @@ def test_a_gateway_endpoint_naming_no_entry_is_e031(settings: Any) -> None:
 
     assert check_gateways() == [
         Error(
-            "Gateway endpoint 'gw-stdio''s server: no MCP_DJANGO['SERVERS'] entry 'stdio'.",
+            f"Gateway endpoint {name!r}'s server: no MCP_DJANGO['SERVERS'] entry 'stdio'.",
             hint="Name a SERVERS entry, or pass a dict with a URL or a COMMAND.",
             id="mcp_django.E031",
         )
+        for name in ("gw-hub", "gw-stdio")
     ]
 
 

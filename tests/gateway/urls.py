@@ -39,4 +39,17 @@ urlpatterns = [
         allow_anonymous=True,
         interceptors=[],
     ),
+    # A hub: the local registry first, then two remotes under namespaces, then one nothing answers for.
+    *endpoint(
+        "hub/mcp",
+        name="gw-hub",
+        registry="tests.interceptors.tools.registry",
+        allow_anonymous=True,
+        interceptors=[],
+        servers=[
+            {"SERVER": "sdk", "NAMESPACE": "sdk", "TOOL_SCOPES": {"slow": "SYSTEM"}},
+            {"SERVER": "stdio", "NAMESPACE": "io", "TOOLS": ["echo", "announce"]},
+            {"SERVER": {"URL": "http://127.0.0.1:9/mcp", "CONNECT_TIMEOUT": 3}, "NAMESPACE": "down"},
+        ],
+    ),
 ]

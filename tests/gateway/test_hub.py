@@ -1,0 +1,148 @@
+"""A hub (federation): one endpoint composing a local registry with remote servers under namespaces, served
+in process in front of the official SDK's server over HTTP and over stdio, and one remote that is down."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from django.core.checks import Error
+
+from mcp_django import Registry
+from mcp_django.endpoints import endpoint_registry
+from mcp_django.gateway.checks import _hub_problems
+from mcp_django.gateway.connection import pool
+from mcp_django.gateway.endpoint import GatewayEndpoint
+from mcp_django.gateway.source import RemoteSource
+from tests.conftest import ROOT
+from tests.gateway.conftest import sdk_stdio_command
+from tests.gateway.test_gateway import WAIT, send
+
+pytestmark = [pytest.mark.live, pytest.mark.urls("tests.gateway.urls"), pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def _servers(settings: Any, sdk_backend_url: str) -> None:
+    settings.MCP_DJANGO = {
+        **settings.MCP_DJANGO,
+        "SERVERS": {
+            "sdk": {"URL": sdk_backend_url},
+            "stdio": {"COMMAND": sdk_stdio_command(), "CWD": str(ROOT), "PROTOCOL_VERSION": "2025-06-18"},
+        },
+    }
+
+
+@pytest.fixture(autouse=True)
+async def _close_the_pool() -> AsyncIterator[None]:
+    yield
+    await pool.aclose()
+
+
+def text_of(answer: dict[str, Any]) -> str:
+    return str(answer["result"]["content"][0]["text"])
+
+
+async def test_a_hub_lists_local_tools_and_each_remotes_under_its_namespace() -> None:
+    answer = await asyncio.wait_for(send("/hub/mcp", "tools/list"), WAIT)
+
+    names = [tool["name"] for tool in answer["result"]["tools"]]
+    assert names[0] == "echo"  # the local registry comes first
+    assert {"sdk_echo", "sdk_seen_headers", "sdk_announce", "io_echo", "io_announce"} <= set(names)
+    assert "sdk_slow" not in names  # its TOOL_SCOPES ask for SYSTEM
+    assert "io_slow" not in names  # not one of its TOOLS
+    assert not [name for name in names if name.startswith("down_")]  # down: dropped out, the others answer
+
+
+async def test_a_hub_calls_each_tool_where_it_lives() -> None:
+    local = await send("/hub/mcp", "tools/call", {"name": "echo", "arguments": {"text": "here"}})
+    over_http = await send("/hub/mcp", "tools/call", {"name": "sdk_echo", "arguments": {"text": "http"}})
+    over_stdio = await send("/hub/mcp", "tools/call", {"name": "io_echo", "arguments": {"text": "stdio"}})
+
+    assert [text_of(local), text_of(over_http), text_of(over_stdio)] == ["here", "http", "stdio"]
+
+
+async def test_a_call_to_a_tool_of_a_remote_that_is_down_is_a_clear_error() -> None:
+    answer = await asyncio.wait_for(send("/hub/mcp", "tools/call", {"name": "down_echo", "arguments": {}}), WAIT)
+
+    assert answer["error"]["code"] == -32603
+    assert answer["error"]["message"].startswith("Backend 'gateway gw-hub' unavailable: ")
+
+
+async def test_a_hub_answers_a_name_outside_every_namespace_as_unknown() -> None:
+    answer = await send("/hub/mcp", "tools/call", {"name": "io_slow", "arguments": {"seconds": 0}})
+
+    assert answer["error"]["message"] == "Unknown tool: io_slow"
+
+
+def test_the_manifest_lists_the_sources_a_hub_composes() -> None:
+    manifest = endpoint_registry("tests.gateway.urls").manifest()
+
+    hub = next(entry for entry in manifest["endpoints"] if entry["name"] == "gw-hub")
+    assert hub["sources"] == [
+        {"kind": "registry", "name": "interceptor-tests", "namespace": ""},
+        {"kind": "remote", "name": "sdk", "namespace": "sdk"},
+        {"kind": "remote", "name": "stdio", "namespace": "io"},
+        {"kind": "remote", "name": "gateway gw-hub", "namespace": "down"},
+    ]
+
+
+def test_resource_uris_take_the_namespace_before_their_scheme_and_lose_it_again() -> None:
+    source = RemoteSource("sdk", namespace="gh")
+
+    assert source.outer_uri("file:///notes.txt") == "gh+file:///notes.txt"
+    assert source.inner_uri("gh+file:///notes.txt") == "file:///notes.txt"
+    assert source.inner_uri("file:///notes.txt") is None
+    assert (source.outer_name("create_issue"), source.inner_name("gh_create_issue")) == (
+        "gh_create_issue",
+        "create_issue",
+    )
+
+
+def hub(*servers: Any) -> GatewayEndpoint:
+    return GatewayEndpoint("h", name="h", mode="server", registry=Registry("empty"), servers=list(servers))
+
+
+def test_hub_entries_with_mistakes_are_e141() -> None:
+    assert _hub_problems(hub({"SERVER": "a", "NAME": "x"}, {"SERVER": "b", "NAMESPACE": "b", "TOOLS": "echo"})) == [
+        Error(
+            "Hub 'h' servers[0]: unknown key 'NAME'.",
+            hint="A SERVERS name, or {'SERVER': ..., 'NAMESPACE': 'gh'} (docs/federation.md).",
+            id="mcp_django.E141",
+        ),
+        Error(
+            "Hub 'h' servers[1]: TOOLS must be a list of name patterns.",
+            hint="A SERVERS name, or {'SERVER': ..., 'NAMESPACE': 'gh'} (docs/federation.md).",
+            id="mcp_django.E141",
+        ),
+    ]
+
+
+def test_two_remotes_under_one_namespace_are_e142() -> None:
+    assert _hub_problems(hub({"SERVER": "a", "NAMESPACE": "gh"}, {"SERVER": "b", "NAMESPACE": "gh"})) == [
+        Error(
+            "Hub 'h': namespace 'gh' is given to 2 of its sources.",
+            hint="Give each remote server of a hub a NAMESPACE of its own.",
+            id="mcp_django.E142",
+        )
+    ]
+
+
+def test_a_local_tool_inside_a_remotes_namespace_is_e143() -> None:
+    local = Registry("local")
+
+    @local.tool
+    def gh_sync() -> str:
+        """A local tool whose name a remote's namespace would claim."""
+        return "synced"
+
+    servers = [{"SERVER": "github", "NAMESPACE": "gh"}]
+    endpoint = GatewayEndpoint("h", name="h", mode="server", registry=local, servers=servers)
+    assert _hub_problems(endpoint) == [
+        Error(
+            "Hub 'h': local 'gh_sync' is in the namespace of 'github'.",
+            hint="Rename the tool or prompt, or give the server another NAMESPACE.",
+            id="mcp_django.E143",
+        )
+    ]
