@@ -17,7 +17,10 @@ class MCPDjangoConfig(AppConfig):
         from mcp_django import checks, extensions  # noqa: F401  # register the system checks, the extensions' too
         from mcp_django.conf import mcp_settings
         from mcp_django.gateway import checks as gateway_checks  # noqa: F401  # those of the gateways
-        from mcp_django.gateway import interceptor_checks  # noqa: F401  # and those of the interceptor servers
+        from mcp_django.gateway import (
+            interceptor_checks,  # noqa: F401  # and those of the interceptor servers
+            remote_chain,  # noqa: F401  # runs the chains' {"SERVER": ...} entries
+        )
         from mcp_django.registry import all_registries
         from mcp_django.toolsets import checks as toolset_checks  # noqa: F401  # and those of the toolsets
 

@@ -31,7 +31,8 @@ from asgiref.sync import async_to_sync
 
 from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import BackendUnavailable, RemoteError, RemoteServer, connect, pool, remote_server
-from mcp_django.gateway.remote_chain import chain_options, drain_sinks
+from mcp_django.gateway.remote_chain import drain_sinks
+from mcp_django.interceptors import chain_options
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.overlay import installed, on_change
 

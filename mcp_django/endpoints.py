@@ -41,7 +41,7 @@ from mcp_django.auth_cache import auth_cache
 from mcp_django.conf import mcp_settings
 from mcp_django.declarations.tools import ToolRunner
 from mcp_django.extensions import Extension, ServedExtensions
-from mcp_django.gateway.remote_chain import chain_options
+from mcp_django.interceptors import chain_options
 from mcp_django.mounts import EndpointRegistry, canonical_path, mounted_in
 from mcp_django.overlay import Overlay, installed, on_change
 from mcp_django.protocol import Connection, MessageHandler
@@ -81,8 +81,7 @@ __all__ = [
 Mode = Literal["server", "adapter", "combined", "gateway"]
 MODES: Final[tuple[Mode, ...]] = ("server", "adapter", "combined")
 """`server`: the static registry; `adapter`: the providers; `combined`: both, static declarations first."""
-SOURCELESS: Final[Mode] = "gateway"
-"""The mode of an endpoint serving no local source: a subclass brings its sources (`sources()`), remote ones."""
+SOURCELESS: Final[Mode] = "gateway"  # serves no local source: a subclass brings its own (`sources()`)
 
 _endpoints: weakref.WeakSet[Endpoint] = weakref.WeakSet()
 
@@ -146,11 +145,8 @@ class Endpoint:
         self.name = name
         self.mode: Mode = mode
         self.allow_anonymous = allow_anonymous
-        self._registry: Registry | str | None = (
-            None
-            if mode in ("adapter", SOURCELESS)
-            else (registry if registry is not None else "mcp_django.default_registry")
-        )
+        local = registry if registry is not None else "mcp_django.default_registry"
+        self._registry: Registry | str | None = None if mode in ("adapter", SOURCELESS) else local
         self.provider_ids = None if providers is None else tuple(providers)
         self._providers: tuple[Provider, ...] | None = None
         self._authentication_classes = None if authentication_classes is None else list(authentication_classes)
@@ -286,12 +282,9 @@ class Endpoint:
         return scope
 
     def sources(self) -> list[Source]:
-        """The sources this endpoint serves, in order of precedence, as the code says (before the overlay).
-
-        The registry (server and combined modes), then a `ProviderSource` per provider (adapter and
-        combined modes), then the served extensions' sources; subclasses add theirs (the gateway
-        package's remote servers).
-        """
+        """The sources served, in order of precedence (before the overlay): the registry (server and combined
+        modes), then a `ProviderSource` per provider (adapter and combined modes), then the served extensions'
+        sources; subclasses add theirs (the gateway package's remote servers)."""
         registry = self.registry
         sources: list[Source] = [registry.source()] if registry is not None else []
         sources += [ProviderSource(provider) for provider in self.providers]

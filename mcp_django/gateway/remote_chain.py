@@ -37,7 +37,7 @@ from mcp_django.gateway.interceptor_servers import (
     discoveries,
     interceptor_server,
 )
-from mcp_django.interceptors import handler_options
+from mcp_django.interceptors import register_server_entries
 from mcp_django.interceptors.base import (
     PHASES,
     InterceptorContext,
@@ -61,10 +61,10 @@ __all__ = [
     "RemoteSink",
     "RemoteValidation",
     "UnlistedServer",
-    "chain_options",
     "chain_servers",
     "drain_sinks",
     "remote_entries",
+    "server_entries_hook",
 ]
 
 logger = logging.getLogger("mcp_django.gateway")
@@ -380,15 +380,10 @@ def chain_servers(config: Any) -> list[InterceptorServerConfig]:
     return chosen
 
 
-def chain_options(config: Any, *, protocol: bool = False, label: str | None = None) -> dict[str, Any]:
-    """`interceptors.handler_options` for a list that may name remote servers: the same options, with a hook
-    that runs the merged chain when it does.
-
-    The wire methods (`protocol`) serve the list's local interceptors only.
-    """
-    local = [raw for raw in config if not is_server_entry(raw)] if isinstance(config, (list, tuple)) else config
-    options = handler_options(local, protocol=protocol, label=label)
+def server_entries_hook(local: Sequence[Any], config: Sequence[Any], label: str) -> RemoteChainHook | None:
+    """The hook running `config`'s local entries merged with its servers' (`interceptors.register_server_entries`)."""
     servers = chain_servers(config)
-    if servers:
-        options["hook"] = RemoteChainHook(local, servers, label=label or "MCP_DJANGO['INTERCEPTORS']")
-    return options
+    return RemoteChainHook(local, servers, label=label) if servers else None
+
+
+register_server_entries(server_entries_hook)
