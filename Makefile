@@ -96,6 +96,7 @@ demo: $(DEMO_STAMP)
 	@echo "  Conformance fixture:       http://$(DEMO_HOST):$(DEMO_PORT)/conformance/mcp"
 	@echo "  Gateway to the fixture:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/mcp"
 	@echo "  Gateway to the gateway:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/chain/mcp  (chained; docs/gateway.md)"
+	@echo "  Hub (federation):          http://$(DEMO_HOST):$(DEMO_PORT)/hub/mcp  (about_*, conf_*, books_*; docs/federation.md)"
 	@echo "  Django admin:              http://$(DEMO_HOST):$(DEMO_PORT)/admin/  (admin / admin)"
 	@echo "  MCP dashboard:             http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/controlroom/"
 	@echo "  Switch a provider off/on:  http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/providerstate/"

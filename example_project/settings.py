@@ -177,6 +177,8 @@ MCP_DJANGO = {
             "URL": os.environ.get("MCP_EXAMPLE_GATEWAY_BACKEND_URL", f"{EXAMPLE_BASE_URL}/conformance/mcp"),
         },
         "gateway": {"URL": f"{EXAMPLE_BASE_URL}/gateway/mcp"},
+        # the catalogue's anonymous endpoint, one of the hub's remotes (/hub/mcp)
+        "books": {"URL": f"{EXAMPLE_BASE_URL}/books/mcp"},
     },
 }
 

@@ -63,6 +63,19 @@ urlpatterns = [
         allow_anonymous=True,
         interceptors=[{"SERVER": "demo"}],
     ),
+    # The project's catalogue tools open to anonymous callers (USER scope: the read-only ones), so the hub
+    # below can compose them as a remote server, through loopback.
+    *endpoint("books/mcp", name="books", allow_anonymous=True, interceptors=[]),
+    # A hub (docs/federation.md): the demo's providers (about_*), the conformance fixture as conf_* and the
+    # catalogue above as books_*, one endpoint; a remote that is down drops out, the others keep answering.
+    *endpoint(
+        "hub/mcp",
+        mode="adapter",
+        name="hub",
+        allow_anonymous=True,
+        interceptors=[],
+        servers=[{"SERVER": "conformance", "NAMESPACE": "conf"}, {"SERVER": "books", "NAMESPACE": "books"}],
+    ),
     # /mcp (and /mcp/): the server endpoint with every `@mcp_django.tool` of the project's apps.
     path("", include("mcp_django.urls")),
     # The OAuth 2.1 authorization server: metadata, registration, login + consent, tokens (docs/oauth.md).
