@@ -18,9 +18,8 @@ from mcp_django.endpoints import Endpoint
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.jsonrpc import METHOD_NOT_FOUND
 from mcp_django.protocol.versions import Era
-from mcp_django.providers import ProviderSource
 from mcp_django.scopes import Scope, User
-from mcp_django.sources import CompositeBackend, Source
+from mcp_django.sources import Source
 from mcp_django.testing import MCPCallError, MCPTestClient
 
 __all__ = ["KINDS", "Item", "inspect_endpoint"]
@@ -58,10 +57,7 @@ async def inspect_endpoint(endpoint: Endpoint, *, user: User | None, scope: Scop
     await endpoint.overlay.refresh()
     caller_scope = scope if scope is not None else await endpoint.scope_of(user)
     client = MCPTestClient(endpoint, user=user, scope=scope, era="stateless")
-    sources = endpoint.overlay.wrap_sources(endpoint, _sources(endpoint))
-    backend = endpoint.build_backend()
-    if not isinstance(backend, CompositeBackend):  # a gateway: what it defines is what its backend lists
-        sources = [_BackendSource(endpoint, _backend_label(endpoint, backend))]
+    sources = endpoint.overlay.wrap_sources(endpoint, endpoint.sources())
     report: dict[str, Any] = {
         "endpoint": endpoint.name,
         "path": "/" + endpoint.path.strip("/"),
@@ -88,12 +84,6 @@ async def inspect_endpoint(endpoint: Endpoint, *, user: User | None, scope: Scop
     return report
 
 
-def _sources(endpoint: Endpoint) -> list[Source]:
-    registry = endpoint.registry
-    sources: list[Source] = [registry.source()] if registry is not None else []
-    return sources + [ProviderSource(provider) for provider in endpoint.providers]
-
-
 async def _served(client: MCPTestClient, method: str, kind: str) -> list[dict[str, Any]]:
     key = {"resource_templates": "resourceTemplates"}.get(kind, kind)
     try:
@@ -107,7 +97,9 @@ async def _served(client: MCPTestClient, method: str, kind: str) -> list[dict[st
 async def _defined(
     endpoint: Endpoint, source: Source, method: str, key: str
 ) -> list[tuple[str, Mapping[str, Any], Scope]]:
-    """The source's items, each with the lowest scope that lists it."""
+    """The source's items, each with the lowest scope that lists it (none of a feature it does not serve)."""
+    if ("resources" if "resource" in method else method.removeprefix("list_")) not in source.capabilities():
+        return []
     ctx = RequestContext(
         method=method,
         request_id=None,
@@ -124,54 +116,10 @@ async def _defined(
     return list(found.values())
 
 
-class _BackendSource(Source):
-    """An endpoint whose backend has no sources (a gateway), listed through its backend at a fixed scope."""
-
-    __slots__ = ("endpoint", "label")
-
-    def __init__(self, endpoint: Endpoint, label: str) -> None:
-        self.endpoint = endpoint
-        self.label = label
-
-    def capabilities(self) -> dict[str, Any]:
-        return dict(self.endpoint.build_backend().capabilities())
-
-    async def list_tools(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        return await self._list("tools", "list_tools", ctx, scope)
-
-    async def list_resources(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        return await self._list("resources", "list_resources", ctx, scope)
-
-    async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        return await self._list("resources", "list_resource_templates", ctx, scope)
-
-    async def list_prompts(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        return await self._list("prompts", "list_prompts", ctx, scope)
-
-    async def _list(self, feature: str, method: str, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        async def fixed(_: RequestContext) -> Scope:
-            return scope
-
-        backend = self.endpoint.build_backend(fixed)
-        if feature not in backend.capabilities():
-            return ()
-        items: Sequence[Mapping[str, Any]] = await getattr(backend, method)(ctx)
-        return items
-
-
-def _backend_label(endpoint: Endpoint, backend: Any) -> str:
-    remote = getattr(endpoint, "remote", None)
-    name = getattr(remote, "name", None)
-    return f"gateway:{name}" if name else type(backend).__name__
-
-
 def _label(source: Source) -> str:
-    if isinstance(source, _BackendSource):
-        return source.label
-    if isinstance(source, ProviderSource):
-        return f"provider:{source.provider.id}"
-    registry = getattr(source, "registry", None)
-    return f"registry:{registry.name}" if registry is not None else type(source).__name__
+    described = source.manifest()
+    kind = {"providers": "provider"}.get(described["kind"], described["kind"])
+    return f"{kind}:{described['name']}"
 
 
 def _state(endpoint: Endpoint, source: Source, kind: str, name: str) -> str:

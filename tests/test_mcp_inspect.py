@@ -188,7 +188,7 @@ async def test_a_gateway_is_inspected_through_what_its_remote_lists(live_server:
         "title": None,
         "description": None,
         "scope": "USER",
-        "source": "gateway:gateway inspected-gateway",
+        "source": "remote:gateway inspected-gateway",
         "state": "on",
         "served": True,
     }

@@ -280,17 +280,28 @@ def test_stateless_requests_take_the_live_route(client: Client, carol: Caller) -
 # ---------------------------------------------------------------- the endpoint registry and manifest
 
 
-def test_the_manifest_lists_every_endpoint_with_its_path_and_mode_sorted_by_path(client: Client) -> None:
+def test_the_manifest_lists_every_endpoint_with_its_path_mode_and_sources_sorted_by_path(client: Client) -> None:
     response = client.get("/mcp/.well-known/endpoints")
+    registry = [{"kind": "registry", "name": "access-static", "namespace": ""}]
+    providers = [
+        {"kind": "providers", "name": name, "namespace": ""}
+        for name in ("tests.gadgets", "tests.team", "tests.secret", "tests.library")
+    ]
 
     assert response.status_code == 200
     assert response.json() == {
         "endpoints": [
-            {"name": "basic", "path": "/basic/mcp", "mode": "server", "anonymous": False},
-            {"name": "combined", "path": "/combined/mcp", "mode": "combined", "anonymous": False},
-            {"name": "server", "path": "/mcp", "mode": "server", "anonymous": False},
-            {"name": "adapter", "path": "/mcp/adapter", "mode": "adapter", "anonymous": False},
-            {"name": "open", "path": "/open/mcp", "mode": "server", "anonymous": True},
+            {"name": "basic", "path": "/basic/mcp", "mode": "server", "anonymous": False, "sources": registry},
+            {
+                "name": "combined",
+                "path": "/combined/mcp",
+                "mode": "combined",
+                "anonymous": False,
+                "sources": registry + providers,
+            },
+            {"name": "server", "path": "/mcp", "mode": "server", "anonymous": False, "sources": registry},
+            {"name": "adapter", "path": "/mcp/adapter", "mode": "adapter", "anonymous": False, "sources": providers},
+            {"name": "open", "path": "/open/mcp", "mode": "server", "anonymous": True, "sources": registry},
         ]
     }
 
