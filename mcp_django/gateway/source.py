@@ -325,7 +325,12 @@ class RemoteSource(Source):
                 raise NotForwardable(f"The backend asks for input this caller cannot be asked for: {error}") from None
 
     async def _list(self, method: str, key: str, ctx: RequestContext) -> list[dict[str, Any]]:
-        """Every item of a remote list; nothing (logged) when the remote is down and that is tolerated."""
+        """Every item of a remote list; nothing (logged) when the remote is down and that is tolerated.
+
+        Nothing either for a feature the remote did not announce: a hub asks every source for every list.
+        """
+        if self._described is not None and method.split("/")[0] not in self._described.features:
+            return []
         items: list[Any] = []
         cursor: str | None = None
         try:
