@@ -114,12 +114,20 @@ async def test_a_bad_token_is_refused_as_invalid(example_server: LiveServer) -> 
     assert response.headers["WWW-Authenticate"].startswith('Bearer error="invalid_token", resource_metadata="')
 
 
-async def test_the_manifest_lists_the_endpoints_and_their_modes(example_server: LiveServer) -> None:
+async def test_the_manifest_lists_the_endpoints_their_modes_and_the_hubs_sources(example_server: LiveServer) -> None:
     async with httpx2.AsyncClient() as http:
         manifest = (await http.get(example_server.url("/mcp/.well-known/endpoints"))).json()
 
     modes = {entry["path"]: entry["mode"] for entry in manifest["endpoints"]}
+    hub = next(entry for entry in manifest["endpoints"] if entry["path"] == "/hub/mcp")
+    assert hub["sources"][0] == {"kind": "providers", "name": "demo.books", "namespace": ""}  # local ones first
+    assert [source for source in hub["sources"] if source["kind"] != "providers"] == [
+        {"kind": "remote", "name": "conformance", "namespace": "conf"},
+        {"kind": "remote", "name": "books", "namespace": "books"},
+    ]
     assert modes == {
+        "/books/mcp": "server",
+        "/hub/mcp": "adapter",
         "/conformance/mcp": "server",
         "/conformance/view/mcp": "server",
         "/gateway/mcp": "gateway",
