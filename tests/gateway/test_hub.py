@@ -4,11 +4,13 @@ in process in front of the official SDK's server over HTTP and over stdio, and o
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from django.core.checks import Error
+from django.test import AsyncClient
 
 from mcp_django import Registry
 from mcp_django.endpoints import endpoint_registry
@@ -18,7 +20,8 @@ from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.gateway.source import RemoteSource
 from tests.conftest import ROOT
 from tests.gateway.conftest import sdk_stdio_command
-from tests.gateway.test_gateway import WAIT, send
+from tests.gateway.test_gateway import WAIT, _messages, send
+from tests.http_support import ACCEPT, stateless, stateless_headers
 
 pytestmark = [pytest.mark.live, pytest.mark.urls("tests.gateway.urls"), pytest.mark.django_db(transaction=True)]
 
@@ -74,6 +77,30 @@ async def test_a_hub_answers_a_name_outside_every_namespace_as_unknown() -> None
     answer = await send("/hub/mcp", "tools/call", {"name": "io_slow", "arguments": {"seconds": 0}})
 
     assert answer["error"]["message"] == "Unknown tool: io_slow"
+
+
+async def test_a_remotes_list_changed_reaches_the_hubs_listening_client_once() -> None:
+    body = stateless("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=7)
+    response: Any = await AsyncClient().post(
+        "/hub/mcp",
+        data=json.dumps(body).encode(),
+        content_type="application/json",
+        headers={"Accept": ACCEPT, **stateless_headers("subscriptions/listen")},
+    )
+    stream = _messages(response)
+    acknowledged = await asyncio.wait_for(anext(stream), WAIT)
+    assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
+
+    waiting = asyncio.ensure_future(anext(stream))
+    await send("/hub/mcp", "tools/call", {"name": "io_announce", "arguments": {}})
+    changed = await asyncio.wait_for(waiting, WAIT)
+    again = asyncio.ensure_future(anext(stream))
+    done, _ = await asyncio.wait({again}, timeout=1.0)  # a second copy would follow at once
+    again.cancel()
+
+    assert changed["method"] == "notifications/tools/list_changed"
+    assert changed["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 7}
+    assert not done
 
 
 def test_the_manifest_lists_the_sources_a_hub_composes() -> None:
