@@ -1,5 +1,7 @@
-"""Seed 004's gateway: an endpoint mode that fronts another MCP server through the interceptor chain.
+"""Remote MCP servers as sources: gateways (one remote) and hubs (many, beside local sources).
 
-`connection` is the client side every part of the gateway shares: one pooled connection per remote
-MCP server (Streamable HTTP or a stdio subprocess). docs/gateway.md.
+`connection` is the client side every part shares: one pooled connection per remote MCP server
+(Streamable HTTP or a stdio subprocess), named in `MCP_DJANGO["SERVERS"]`; `source.RemoteSource` serves
+one as a source of `CompositeBackend`; `remote_chain` runs the interceptors of remote interceptor
+servers in a chain. docs/gateway.md, docs/federation.md.
 """

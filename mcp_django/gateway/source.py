@@ -12,10 +12,9 @@ remote through this source as it reaches any other. It adds what fronting a serv
 - lists are fetched whole (following the remote cursors) and paged again by the core;
 - a remote that cannot be reached, in a composition that `tolerates_down`, drops out of lists with a
   logged reason while the other sources answer; a call to one of its tools answers "backend unavailable";
-- progress and log messages of a forwarded request reach the caller's stream;
-- a remote `input_required` (2026-07-28) is asked of the caller in the caller's era: carried through
-  the endpoint's own signed `requestState` for a 2026 client, asked on the stream of a handshake one;
-- results lose the remote's era-bound fields (`resultType`, cache hints), which the core adds again.
+- each operation is forwarded in the caller's era (`mcp_django.gateway.forwarding`): progress and log
+  messages reach the caller's stream, a remote `input_required` is asked of the caller, results lose
+  the remote's era-bound fields.
 
 The remote's server info, instructions and features are the source's `description()` (read by
 `prepare()`): the hook an endpoint mirrors them from. Only the server's own credentials (settings) reach
@@ -34,14 +33,14 @@ from typing import Any, Final
 
 from mcp_django.gateway.connection import (
     BackendUnavailable,
-    NotForwardable,
     RemoteConnection,
     RemoteError,
     RemoteServer,
     connect,
     remote_server,
 )
-from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
+from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
+from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import (
     INVALID_PARAMS,
     RESOURCE_NOT_FOUND_LEGACY,
@@ -66,42 +65,7 @@ FEATURES: Final = ("tools", "resources", "prompts", "completions")
 """The server features a remote source serves (logging and subscriptions are the endpoint's own)."""
 NAMESPACE: Final = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 """What a namespace may be: it leads a tool name (`ns_`) and a URI scheme (`ns+`), so no `_` nor `+`."""
-_ERA_FIELDS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
-_STATE_KEY: Final = "gateway.requestState"
 _MAX_PAGES: Final = 1000
-_FORWARDED_META: Final = ("progressToken", "traceparent", "tracestate", "baggage")
-_ASKABLE: Final = ("elicitation", "sampling", "roots")
-"""The client capabilities declared for the caller: the endpoint relays those questions (`input_required`)."""
-
-
-def ensure_input_schemas(result: Mapping[str, Any]) -> dict[str, Any]:
-    """`result` (a `tools/list` result) with every missing or invalid `inputSchema` made `{"type": "object"}`."""
-    tools = result.get("tools")
-    if not isinstance(tools, list):
-        return dict(result)
-    return {**result, "tools": [_with_input_schema(tool) for tool in tools]}
-
-
-def _with_input_schema(tool: Any) -> Any:
-    if not isinstance(tool, dict):
-        return tool
-    schema = tool.get("inputSchema")
-    if isinstance(schema, dict) and schema.get("type") == "object":
-        return tool
-    return {**tool, "inputSchema": {"type": "object"}}
-
-
-def _local_result(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A remote result without what belongs to the remote's era; the core adds the caller's."""
-    out = {key: value for key, value in result.items() if key not in _ERA_FIELDS}
-    meta = out.get("_meta")
-    if isinstance(meta, dict):
-        meta = {key: value for key, value in meta.items() if not key.startswith("io.modelcontextprotocol/")}
-        if meta:
-            out["_meta"] = meta
-        else:
-            del out["_meta"]
-    return out
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -281,48 +245,12 @@ class RemoteSource(Source):
     # -- forwarding --------------------------------------------------------------------------------
 
     async def forward(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        """Send one request on the caller's behalf: its progress and logs come back on the caller's stream."""
-        meta = {key: ctx.meta[key] for key in _FORWARDED_META if key in ctx.meta}
-        if ctx.log_level is not None:
-            meta[META_LOG_LEVEL] = ctx.log_level
-        return await self.connection.request(
-            method,
-            params,
-            meta=meta,
-            on_notification=_relay(ctx),
-            client_capabilities={
-                key: ctx.client_capabilities[key] for key in _ASKABLE if key in ctx.client_capabilities
-            },
-        )
+        """Send one request on the caller's behalf (`forwarding.forward`)."""
+        return await forward(self.connection, method, params, ctx)
 
     async def forward_asking(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        """`forward` for the methods that may answer `input_required`: the caller answers, in its era.
-
-        A 2026 caller gets the remote's questions as the endpoint's own `input_required` (the remote's
-        `requestState` rides inside the endpoint's signed one); a handshake caller is asked on its stream.
-        """
-        outgoing = {key: value for key, value in params.items() if key not in ("inputResponses", "requestState")}
-        state = ctx.state.get(_STATE_KEY)
-        responses = dict(ctx.answers) if state is not None else {}
-        while True:
-            request = dict(outgoing)
-            if state is not None:
-                request["requestState"] = state
-            if responses:
-                request["inputResponses"] = responses
-            result = await self.forward(method, request, ctx)
-            if result.get("resultType") != "input_required":
-                return _local_result(result)
-            asked = result.get("inputRequests") or {}
-            state = result.get("requestState")
-            ctx.state[_STATE_KEY] = state
-            if not isinstance(asked, dict) or not asked:
-                responses = {}
-                continue  # a state-only round: send it back as it is
-            try:
-                responses = await ctx.request_input(asked)
-            except RuntimeError as error:
-                raise NotForwardable(f"The backend asks for input this caller cannot be asked for: {error}") from None
+        """Send one request that may answer `input_required`: the caller answers (`forwarding.forward_asking`)."""
+        return await forward_asking(self.connection, method, params, ctx)
 
     async def _list(self, method: str, key: str, ctx: RequestContext) -> list[dict[str, Any]]:
         """Every item of a remote list; nothing (logged) when the remote is down and that is tolerated.
@@ -427,20 +355,6 @@ class RemoteSource(Source):
         result = await self.forward("completion/complete", params, ctx)
         completion = result.get("completion")
         return completion if isinstance(completion, dict) else {"values": []}
-
-
-def _relay(ctx: RequestContext) -> Any:
-    """The listener passing a forwarded request's progress and log messages on to the caller."""
-
-    async def relay(message: Message) -> None:
-        raw = message.get("params")
-        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        if message.get("method") == "notifications/progress" and ctx.progress_token is not None:
-            await ctx.send_notification("notifications/progress", {**params, "progressToken": ctx.progress_token})
-        elif message.get("method") == "notifications/message" and ctx.wants_log(str(params.get("level"))):
-            await ctx.send_notification("notifications/message", params)
-
-    return relay
 
 
 class _RemoteTool:

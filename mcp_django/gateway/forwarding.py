@@ -1,0 +1,116 @@
+"""Forwarding one request to a remote MCP server on a caller's behalf, in the caller's era.
+
+What `RemoteSource` (and so every gateway and hub) does with each operation: the caller's progress
+token, trace context and log level go along; the remote's progress and log messages come back on the
+caller's stream; a remote `input_required` is asked of the caller in the caller's era; the result loses
+what belongs to the remote's era (`resultType`, cache hints), which the core adds again for the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from mcp_django.gateway.connection import NotForwardable, RemoteConnection
+from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
+from mcp_django.protocol.jsonrpc import Message
+
+__all__ = ["ensure_input_schemas", "forward", "forward_asking", "local_result", "relay"]
+
+_ERA_FIELDS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
+_STATE_KEY: Final = "gateway.requestState"
+_FORWARDED_META: Final = ("progressToken", "traceparent", "tracestate", "baggage")
+_ASKABLE: Final = ("elicitation", "sampling", "roots")
+"""The client capabilities declared for the caller: the endpoint relays those questions (`input_required`)."""
+
+
+def ensure_input_schemas(result: Mapping[str, Any]) -> dict[str, Any]:
+    """`result` (a `tools/list` result) with every missing or invalid `inputSchema` made `{"type": "object"}`."""
+    tools = result.get("tools")
+    if not isinstance(tools, list):
+        return dict(result)
+    return {**result, "tools": [_with_input_schema(tool) for tool in tools]}
+
+
+def _with_input_schema(tool: Any) -> Any:
+    if not isinstance(tool, dict):
+        return tool
+    schema = tool.get("inputSchema")
+    if isinstance(schema, dict) and schema.get("type") == "object":
+        return tool
+    return {**tool, "inputSchema": {"type": "object"}}
+
+
+def local_result(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A remote result without what belongs to the remote's era; the core adds the caller's."""
+    out = {key: value for key, value in result.items() if key not in _ERA_FIELDS}
+    meta = out.get("_meta")
+    if isinstance(meta, dict):
+        meta = {key: value for key, value in meta.items() if not key.startswith("io.modelcontextprotocol/")}
+        if meta:
+            out["_meta"] = meta
+        else:
+            del out["_meta"]
+    return out
+
+
+async def forward(
+    connection: RemoteConnection, method: str, params: Mapping[str, Any], ctx: RequestContext
+) -> dict[str, Any]:
+    """Send one request on the caller's behalf: its progress and logs come back on the caller's stream."""
+    meta = {key: ctx.meta[key] for key in _FORWARDED_META if key in ctx.meta}
+    if ctx.log_level is not None:
+        meta[META_LOG_LEVEL] = ctx.log_level
+    return await connection.request(
+        method,
+        params,
+        meta=meta,
+        on_notification=relay(ctx),
+        client_capabilities={key: ctx.client_capabilities[key] for key in _ASKABLE if key in ctx.client_capabilities},
+    )
+
+
+async def forward_asking(
+    connection: RemoteConnection, method: str, params: Mapping[str, Any], ctx: RequestContext
+) -> dict[str, Any]:
+    """`forward` for the methods that may answer `input_required`: the caller answers, in its era.
+
+    A 2026 caller gets the remote's questions as the endpoint's own `input_required` (the remote's
+    `requestState` rides inside the endpoint's signed one); a handshake caller is asked on its stream.
+    """
+    outgoing = {key: value for key, value in params.items() if key not in ("inputResponses", "requestState")}
+    state = ctx.state.get(_STATE_KEY)
+    responses = dict(ctx.answers) if state is not None else {}
+    while True:
+        request = dict(outgoing)
+        if state is not None:
+            request["requestState"] = state
+        if responses:
+            request["inputResponses"] = responses
+        result = await forward(connection, method, request, ctx)
+        if result.get("resultType") != "input_required":
+            return local_result(result)
+        asked = result.get("inputRequests") or {}
+        state = result.get("requestState")
+        ctx.state[_STATE_KEY] = state
+        if not isinstance(asked, dict) or not asked:
+            responses = {}
+            continue  # a state-only round: send it back as it is
+        try:
+            responses = await ctx.request_input(asked)
+        except RuntimeError as error:
+            raise NotForwardable(f"The backend asks for input this caller cannot be asked for: {error}") from None
+
+
+def relay(ctx: RequestContext) -> Any:
+    """The listener passing a forwarded request's progress and log messages on to the caller."""
+
+    async def passed_on(message: Message) -> None:
+        raw = message.get("params")
+        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        if message.get("method") == "notifications/progress" and ctx.progress_token is not None:
+            await ctx.send_notification("notifications/progress", {**params, "progressToken": ctx.progress_token})
+        elif message.get("method") == "notifications/message" and ctx.wants_log(str(params.get("level"))):
+            await ctx.send_notification("notifications/message", params)
+
+    return passed_on
