@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mcp_django.gateway.connection import NotForwardable, RemoteConnection
+from mcp_django.gateway.limits import call_deadline, input_rounds
 from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
 from mcp_django.protocol.jsonrpc import Message
 
@@ -77,29 +78,34 @@ async def forward_asking(
 
     A 2026 caller gets the remote's questions as the endpoint's own `input_required` (the remote's
     `requestState` rides inside the endpoint's signed one); a handshake caller is asked on its stream.
+    Bounded in input rounds (`REMOTE_MAX_INPUT_ROUNDS`) and wall time (`REMOTE_CALL_TIMEOUT`): `limits`.
     """
     outgoing = {key: value for key, value in params.items() if key not in ("inputResponses", "requestState")}
     state = ctx.state.get(_STATE_KEY)
     responses = dict(ctx.answers) if state is not None else {}
-    while True:
-        request = dict(outgoing)
-        if state is not None:
-            request["requestState"] = state
-        if responses:
-            request["inputResponses"] = responses
-        result = await forward(connection, method, request, ctx)
-        if result.get("resultType") != "input_required":
-            return local_result(result)
-        asked = result.get("inputRequests") or {}
-        state = result.get("requestState")
-        ctx.state[_STATE_KEY] = state
-        if not isinstance(asked, dict) or not asked:
-            responses = {}
-            continue  # a state-only round: send it back as it is
-        try:
-            responses = await ctx.request_input(asked)
-        except RuntimeError as error:
-            raise NotForwardable(f"The backend asks for input this caller cannot be asked for: {error}") from None
+    server = connection.server.name
+    async with call_deadline(server, method):
+        for _ in input_rounds(server, method):
+            request = dict(outgoing)
+            if state is not None:
+                request["requestState"] = state
+            if responses:
+                request["inputResponses"] = responses
+            result = await forward(connection, method, request, ctx)
+            if result.get("resultType") != "input_required":
+                return local_result(result)
+            asked = result.get("inputRequests") or {}
+            state = result.get("requestState")
+            ctx.state[_STATE_KEY] = state
+            if not isinstance(asked, dict) or not asked:
+                responses = {}
+                continue  # a state-only round: send it back as it is
+            try:
+                responses = await ctx.request_input(asked)
+            except RuntimeError as error:
+                detail = f"The backend asks for input this caller cannot be asked for: {error}"
+                raise NotForwardable(detail) from None
+    raise AssertionError("unreachable")  # pragma: no cover (input_rounds raises after its last round)
 
 
 def relay(ctx: RequestContext) -> Any:

@@ -9,7 +9,9 @@ remote through this source as it reaches any other. It adds what fronting a serv
   as `gh_<name>`, resources and templates as `gh+<uri>` (the namespace put before the URI's scheme,
   which keeps it a URI and is undone by removing it); without one, names pass unchanged (a gateway);
 - a tool whose `inputSchema` is missing or not an object schema is listed as `{"type": "object"}`;
-- lists are fetched whole (following the remote cursors) and paged again by the core;
+- lists are fetched whole (following the remote cursors), cleaned and bounded (`listing.Listing`,
+  `limits`), and paged again by the core; the `x-mcp-header` arguments of annotated tools are remembered
+  (the latest `REMOTE_MAX_LIST_ITEMS`) for the HTTP transport's `Mcp-Param-*` check;
 - a remote that cannot be reached, in a composition that `tolerates_down`, drops out of lists with a
   logged reason while the other sources answer; a call to one of its tools answers "backend unavailable";
 - each operation is forwarded in the caller's era (`mcp_django.gateway.forwarding`): progress and log
@@ -28,9 +30,11 @@ import fnmatch
 import logging
 import re
 import weakref
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import (
     BackendUnavailable,
     RemoteConnection,
@@ -40,6 +44,8 @@ from mcp_django.gateway.connection import (
     remote_server,
 )
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
+from mcp_django.gateway.limits import call_deadline, remember
+from mcp_django.gateway.listing import Listing
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import (
     INVALID_PARAMS,
@@ -65,7 +71,6 @@ FEATURES: Final = ("tools", "resources", "prompts", "completions")
 """The server features a remote source serves (logging and subscriptions are the endpoint's own)."""
 NAMESPACE: Final = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 """What a namespace may be: it leads a tool name (`ns_`) and a URI scheme (`ns+`), so no `_` nor `+`."""
-_MAX_PAGES: Final = 1000
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -131,7 +136,7 @@ class RemoteSource(Source):
         self.name = name or (
             server if isinstance(server, str) else server.name if isinstance(server, RemoteServer) else ""
         )
-        self.param_headers: dict[str, tuple[dict[str, str], Scope]] = {}
+        self.param_headers: OrderedDict[str, tuple[dict[str, str], Scope]] = OrderedDict()
         self.on_notification: Any = None
         self._remote: RemoteServer | None = None
         self._described: Description | None = None
@@ -259,24 +264,25 @@ class RemoteSource(Source):
         """
         if self._described is not None and method.split("/")[0] not in self._described.features:
             return []
-        items: list[Any] = []
+        server = self.remote.name
+        listing = Listing(server, method)
         cursor: str | None = None
         try:
-            for _ in range(_MAX_PAGES):
-                result = await self.forward(method, {"cursor": cursor} if cursor else {}, ctx)
-                if method == "tools/list":
-                    result = ensure_input_schemas(result)
-                page = result.get(key)
-                items += page if isinstance(page, list) else []
-                cursor = result.get("nextCursor")
-                if not isinstance(cursor, str) or not cursor:
-                    break
+            async with call_deadline(server, method):
+                for _ in range(mcp_settings.REMOTE_MAX_LIST_PAGES):
+                    result = await self.forward(method, {"cursor": cursor} if cursor else {}, ctx)
+                    if method == "tools/list":
+                        result = ensure_input_schemas(result)
+                    listing.add(result.get(key))
+                    cursor = result.get("nextCursor")
+                    if not isinstance(cursor, str) or not cursor:
+                        return listing.done()
+            raise listing.too_many_pages()
         except BackendUnavailable as error:
             if not self.tolerates_down:
                 raise
             logger.warning("Remote server %r left out of %s: %s", self.name, method, error)
             return []
-        return [item for item in items if isinstance(item, dict)]
 
     # -- the Source interface ----------------------------------------------------------------------
 
@@ -287,7 +293,8 @@ class RemoteSource(Source):
             if not isinstance(name, str) or not self.serves_tool(name):
                 continue
             outer, tool_scope = self.outer_name(name), self.tool_scope(name)
-            self.param_headers[outer] = (param_headers_of(tool.get("inputSchema")), tool_scope)
+            annotated = param_headers_of(tool.get("inputSchema"))
+            remember(self.param_headers, outer, (annotated, tool_scope) if annotated else None)
             if tool_scope <= scope:
                 listed.append({**tool, "name": outer} if self.namespace else tool)
         return listed

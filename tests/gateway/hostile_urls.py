@@ -1,6 +1,6 @@
 """A URLconf for the gateway's bound tests: one anonymous gateway per misbehaviour of the hostile backend.
 
-Each backend is named `hostile-<mode>` (`MCP_DJANGO["GATEWAYS"]`); tests/gateway/test_limits.py points
+Each backend is named `hostile-<mode>` (`MCP_DJANGO["SERVERS"]`); tests/gateway/test_limits.py points
 them at the hostile backend it starts.
 """
 

@@ -156,7 +156,7 @@ def test_g5_an_endless_event_on_the_listen_stream_is_cut_off_and_memory_stays_bo
 def _hostile_gateways(settings: Any, hostile: str) -> None:
     settings.MCP_DJANGO = {
         **settings.MCP_DJANGO,
-        "GATEWAYS": {f"hostile-{mode}": {"URL": f"{hostile}/{mode}/mcp", "READ_TIMEOUT": 20} for mode in MODES},
+        "SERVERS": {f"hostile-{mode}": {"URL": f"{hostile}/{mode}/mcp", "READ_TIMEOUT": 20} for mode in MODES},
     }
 
 
@@ -225,7 +225,7 @@ async def test_g2_tool_names_a_remote_makes_up_are_remembered_up_to_the_bound(se
     endpoint = get_endpoint("gw-rotating-names")
     assert isinstance(endpoint, GatewayEndpoint)
     connection: Any = connect(remote_server("hostile-rotating-names"))
-    assert len(endpoint._param_headers) <= 500
+    assert len(endpoint.remote_sources[0].param_headers) <= 500
     assert len(connection._param_headers) <= 500
     assert called["result"]["content"][0]["text"].startswith("called t")
 
