@@ -40,7 +40,7 @@ def test_demo_port_reaches_every_url_the_example_project_builds_for_itself() -> 
     }
     script = (
         "import json; from django.conf import settings; mcp = settings.MCP_DJANGO; "
-        "print(json.dumps([s['URL'] for s in [*mcp['GATEWAYS'].values(), *mcp['INTERCEPTOR_SERVERS'].values()]]))"
+        "print(json.dumps([s['URL'] for s in mcp['SERVERS'].values()]))"
     )
     run = subprocess.run(
         [sys.executable, "-c", script],

@@ -1,4 +1,4 @@
-"""The admin's "MCP interceptor servers": the page, and what its rows do to INTERCEPTOR_SERVERS."""
+"""The admin's "MCP interceptor servers": the page, and what its rows do to SERVERS."""
 
 from __future__ import annotations
 
