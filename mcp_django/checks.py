@@ -141,14 +141,13 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
     messages += _check_server_info(user.get("SERVER_INFO"))
     messages += _check_origins(user.get("ALLOWED_ORIGINS"))
     messages += _check_session_caps(user)
-    messages += _check_remote_call_timeout(user)
     return messages
 
 
 def _retired_key(key: str) -> CheckMessage:
     entry = "{'URL': ..., 'FAIL_OPEN': ...}" if key == "INTERCEPTOR_SERVERS" else "{'URL': ...}"
     hint = f"Move its entries to {SETTING_NAME}['{RETIRED[key]}'] = {{'name': {entry}}} (docs/gateway.md)."
-    return Error(f"{_setting(key)} is gone: name remote servers in {RETIRED[key]!r}.", hint=hint, id="mcp_django.E140")
+    return Error(f"{setting(key)} is gone: name remote servers in {RETIRED[key]!r}.", hint=hint, id="mcp_django.E140")
 
 
 def _unknown_key(key: Any) -> CheckMessage:
@@ -212,21 +211,6 @@ def _check_server_info(value: Any) -> list[CheckMessage]:
             f"{setting('SERVER_INFO')} needs 'name' and 'version' strings.",
             hint='Use e.g. {"name": "my-server", "version": "1.0"}.',
             id="mcp_django.E006",
-        )
-    ]
-
-
-def _check_remote_call_timeout(user: Mapping[str, Any]) -> list[CheckMessage]:
-    """W160: a forwarded operation must end before one remote answer may even arrive."""
-    call = user.get("REMOTE_CALL_TIMEOUT", DEFAULTS["REMOTE_CALL_TIMEOUT"])
-    read = user.get("GATEWAY_READ_TIMEOUT", DEFAULTS["GATEWAY_READ_TIMEOUT"])
-    if not (is_number(call) and is_number(read) and 0 < call < read):
-        return []  # fine, or E004
-    return [
-        Warning(
-            f"{setting('REMOTE_CALL_TIMEOUT')} is shorter than GATEWAY_READ_TIMEOUT.",
-            hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
-            id="mcp_django.W160",
         )
     ]
 

@@ -123,13 +123,6 @@ LAYERS: dict[str, int] = {
 """Each module or subpackage of `mcp_django` -> its layer (docs/architecture.md); a module may import its
 own layer and those below, never one above. The longest matching name decides."""
 
-KNOWN_VIOLATIONS: set[tuple[str, str]] = {
-    # Every endpoint builds its interceptor chain through the gateway package (remote interceptor
-    # servers). Helper `remote` moves that chain into interceptors/; empty this set when it lands.
-    ("mcp_django.endpoints", "mcp_django.gateway.remote_chain"),
-}
-"""Upward imports the layer test tolerates for now, each with why; the set only shrinks."""
-
 
 def layer_of(module: str, layers: dict[str, int], root: str = "mcp_django") -> int:
     """The layer of `module`: that of the longest name in `layers` it is or lies under.
@@ -181,17 +174,12 @@ def test_every_module_of_the_package_has_a_layer() -> None:
 
 
 def test_no_module_imports_from_a_layer_above_its_own() -> None:
-    assert upward_imports(import_graph(), LAYERS) - KNOWN_VIOLATIONS == set()
-
-
-def test_the_known_violations_still_happen() -> None:
-    """A violation that is fixed leaves the list, so the list cannot hide a new one under an old name."""
-    assert upward_imports(import_graph(), LAYERS) >= KNOWN_VIOLATIONS
+    assert upward_imports(import_graph(), LAYERS) == set()
 
 
 def test_the_core_imports_no_extension_and_no_optional_part() -> None:
     core = ("protocol", "declarations", "sources", "registry", "providers", "endpoints", "interceptors", "extensions")
-    optional = tuple(f"mcp_django.{name}" for name in ("tasks", "gateway", "oauth", "control"))
+    optional = tuple(f"mcp_django.{name}" for name in ("tasks", "skills", "gateway", "oauth", "control"))
     reached = {
         (module, other)
         for module, edges in import_graph().items()
@@ -199,7 +187,7 @@ def test_the_core_imports_no_extension_and_no_optional_part() -> None:
         for other in edges
         if other.startswith(optional)
     }
-    assert reached - KNOWN_VIOLATIONS == set()
+    assert reached == set()
 
 
 def test_the_scanner_finds_a_cycle_through_an_import_inside_a_function() -> None:

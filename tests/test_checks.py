@@ -154,17 +154,6 @@ def test_e004_a_value_of_the_wrong_type_or_range(key: str, value: Any, message: 
     ]
 
 
-def test_w160_a_remote_call_timeout_shorter_than_the_read_timeout() -> None:
-    assert run({"REMOTE_CALL_TIMEOUT": 30}) == [
-        Warning(
-            "MCP_DJANGO['REMOTE_CALL_TIMEOUT'] is shorter than GATEWAY_READ_TIMEOUT.",
-            hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
-            id="mcp_django.W160",
-        )
-    ]
-    assert run({"REMOTE_CALL_TIMEOUT": 30, "GATEWAY_READ_TIMEOUT": 30}) == []
-
-
 def test_e004_messages_stay_under_80_characters() -> None:
     (error,) = run({"ALLOWED_ORIGINS": "x" * 500})
 

@@ -1,4 +1,5 @@
-"""The gateway's system checks: the server each gateway endpoint names (E031), and hubs (E141 to E143).
+"""The gateway's system checks: the server each gateway endpoint names (E031), hubs (E141 to E143), and the
+bound on one forwarded call (W160).
 
 `SERVERS` entries themselves are checked with the interceptor entries (`interceptor_checks`: E040, E041).
 Registered by `MCPDjangoConfig.ready()` beside those of `mcp_django.checks` (where every other ID lives).
@@ -10,8 +11,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.apps import AppConfig
-from django.core.checks import CheckMessage, Error, Tags, register
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
+from mcp_django.checks_support import is_number
 from mcp_django.checks_support import setting as _setting
 from mcp_django.checks_support import short as _short
 from mcp_django.conf import mcp_settings
@@ -20,7 +22,7 @@ from mcp_django.gateway.connection import config_problems
 from mcp_django.gateway.endpoint import GatewayEndpoint, entry_problems
 from mcp_django.gateway.source import NAMESPACE
 
-__all__ = ["check_gateways", "check_hubs"]
+__all__ = ["check_gateways", "check_hubs", "check_remote_call_timeout"]
 
 
 @register(Tags.urls)
@@ -102,3 +104,18 @@ def _hub_problems(hub: GatewayEndpoint) -> list[CheckMessage]:
                     )
                 )
     return messages
+
+
+@register(Tags.compatibility)
+def check_remote_call_timeout(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """W160: a forwarded operation must end before one remote answer may even arrive."""
+    call, read = mcp_settings.REMOTE_CALL_TIMEOUT, mcp_settings.GATEWAY_READ_TIMEOUT
+    if not (is_number(call) and is_number(read) and 0 < call < read):
+        return []  # fine, or E004
+    return [
+        Warning(
+            f"{_setting('REMOTE_CALL_TIMEOUT')} is shorter than GATEWAY_READ_TIMEOUT.",
+            hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
+            id="mcp_django.W160",
+        )
+    ]

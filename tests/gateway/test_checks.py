@@ -1,14 +1,15 @@
-"""The gateway's system checks: E140 (the retired keys) and E031 (the server a gateway endpoint names)."""
+"""The gateway's system checks: E140 (the retired keys), E031 (the server a gateway endpoint names) and W160."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from django.core.checks import Error
+from django.core.checks import Error, Warning
+from django.test import override_settings
 
 from mcp_django.checks import check_settings
-from mcp_django.gateway.checks import check_gateways
+from mcp_django.gateway.checks import check_gateways, check_remote_call_timeout
 
 
 def test_the_retired_gateways_and_interceptor_servers_keys_are_e140(settings: Any) -> None:
@@ -66,3 +67,16 @@ def test_gateway_timeouts_must_be_positive_numbers(settings: Any) -> None:
             id="mcp_django.E004",
         )
     ]
+
+
+def test_w160_a_remote_call_timeout_shorter_than_the_read_timeout() -> None:
+    with override_settings(MCP_DJANGO={"REMOTE_CALL_TIMEOUT": 30}):
+        assert check_remote_call_timeout() == [
+            Warning(
+                "MCP_DJANGO['REMOTE_CALL_TIMEOUT'] is shorter than GATEWAY_READ_TIMEOUT.",
+                hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
+                id="mcp_django.W160",
+            )
+        ]
+    with override_settings(MCP_DJANGO={"REMOTE_CALL_TIMEOUT": 30, "GATEWAY_READ_TIMEOUT": 30}):
+        assert check_remote_call_timeout() == []
