@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     *([] if django.VERSION >= (6,) else ["django_tasks"]),
     "django_tasks_db",
     "mcp_django.tasks",  # the MCP tasks extension: its model, admin and checks
+    "mcp_django.ui",  # MCP Apps: tools' views rendered from templates (docs/apps.md)
     "example_project.demo",
     "example_project.conformance",
 ]

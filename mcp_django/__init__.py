@@ -15,7 +15,7 @@ imported through it and must stay usable without settings.
 
 from mcp_django import content
 from mcp_django.context import Context
-from mcp_django.declarations import DeclarationError, ToolAnnotations, ToolError
+from mcp_django.declarations import App, DeclarationError, ToolAnnotations, ToolError
 from mcp_django.exceptions import RegistryFrozen
 from mcp_django.providers import PromptProvider, ResourceProvider, ToolProvider
 from mcp_django.registry import Registry, default_registry
@@ -23,6 +23,7 @@ from mcp_django.scopes import Scope
 from mcp_django.version import __version__
 
 __all__ = [
+    "App",
     "Context",
     "DeclarationError",
     "PromptProvider",

@@ -18,6 +18,7 @@ import mcp_types
 from mcp_django import content
 from mcp_django.declarations import (
     NAME_PATTERN,
+    App,
     Completion,
     CompletionRef,
     Icon,
@@ -166,6 +167,7 @@ class Registry:
         timeout: float | None = None,
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
+        app: str | App | Mapping[str, Any] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:

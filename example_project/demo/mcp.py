@@ -85,6 +85,24 @@ def catalogue_stats() -> CatalogueStats:
     )
 
 
+BOOK_CARD = mcp_django.App(
+    "demo/book_card.html",
+    title="Book card",
+    description="One book of the catalogue as a card, with a button listing the author's other books.",
+    prefers_border=True,
+)
+"""The view of `show_book` for hosts of MCP Apps (docs/apps.md): a template of this app."""
+
+
+@mcp_django.tool(annotations={"readOnlyHint": True}, app=BOOK_CARD)
+def show_book(book_id: Annotated[int, Field(description="The book's id, as search_books lists it")]) -> BookInfo:
+    """Show one book of the catalogue: its title, author and year (as a card in hosts of MCP Apps)."""
+    book = Book.objects.filter(pk=book_id).first()
+    if book is None:
+        raise mcp_django.ToolError(f"No book has the id {book_id}.")
+    return _info(book)
+
+
 @mcp_django.tool(annotations={"readOnlyHint": True, "idempotentHint": True}, scope=Scope.TEAM)
 async def reindex_catalogue(
     ctx: Context,

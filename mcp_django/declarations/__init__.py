@@ -11,6 +11,7 @@ The classes here are what `Registry.tool()`, `.resource()`, `.prompt()` and
 (with the RFC 6570 matcher), `prompts`, `completions`; `common` holds what they share.
 """
 
+from mcp_django.declarations.apps import APP_MIME_TYPE, App
 from mcp_django.declarations.common import (
     NAME_PATTERN,
     DeclarationError,
@@ -26,8 +27,10 @@ from mcp_django.declarations.tools import Tool
 from mcp_django.results import MAX_COMPLETION_VALUES, ToolError, resource_contents, to_content
 
 __all__ = [
+    "APP_MIME_TYPE",
     "MAX_COMPLETION_VALUES",
     "NAME_PATTERN",
+    "App",
     "Completion",
     "CompletionRef",
     "DeclarationError",

@@ -12,6 +12,7 @@ import pydantic
 import pydantic_core
 
 from mcp_django import results
+from mcp_django.declarations.apps import App, app_of
 from mcp_django.declarations.common import (
     AnyFunction,
     DeclarationError,
@@ -77,6 +78,8 @@ class Tool:
             that declare it (docs/tasks.md); None (the default) always runs it inline.
         task_inputs: input requests by key (`{"method": "elicitation/create", "params": ...}`) asked
             in the request before the task starts; the task reads the answers under the same keys.
+        app: the tool's view for hosts of the MCP Apps extension: a template name, an `App` or its
+            keyword arguments as a dict (docs/apps.md); served by `mcp_django.ui` when installed.
     """
 
     def __init__(
@@ -96,6 +99,7 @@ class Tool:
         timeout: float | None = None,
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
+        app: str | App | Mapping[str, Any] | None = None,
     ) -> None:
         if task not in (None, "optional", "required"):
             raise DeclarationError(f'tool {name or function_name(fn)!r}: task must be "optional", "required" or None')
@@ -107,6 +111,7 @@ class Tool:
         self.fn = fn
         self.name: str = name or function_name(fn)
         owner = f"tool {self.name!r}"
+        self.app: App | None = app_of(owner, app)
         self.scope = declared_scope(owner, scope)
         self.signature = Signature(fn, owner, build_model=input_schema is None)
         self.description = require_description(owner, description or self.signature.description)
