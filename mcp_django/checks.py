@@ -452,6 +452,32 @@ def check_tool_runners(app_configs: Iterable[AppConfig] | None = None, **kwargs:
     ]
 
 
+@register(Tags.compatibility)
+def check_app_servers(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """W200: tools declared with `app=` on an endpoint that serves no MCP Apps extension (hosts never see the view)."""
+    from mcp_django.endpoints import mounted_endpoints
+
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf is Django's URL checks' to report
+        return []
+    names: list[str] = []
+    for endpoint in endpoints:
+        registry = endpoint.registry
+        if registry is None or "io.modelcontextprotocol/ui" in endpoint.served_extensions.capabilities:
+            continue
+        names += [name for name, tool in registry.tools.items() if tool.app is not None and name not in names]
+    if not names:
+        return []
+    return [
+        Warning(
+            f"Tools declare apps ({', '.join(names[:3])}), but no extension serves them.",
+            hint="Add 'mcp_django.ui' to INSTALLED_APPS (docs/apps.md), or drop app= from them.",
+            id="mcp_django.W200",
+        )
+    ]
+
+
 @register(Tags.database)
 def check_state_rows(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """Warn about admin state rows naming a provider or interceptor no longer in code (they have no effect).

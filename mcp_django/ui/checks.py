@@ -51,7 +51,7 @@ def check_app_templates() -> list[CheckMessage]:
                 messages.append(
                     Error(
                         f"The app template of tool {short(name, 24)} does not compile.",
-                        hint=short(str(error), 120),
+                        hint=f"Fix the template: {str(error)[:90]}.",
                         obj=template,
                         id=_BROKEN,
                     )
