@@ -116,7 +116,7 @@ LAYERS: dict[str, int] = {
     # 7 the control plane (the admin's overlay, installed in ready())
     "control": 7,
     # 8 Django glue, the checks of everything, the tools that drive the whole package
-    **dict.fromkeys(["apps", "admin", "urls", "views", "routing", "management", "checks"], 8),
+    **dict.fromkeys(["apps", "admin", "urls", "views", "routing", "management", "checks", "checks_unserved"], 8),
     **dict.fromkeys(["testing", "testing_http", "pytest_plugin", "inspection"], 8),
     "oauth.urls": 8,  # the OAuth app's URLconf: wiring, like urls.py (its views take the transports' body limit)
 }

@@ -1,0 +1,49 @@
+"""Checks for declarations an endpoint serves that nothing on it delivers: task tools (E123), apps (W200).
+
+A tool declared with `task=` or `app=` needs an extension on the endpoint that serves it; without one it
+still works, but not as declared (it runs inline, hosts never see its view).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django.apps import AppConfig
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+
+__all__ = ["check_app_servers", "check_tool_runners"]
+
+
+def _tools_unserved(declares: Callable[[Any], bool], serves: Callable[[Any], bool]) -> list[str]:
+    """The names of tools that `declares` picks on mounted endpoints that `serves` says nothing serves them on."""
+    from mcp_django.endpoints import mounted_endpoints
+
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf is Django's URL checks' to report
+        return []
+    served = [endpoint.registry for endpoint in endpoints if endpoint.registry is not None and not serves(endpoint)]
+    found = (name for registry in served for name, tool in registry.tools.items() if declares(tool))
+    return list(dict.fromkeys(found))
+
+
+@register(Tags.compatibility)
+def check_tool_runners(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """E123: tools declared with `task=` on an endpoint where no served extension runs them (they would run inline)."""
+    names = _tools_unserved(lambda tool: bool(tool.task), lambda endpoint: endpoint.tool_runner is not None)
+    message = f"Tools declared as tasks ({', '.join(names[:3])}), but no extension runs tasks."
+    hint = "Add 'mcp_django.tasks' to INSTALLED_APPS (docs/tasks.md), or drop task= from them."
+    return [Error(message, hint=hint, id="mcp_django.E123")] if names else []
+
+
+@register(Tags.compatibility)
+def check_app_servers(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """W200: tools declared with `app=` on an endpoint that serves no MCP Apps extension (hosts never see the view)."""
+    names = _tools_unserved(
+        lambda tool: tool.app is not None,
+        lambda endpoint: "io.modelcontextprotocol/ui" in endpoint.served_extensions.capabilities,
+    )
+    message = f"Tools declare apps ({', '.join(names[:3])}), but no extension serves them."
+    hint = "Add 'mcp_django.ui' to INSTALLED_APPS (docs/apps.md), or drop app= from them."
+    return [Warning(message, hint=hint, id="mcp_django.W200")] if names else []
