@@ -176,3 +176,21 @@ def test_the_tool_meta_names_visibility_and_the_resource_meta_everything_declare
         }
     }
     assert WHOAMI.name == "Who am I"
+
+
+async def test_a_username_carrying_markup_is_rendered_escaped(era: str) -> None:
+    user = await User.objects.acreate(username="<script>alert(1)</script>")
+
+    with override_settings(TEMPLATES=TEMPLATES):
+        (content,) = (await client(era, user=user).read_resource(URI))["contents"]
+
+    assert "<script>alert(1)</script>" not in content["text"]
+    assert '<p id="who">&lt;script&gt;alert(1)&lt;/script&gt;</p>' in content["text"]
+
+
+def test_an_inlined_file_cannot_close_the_element_it_is_inlined_into(era: str) -> None:
+    from mcp_django.ui.templatetags.mcp_apps import _inlined
+
+    inlined = _inlined("script", 'let s = "</SCRIPT><img src=x onerror=alert(1)>";')
+
+    assert inlined == '<script>let s = "<\\/SCRIPT><img src=x onerror=alert(1)>";</script>'
