@@ -8,7 +8,7 @@ an app config's `mcp_extensions`, the way providers are named in `mcp_providers`
         mcp_extensions = ["shop.mcp.ReceiptsExtension"]
 
 Each endpoint asks each installed extension what it serves there: `capability()` (None: nothing here),
-then its `methods()`, `hooks()` and `sources()`; a tool declared with `task=` asks the endpoint's
+then its `methods()`, `hooks()`, `sources()` and `observers()`; a tool declared with `task=` asks the endpoint's
 `tool_runner`. The core names no extension: the tasks extension (`mcp_django.tasks`) is one like any
 other. docs/extensions.md.
 """
@@ -25,6 +25,7 @@ from mcp_django.conf import SETTING_NAME, mcp_settings
 from mcp_django.declarations.tools import ToolRunner
 from mcp_django.protocol.features.base import MethodSpec
 from mcp_django.protocol.hooks import OperationHook
+from mcp_django.protocol.observers import MessageObserver
 from mcp_django.sources import Source
 
 if TYPE_CHECKING:
@@ -51,6 +52,10 @@ class Extension:
     identifier: str = ""
     """The extension's identifier, `vendor/name` (`"io.modelcontextprotocol/tasks"`)."""
 
+    advertised: bool = True
+    """Whether clients are told: False for an extension of the server alone (telemetry), which serves an
+    endpoint (its capability is not None) without a capability under `capabilities.extensions`."""
+
     def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
         """What this endpoint advertises under `capabilities.extensions[identifier]`.
 
@@ -69,6 +74,10 @@ class Extension:
 
     def sources(self, endpoint: Any) -> Sequence[Source]:
         """More sources the endpoint's `CompositeBackend` serves, after its registry and providers."""
+        return ()
+
+    def observers(self, endpoint: Any) -> Sequence[MessageObserver]:
+        """Observers of every message the endpoint serves, on every transport (telemetry, structured logs)."""
         return ()
 
     def tool_runner(self) -> ToolRunner | None:
@@ -106,11 +115,14 @@ class ServedExtensions:
         served = [(extension, capability) for extension, capability in asked if capability is not None]
         self.extensions: tuple[Extension, ...] = tuple(extension for extension, _ in served)
         """The served extensions, in order."""
-        self.capabilities: dict[str, Mapping[str, Any]] = {extension.identifier: cap for extension, cap in served}
+        self.capabilities: dict[str, Mapping[str, Any]] = {
+            extension.identifier: cap for extension, cap in served if extension.advertised
+        }
         """What goes under `capabilities.extensions`, by identifier."""
         self.methods = tuple(method for extension in self.extensions for method in extension.methods(endpoint))
         self.hooks = tuple(hook for extension in self.extensions for hook in extension.hooks(endpoint))
         self.sources = [source for extension in self.extensions for source in extension.sources(endpoint)]
+        self.observers = tuple(observer for extension in self.extensions for observer in extension.observers(endpoint))
         runners = (extension.tool_runner() for extension in self.extensions)
         self.tool_runner: ToolRunner | None = next((runner for runner in runners if runner is not None), None)
         """The first served extension's tool runner, if any has one."""
@@ -119,13 +131,14 @@ class ServedExtensions:
         return f"<ServedExtensions: {', '.join(self.capabilities) or 'none'}>"
 
     def handler_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """`MessageHandler` arguments (`extra_methods`, `extensions`) with the served extensions' added."""
+        """`MessageHandler` arguments (`extra_methods`, `extensions`, `observers`) with the served extensions' added."""
         if not self.extensions:
             return dict(options)
         return {
             **options,
             "extra_methods": (*options.get("extra_methods", ()), *self.methods),
             "extensions": {**options.get("extensions", {}), **self.capabilities},
+            "observers": (*options.get("observers", ()), *self.observers),
         }
 
 

@@ -110,7 +110,7 @@ LAYERS: dict[str, int] = {
     # 4 endpoints and admission, and the seam extensions plug into
     **dict.fromkeys(["mounts", "overlay", "sessions", "auth_cache", "admission", "extensions", "endpoints"], 4),
     # 5 extensions and optional parts (the core imports none of them)
-    **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client"], 5),
+    **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry"], 5),
     # 6 transports
     **dict.fromkeys(["transports", "asgi", "servers"], 6),
     # 7 the control plane (the admin's overlay, installed in ready())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Final, get_args
@@ -51,6 +52,7 @@ from mcp_django.protocol.jsonrpc import (
     result_response,
 )
 from mcp_django.protocol.meta import check_stateless_meta, era_of
+from mcp_django.protocol.observers import MessageObserver
 from mcp_django.protocol.pagination import paginate
 from mcp_django.protocol.results import tool_error
 from mcp_django.protocol.versions import (
@@ -149,6 +151,8 @@ class MessageHandler:
             (handshake sessions' streams, `subscriptions/listen`); advertises `listChanged` and
             resource subscriptions, and serves `subscriptions/listen`.
         relay: carries clients' answers to server-to-client requests between worker processes.
+        observers: watch every message served and every channel opened and closed (telemetry);
+            an observation is current while its message is served.
     """
 
     def __init__(
@@ -167,6 +171,7 @@ class MessageHandler:
         client_request_timeout: float = 300.0,
         notifications: bool = False,
         relay: ResponseRelay | None = None,
+        observers: Sequence[MessageObserver] = (),
     ) -> None:
         self.backend = backend
         self.server_info = dict(server_info)
@@ -184,6 +189,7 @@ class MessageHandler:
         self.state_codec = state_codec or RequestStateCodec()
         self.client_request_timeout = client_request_timeout
         self.pending = PendingRequests(relay)
+        self.observers = tuple(observers)
         served = {name: dict(value) for name, value in backend.capabilities().items()}
         served["logging"] = {}
         if notifications:
@@ -305,7 +311,27 @@ class MessageHandler:
         answered = [reply for reply in replies if reply is not None]
         return answered or None
 
+    def opened(self, connection: Connection) -> None:
+        """Tell the observers that a channel carrying many messages (a WebSocket, stdio) opened."""
+        for observer in self.observers:
+            observer.opened(connection)
+
+    def closed(self, connection: Connection) -> None:
+        """Tell the observers that the channel of `connection` closed."""
+        for observer in self.observers:
+            observer.closed(connection)
+
     async def _handle_one(self, message: Any, connection: Connection, emit: Emit | None) -> Message | None:
+        if not self.observers:
+            return await self._serve_one(message, connection, emit)
+        with contextlib.ExitStack() as stack:
+            observations = [stack.enter_context(observer.observe(message, connection)) for observer in self.observers]
+            reply = await self._serve_one(message, connection, emit)
+            for observation in observations:
+                observation.answered(reply)
+            return reply
+
+    async def _serve_one(self, message: Any, connection: Connection, emit: Emit | None) -> Message | None:
         request_id = request_id_of(message)
         try:
             envelope = _Envelope(message)

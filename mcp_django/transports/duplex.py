@@ -71,6 +71,7 @@ class DuplexTransport:
         self._send_lock = asyncio.Lock()
         self._requests: dict[RequestId, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        handler.opened(connection)
 
     async def receive_text(self, data: str | bytes) -> None:
         """Parse one message as JSON-RPC and serve it; text that is not JSON is answered `-32700`."""
@@ -135,6 +136,7 @@ class DuplexTransport:
         for task in list(self._tasks):
             task.cancel()
         await self.drain()
+        self.handler.closed(self.connection)
 
     async def _serve(self, message: dict[str, Any]) -> None:
         stream = self.handler.stream(message, self.connection)

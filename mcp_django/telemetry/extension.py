@@ -1,0 +1,64 @@
+"""The telemetry extension: installs `ServerTelemetry` on every endpoint, and checks that it can."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from django.core.checks import CheckMessage, Error
+
+from mcp_django.extensions import Extension
+from mcp_django.protocol.observers import MessageObserver
+
+if TYPE_CHECKING:
+    from mcp_django.telemetry.server import ServerTelemetry
+
+__all__ = ["TelemetryExtension"]
+
+_NO_API: Final = "mcp_django.E180"
+
+
+def _api_installed() -> bool:
+    try:
+        import opentelemetry.metrics
+        import opentelemetry.trace  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class TelemetryExtension(Extension):
+    """OpenTelemetry spans and metrics for every MCP message, on every endpoint (docs/observability.md).
+
+    It only uses the OpenTelemetry API: whatever SDK the project configures (`opentelemetry-instrument`,
+    its own `TracerProvider` and `MeterProvider`) receives them; with none, they cost next to nothing.
+    Nothing is advertised to clients.
+    """
+
+    identifier = "mcp-django.dev/telemetry"
+    advertised = False
+
+    def __init__(self) -> None:
+        self._telemetry: ServerTelemetry | None = None
+
+    def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
+        return {} if _api_installed() else None
+
+    def observers(self, endpoint: Any) -> Sequence[MessageObserver]:
+        from mcp_django.telemetry.server import ServerTelemetry
+
+        # One for every endpoint: its instruments are the process's, whatever endpoint records.
+        if self._telemetry is None:
+            self._telemetry = ServerTelemetry()
+        return (self._telemetry,)
+
+    def check(self) -> list[CheckMessage]:
+        if _api_installed():
+            return []
+        return [
+            Error(
+                "The telemetry extension needs opentelemetry-api, not installed.",
+                hint="Install the otel extra: pip install 'django-mcp-host[otel]'.",
+                id=_NO_API,
+            )
+        ]

@@ -1,0 +1,227 @@
+"""The server side of the MCP conventions: a SERVER span and a duration for every message served.
+
+`ServerTelemetry` is a `MessageObserver` (`mcp_django.protocol.observers`): the handler enters its
+observation before it looks at a message, so the span is current while the message is served, in
+hooks, interceptors, sources and in sync tools on the database threads (`executor.run_sync` copies
+the context), and whatever the tool traces (ORM queries, outgoing HTTP) nests under it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Final
+
+from opentelemetry import context as otel_context
+from opentelemetry import metrics, propagate, trace
+from opentelemetry.trace import Link, SpanKind, Status, StatusCode
+
+from mcp_django.protocol.context import META_PROTOCOL_VERSION, Connection
+from mcp_django.protocol.jsonrpc import Message
+from mcp_django.telemetry import semconv
+from mcp_django.version import __version__
+
+__all__ = ["SCOPE_NAME", "ServerTelemetry"]
+
+SCOPE_NAME: Final = "mcp_django"
+"""The instrumentation scope of every span and metric the package emits."""
+
+_OPENED: Final = "mcp_django.telemetry.opened"
+"""`Connection.extra` key: when a channel's session began (`time.monotonic()`)."""
+
+_CARRIER_KEYS: Final = ("traceparent", "tracestate", "baggage")
+
+
+class ServerTelemetry:
+    """Observes every message of one endpoint: a SERVER span each, and the two duration histograms.
+
+    Args:
+        tracer_provider: where spans go; None: the global one (a no-op until an SDK is configured).
+        meter_provider: where metrics go; None: the global one.
+    """
+
+    def __init__(
+        self,
+        tracer_provider: trace.TracerProvider | None = None,
+        meter_provider: metrics.MeterProvider | None = None,
+    ) -> None:
+        # Proxies until an SDK is configured, then they forward: fetched once, never cached stale.
+        self.tracer = trace.get_tracer(SCOPE_NAME, __version__, tracer_provider)
+        meter = metrics.get_meter(SCOPE_NAME, __version__, meter_provider)
+        self.operation_duration = meter.create_histogram(
+            semconv.OPERATION_DURATION,
+            unit="s",
+            description="The duration of an MCP request or notification, as the server served it.",
+            explicit_bucket_boundaries_advisory=list(semconv.DURATION_BUCKETS),
+        )
+        self.session_duration = meter.create_histogram(
+            semconv.SESSION_DURATION,
+            unit="s",
+            description="The duration of an MCP session (a WebSocket or stdio channel), as the server saw it.",
+            explicit_bucket_boundaries_advisory=list(semconv.DURATION_BUCKETS),
+        )
+
+    def observe(self, message: Any, connection: Connection) -> _Observation | _Unobserved:
+        """A span for a request or notification; nothing for a client's response or a message with no method."""
+        method = message.get("method") if isinstance(message, dict) else None
+        if not isinstance(method, str):
+            return _UNOBSERVED
+        return _Observation(self, message, method, connection)
+
+    def opened(self, connection: Connection) -> None:
+        """Remember when the channel's session began."""
+        connection.extra[_OPENED] = time.monotonic()
+
+    def closed(self, connection: Connection) -> None:
+        """Record `mcp.server.session.duration` for the channel that closed."""
+        began = connection.extra.pop(_OPENED, None)
+        if began is None:
+            return
+        attributes = _transport_attributes(connection)
+        if connection.session is not None:
+            attributes[semconv.PROTOCOL_VERSION] = connection.session.protocol_version
+        self.session_duration.record(time.monotonic() - began, attributes)
+
+
+class _Unobserved:
+    """The observation of a message that gets no span."""
+
+    def __enter__(self) -> _Unobserved:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def answered(self, reply: Message | list[Message] | None) -> None:
+        return None
+
+
+_UNOBSERVED: Final = _Unobserved()
+
+
+class _Observation:
+    """One message's SERVER span, current while the message is served, and its duration."""
+
+    __slots__ = ("attributes", "connection", "message", "method", "span", "started", "telemetry", "token")
+
+    def __init__(
+        self, telemetry: ServerTelemetry, message: dict[str, Any], method: str, connection: Connection
+    ) -> None:
+        self.telemetry = telemetry
+        self.message = message
+        self.method = method
+        self.connection = connection
+        self.attributes: dict[str, Any] = {}
+
+    def __enter__(self) -> _Observation:
+        self.started = time.perf_counter()
+        params = self.message.get("params")
+        params = params if isinstance(params, dict) else {}
+        meta = params.get("_meta")
+        parent, links = _parent(meta if isinstance(meta, dict) else None)
+        attributes = self.attributes
+        attributes[semconv.METHOD_NAME] = self.method
+        name = self.method
+        target_key = semconv.TARGETS.get(self.method)
+        target = params.get("name") if target_key is not None else None
+        if isinstance(target, str):
+            attributes[target_key] = target  # type: ignore[index]
+            name = f"{self.method} {target}"
+        if self.method == "tools/call":
+            attributes[semconv.OPERATION_NAME] = semconv.EXECUTE_TOOL
+        version = _protocol_version(meta, self.connection)
+        if version is not None:
+            attributes[semconv.PROTOCOL_VERSION] = version
+        attributes.update(_transport_attributes(self.connection))
+        metric_attributes = dict(attributes)
+        request_id = self.message.get("id")
+        if isinstance(request_id, (str, int)) and not isinstance(request_id, bool):
+            attributes[semconv.REQUEST_ID] = str(request_id)
+        uri = params.get("uri")
+        if self.method in semconv.RESOURCE_METHODS and isinstance(uri, str):
+            attributes[semconv.RESOURCE_URI] = uri
+        session = self.connection.session
+        if session is not None and session.session_id:
+            attributes[semconv.SESSION_ID] = session.session_id
+        self.span = self.telemetry.tracer.start_span(
+            name, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links
+        )
+        self.attributes = metric_attributes  # from here on: what the duration metric carries
+        self.token = otel_context.attach(trace.set_span_in_context(self.span, parent))
+        return self
+
+    def answered(self, reply: Message | list[Message] | None) -> None:
+        if not isinstance(reply, dict):
+            return
+        error = reply.get("error")
+        if isinstance(error, dict):
+            code = str(error.get("code"))
+            data = error.get("data")
+            timed_out = isinstance(data, dict) and data.get("reason") == semconv.TIMEOUT
+            self._failed(semconv.TIMEOUT if timed_out else code, str(error.get("message", "")), code)
+            return
+        result = reply.get("result")
+        if not isinstance(result, dict):
+            return
+        if result.get("isError") is True:
+            self._failed(semconv.TOOL_ERROR, semconv.TOOL_ERROR)
+        if self.method == "initialize":
+            # The version the server chose, and the session it opened (not known before the answer).
+            version = result.get("protocolVersion")
+            session = self.connection.session
+            if isinstance(version, str):
+                self.attributes[semconv.PROTOCOL_VERSION] = version
+                self.span.set_attribute(semconv.PROTOCOL_VERSION, version)
+            if session is not None and session.session_id:
+                self.span.set_attribute(semconv.SESSION_ID, session.session_id)
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
+        try:
+            if error is not None:
+                cancelled = isinstance(error, asyncio.CancelledError)
+                self._failed(semconv.CANCELLED if cancelled else type(error).__qualname__, str(error) or None)
+            self.span.end()
+            self.telemetry.operation_duration.record(time.perf_counter() - self.started, self.attributes)
+        finally:
+            otel_context.detach(self.token)
+
+    def _failed(self, error_type: str, description: str | None, status_code: str | None = None) -> None:
+        self.attributes[semconv.ERROR_TYPE] = error_type
+        self.span.set_attribute(semconv.ERROR_TYPE, error_type)
+        if status_code is not None:
+            self.attributes[semconv.STATUS_CODE] = status_code
+            self.span.set_attribute(semconv.STATUS_CODE, status_code)
+        self.span.set_status(Status(StatusCode.ERROR, description))
+
+
+def _parent(meta: dict[str, Any] | None) -> tuple[otel_context.Context, list[Link]]:
+    """The span's parent: the context the client sent in `params._meta`, else the ambient one.
+
+    When both exist, the ambient span (the HTTP request's, say) is linked: one MCP request may span
+    several HTTP requests and one HTTP request may carry several MCP messages (the convention's note).
+    """
+    ambient = otel_context.get_current()
+    if meta is None or "traceparent" not in meta:
+        return ambient, []
+    carrier = {key: meta[key] for key in _CARRIER_KEYS if isinstance(meta.get(key), str)}
+    sent = propagate.extract(carrier, context=ambient)
+    ambient_span = trace.get_current_span(ambient).get_span_context()
+    if not ambient_span.is_valid or trace.get_current_span(sent).get_span_context() == ambient_span:
+        return sent, []  # nothing to link, or the traceparent was unreadable and the ambient span stays the parent
+    return sent, [Link(ambient_span)]
+
+
+def _protocol_version(meta: Any, connection: Connection) -> str | None:
+    if isinstance(meta, dict) and isinstance(version := meta.get(META_PROTOCOL_VERSION), str):
+        return version
+    if connection.session is not None:
+        return connection.session.protocol_version
+    return connection.version_header
+
+
+def _transport_attributes(connection: Connection) -> dict[str, Any]:
+    network = semconv.TRANSPORTS.get(connection.transport)
+    if network is None:
+        return {}
+    transport, protocol = network
+    return {semconv.NETWORK_TRANSPORT: transport, **({semconv.NETWORK_PROTOCOL: protocol} if protocol else {})}
