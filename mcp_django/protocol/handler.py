@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Final, get_args
@@ -52,7 +51,7 @@ from mcp_django.protocol.jsonrpc import (
     result_response,
 )
 from mcp_django.protocol.meta import check_stateless_meta, era_of
-from mcp_django.protocol.observers import MessageObserver
+from mcp_django.protocol.observers import MessageObserver, compose_observers
 from mcp_django.protocol.pagination import paginate
 from mcp_django.protocol.results import tool_error
 from mcp_django.protocol.versions import (
@@ -190,6 +189,7 @@ class MessageHandler:
         self.client_request_timeout = client_request_timeout
         self.pending = PendingRequests(relay)
         self.observers = tuple(observers)
+        self.observer = compose_observers(self.observers)
         served = {name: dict(value) for name, value in backend.capabilities().items()}
         served["logging"] = {}
         if notifications:
@@ -313,22 +313,20 @@ class MessageHandler:
 
     def opened(self, connection: Connection) -> None:
         """Tell the observers that a channel carrying many messages (a WebSocket, stdio) opened."""
-        for observer in self.observers:
-            observer.opened(connection)
+        if self.observer is not None:
+            self.observer.opened(connection)
 
     def closed(self, connection: Connection) -> None:
         """Tell the observers that the channel of `connection` closed."""
-        for observer in self.observers:
-            observer.closed(connection)
+        if self.observer is not None:
+            self.observer.closed(connection)
 
     async def _handle_one(self, message: Any, connection: Connection, emit: Emit | None) -> Message | None:
-        if not self.observers:
+        if self.observer is None:
             return await self._serve_one(message, connection, emit)
-        with contextlib.ExitStack() as stack:
-            observations = [stack.enter_context(observer.observe(message, connection)) for observer in self.observers]
+        with self.observer.observe(message, connection) as observation:
             reply = await self._serve_one(message, connection, emit)
-            for observation in observations:
-                observation.answered(reply)
+            observation.answered(reply)
             return reply
 
     async def _serve_one(self, message: Any, connection: Connection, emit: Emit | None) -> Message | None:

@@ -8,12 +8,14 @@ message costs nothing more.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from mcp_django.protocol.context import Connection
 from mcp_django.protocol.jsonrpc import Message
 
-__all__ = ["MessageObserver", "Observation"]
+__all__ = ["MessageObserver", "Observation", "compose_observers"]
 
 
 class Observation(Protocol):
@@ -43,3 +45,52 @@ class MessageObserver(Protocol):
 
     def closed(self, connection: Connection) -> None:
         """That channel closed: no more messages come on `connection`."""
+
+
+class _Observations:
+    """The observations of one message by several observers: entered in order, left in reverse."""
+
+    __slots__ = ("observations", "stack")
+
+    def __init__(self, observations: list[Observation]) -> None:
+        self.observations = observations
+
+    def __enter__(self) -> _Observations:
+        self.stack = contextlib.ExitStack()
+        for observation in self.observations:
+            self.stack.enter_context(observation)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
+        self.stack.__exit__(kind, error, traceback)
+
+    def answered(self, reply: Message | list[Message] | None) -> None:
+        for observation in self.observations:
+            observation.answered(reply)
+
+
+class _Observers:
+    """Several observers as one."""
+
+    __slots__ = ("observers",)
+
+    def __init__(self, observers: Sequence[MessageObserver]) -> None:
+        self.observers = tuple(observers)
+
+    def observe(self, message: Any, connection: Connection) -> Observation:
+        return _Observations([observer.observe(message, connection) for observer in self.observers])
+
+    def opened(self, connection: Connection) -> None:
+        for observer in self.observers:
+            observer.opened(connection)
+
+    def closed(self, connection: Connection) -> None:
+        for observer in self.observers:
+            observer.closed(connection)
+
+
+def compose_observers(observers: Sequence[MessageObserver]) -> MessageObserver | None:
+    """One observer for `observers`, in order; None for none (the handler then observes nothing)."""
+    if not observers:
+        return None
+    return observers[0] if len(observers) == 1 else _Observers(observers)

@@ -16,6 +16,11 @@ from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
+try:  # what the API hands out until a meter provider is set; no public name says "not configured"
+    from opentelemetry.metrics._internal import _ProxyMeterProvider
+except ImportError:  # pragma: no cover - a later API: take metrics to be configured
+    _ProxyMeterProvider = None  # type: ignore[assignment,misc]
+
 from mcp_django.protocol.context import META_PROTOCOL_VERSION, Connection
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.telemetry import semconv
@@ -46,6 +51,7 @@ class ServerTelemetry:
         meter_provider: metrics.MeterProvider | None = None,
     ) -> None:
         # Proxies until an SDK is configured, then they forward: fetched once, never cached stale.
+        self._given = tracer_provider is not None or meter_provider is not None
         self.tracer = trace.get_tracer(SCOPE_NAME, __version__, tracer_provider)
         meter = metrics.get_meter(SCOPE_NAME, __version__, meter_provider)
         self.operation_duration = meter.create_histogram(
@@ -66,6 +72,12 @@ class ServerTelemetry:
         method = message.get("method") if isinstance(message, dict) else None
         if not isinstance(method, str):
             return _UNOBSERVED
+        if not self._given and not _configured():
+            # No SDK: nothing would be recorded. Only a client's trace context is worth carrying on
+            # (to what the tool calls, a gateway's backend), as the API alone does.
+            params = message.get("params")
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            return _Propagation(meta) if isinstance(meta, dict) and "traceparent" in meta else _UNOBSERVED
         return _Observation(self, message, method, connection)
 
     def opened(self, connection: Connection) -> None:
@@ -97,6 +109,22 @@ class _Unobserved:
 
 
 _UNOBSERVED: Final = _Unobserved()
+
+
+class _Propagation(_Unobserved):
+    """With no SDK configured: the client's trace context from `params._meta`, current while the message is served."""
+
+    __slots__ = ("meta", "token")
+
+    def __init__(self, meta: dict[str, Any]) -> None:
+        self.meta = meta
+
+    def __enter__(self) -> _Propagation:
+        self.token = otel_context.attach(_parent(self.meta)[0])
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        otel_context.detach(self.token)
 
 
 class _Observation:
@@ -192,6 +220,24 @@ class _Observation:
             self.attributes[semconv.STATUS_CODE] = status_code
             self.span.set_attribute(semconv.STATUS_CODE, status_code)
         self.span.set_status(Status(StatusCode.ERROR, description))
+
+
+_ever_configured: list[bool] = []
+
+
+def _configured() -> bool:
+    """Whether an SDK (or any real provider) was set for traces or metrics, so that spans and points are kept.
+
+    Providers are set once per process and never unset, so a yes is remembered; a no is asked again.
+    """
+    if _ever_configured:
+        return True
+    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider) and (
+        _ProxyMeterProvider is not None and isinstance(metrics.get_meter_provider(), _ProxyMeterProvider)
+    ):
+        return False
+    _ever_configured.append(True)
+    return True
 
 
 def _parent(meta: dict[str, Any] | None) -> tuple[otel_context.Context, list[Link]]:
