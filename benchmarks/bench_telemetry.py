@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "example_project.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmarks.bench_settings")  # no audit sink
 
 import django
 

@@ -55,7 +55,7 @@ def trace_id() -> str:
     return format(trace.get_current_span().get_span_context().trace_id, "032x")
 
 async def main():
-    client = MCPTestClient(endpoint(), era="stateless")
+    client = MCPTestClient(endpoint(interceptors=[]), era="stateless")  # no audit sink: no database here
     meta = {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
     sent = await client.request("tools/call", {"name": "trace_id", "arguments": {}, "_meta": meta})
     alone = await client.call_tool("trace_id")
