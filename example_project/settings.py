@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlsplit
 
 import django
 
+from example_project import telemetry as example_telemetry
 from mcp_django.oauth.defaults import OAUTH2_PROVIDER as OAUTH2_PROVIDER_DEFAULTS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -144,6 +145,8 @@ EXAMPLE_BASE_URL = (
     or f"http://{os.environ.get('DEMO_HOST', '127.0.0.1')}:{os.environ.get('DEMO_PORT', '8000')}"
 ).rstrip("/")
 
+example_telemetry.configure()
+
 MCP_DJANGO = {
     "SERVER_INFO": {"name": "mcp-django-example", "version": "0.1.0"},
     "INSTRUCTIONS": "A demo catalogue of books. Use the tools to search it and the prompts to review a book.",
@@ -162,7 +165,8 @@ MCP_DJANGO = {
     ],
     # Skills (SEP-2640, docs/skills.md): the demo's and the conformance fixture's skills/ directories,
     # served on the conformance endpoints, where the official suite's sep-2640-skills-* scenarios read them.
-    "EXTENSIONS": ["mcp_django.skills.SkillsExtension"],
+    # MCP_EXAMPLE_OTEL=console adds OpenTelemetry spans printed to stdout (example_project/telemetry.py).
+    "EXTENSIONS": ["mcp_django.skills.SkillsExtension", *example_telemetry.EXTENSIONS],
     "SKILLS_ENDPOINTS": ["conformance", "conformance-view"],
     # bob's group grants TEAM here; carol's group grants SYSTEM through a GroupScope row (see seed_demo).
     "SCOPE_GROUPS": {"mcp-team": "TEAM"},
