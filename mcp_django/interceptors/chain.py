@@ -48,6 +48,7 @@ from mcp_django.interceptors.invoke import (
     record,
     start,
 )
+from mcp_django.interceptors.signals import phase_ran
 
 __all__ = [
     "DEFAULT_DIRECTIONS",
@@ -236,7 +237,7 @@ class InterceptorPlan:
                     await run.passes(passes)
         except TimeoutError:
             run.abort("timeout", {"type": "chain", "reason": "timeout", "timeoutMs": self.timeout_ms})
-        return ChainResult(
+        result = ChainResult(
             event=event,
             phase=phase,
             status=run.status,
@@ -247,6 +248,9 @@ class InterceptorPlan:
             total_duration_ms=(time.perf_counter() - started) * 1000,
             sinks_ran=run.sinks_ran,
         )
+        if phase_ran.receivers:
+            phase_ran.send(InterceptorPlan, chain=result)
+        return result
 
     async def run_sinks(self, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext) -> None:
         """Let the sinks of `phase` observe `payload` (a refusal or an error that ended the operation)."""

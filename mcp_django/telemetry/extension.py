@@ -45,11 +45,13 @@ class TelemetryExtension(Extension):
         return {} if _api_installed() else None
 
     def observers(self, endpoint: Any) -> Sequence[MessageObserver]:
+        from mcp_django.telemetry import interceptors
         from mcp_django.telemetry.server import ServerTelemetry
 
         # One for every endpoint: its instruments are the process's, whatever endpoint records.
         if self._telemetry is None:
             self._telemetry = ServerTelemetry()
+            interceptors.connect(self._telemetry.tracer)
         return (self._telemetry,)
 
     def check(self) -> list[CheckMessage]:

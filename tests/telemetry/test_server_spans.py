@@ -171,3 +171,37 @@ async def test_an_endpoint_without_the_extension_emits_no_span(telemetry: Teleme
     await MCPTestClient(plain, era="stateless").call_tool("echo", {"text": "hi"})
     assert telemetry.finished("tools/call") == []
     assert [span.name for span in telemetry.finished()] == ["echo inner"]
+
+
+@pytest.mark.django_db
+async def test_each_interceptor_that_runs_is_a_child_span_with_its_type_phase_and_verdict(
+    telemetry: Telemetry,
+) -> None:
+    chain = [
+        "mcp_django.interceptors.redaction.RedactionInterceptor",
+        {"CLASS": "tests.interceptors.support.Sink", "OPTIONS": {"tag": "seen"}},
+    ]
+    client = MCPTestClient(endpoint(interceptors=chain), era="stateless")
+    await client.call_tool("echo", {"text": "mail me at ada@example.com"})
+
+    (call,) = telemetry.finished("tools/call")
+    children = [span for span in telemetry.finished("interceptor ") if span.parent is not None]
+    assert {span.parent.span_id for span in children if span.parent} == {call.context.span_id}
+    seen = {
+        (
+            str((span.attributes or {})["mcp_django.interceptor.name"]),
+            (span.attributes or {})["mcp_django.interceptor.phase"],
+            (span.attributes or {})["mcp_django.interceptor.verdict"],
+        )
+        for span in children
+    }
+    names = {name for name, _, _ in seen}
+    assert len(names) == 2
+    assert any(phase == "request" and verdict == "modified" for _, phase, verdict in seen)  # the e-mail redacted
+    assert any(phase == "response" and verdict == "recorded" for _, phase, verdict in seen)  # the sink
+    for span in children:
+        assert span.start_time is not None
+        assert span.end_time is not None
+        assert call.start_time is not None
+        assert call.end_time is not None
+        assert call.start_time <= span.start_time <= span.end_time <= call.end_time
