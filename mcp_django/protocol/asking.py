@@ -8,12 +8,16 @@ with the signed `requestState` (`restore_inputs`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.inputs import ClientRequestError, PendingRequests, RequestStateCodec, error_of
 from mcp_django.protocol.jsonrpc import Message
+
+if TYPE_CHECKING:
+    from mcp_django.protocol.observers import MessageObserver
 
 __all__ = ["ask_client", "restore_inputs", "session_key"]
 
@@ -30,9 +34,16 @@ def restore_inputs(codec: RequestStateCodec, ctx: RequestContext, params: Mappin
 
 
 async def ask_client(
-    pending: PendingRequests, answer_within: float, ctx: RequestContext, requests: Mapping[str, Message]
+    pending: PendingRequests,
+    answer_within: float,
+    ctx: RequestContext,
+    requests: Mapping[str, Message],
+    observer: MessageObserver | None = None,
 ) -> dict[str, Any]:
-    """Send handshake-era server-to-client requests on the request's stream and await their results."""
+    """Send handshake-era server-to-client requests on the request's stream and await their results.
+
+    `observer` (the handler's) observes each request sent and the client's reply.
+    """
     owner = session_key(ctx.connection)
     emit = ctx.emit
     assert emit is not None
@@ -41,12 +52,18 @@ async def ask_client(
         request_id, answer = pending.open(owner)
         try:
             await pending.watch(request_id)
-            await emit({"jsonrpc": "2.0", "id": request_id, "method": request["method"], "params": request["params"]})
-            try:
-                reply = await asyncio.wait_for(answer, answer_within)
-            except TimeoutError:
-                await ctx.send_notification("notifications/cancelled", {"requestId": request_id, "reason": "timeout"})
-                raise ClientRequestError(0, "The client did not answer in time") from None
+            outgoing = {"jsonrpc": "2.0", "id": request_id, "method": request["method"], "params": request["params"]}
+            with observer.asking(outgoing, ctx.connection) if observer else contextlib.nullcontext() as observation:
+                await emit(outgoing)
+                try:
+                    reply = await asyncio.wait_for(answer, answer_within)
+                except TimeoutError:
+                    await ctx.send_notification(
+                        "notifications/cancelled", {"requestId": request_id, "reason": "timeout"}
+                    )
+                    raise ClientRequestError(0, "The client did not answer in time") from None
+                if observation is not None:
+                    observation.answered(reply)
         finally:
             pending.close(request_id)
             await pending.unwatch(request_id)

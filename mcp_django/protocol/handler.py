@@ -388,7 +388,9 @@ class MessageHandler:
             emit=emit,
         )
         if era is Era.HANDSHAKE and emit is not None and connection.streaming:
-            ctx.ask = lambda requests: ask_client(self.pending, self.client_request_timeout, ctx, requests)
+            ctx.ask = lambda requests: ask_client(
+                self.pending, self.client_request_timeout, ctx, requests, self.observer
+            )
         elif era is Era.STATELESS and method in INPUT_METHODS:
             if "requestState" in params:  # only a retry carries a state to check the binding of
                 # Bound to the params as the client sent them, before any interceptor rewrites them.

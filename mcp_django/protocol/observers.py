@@ -40,6 +40,11 @@ class MessageObserver(Protocol):
     def observe(self, message: Any, connection: Connection) -> Observation:
         """The observation of `message` (parsed JSON, not yet checked) arriving on `connection`."""
 
+    def asking(self, request: Message, connection: Connection) -> Observation:
+        """The observation of a request the server sends the client (elicitation, sampling, roots) while it
+        serves one of the client's: entered before it is sent (it may add trace context to the request's
+        `params._meta`), told the client's reply."""
+
     def opened(self, connection: Connection) -> None:
         """A channel that carries many messages (a WebSocket, a stdio pipe) opened with `connection`."""
 
@@ -79,6 +84,9 @@ class _Observers:
 
     def observe(self, message: Any, connection: Connection) -> Observation:
         return _Observations([observer.observe(message, connection) for observer in self.observers])
+
+    def asking(self, request: Message, connection: Connection) -> Observation:
+        return _Observations([observer.asking(request, connection) for observer in self.observers])
 
     def opened(self, connection: Connection) -> None:
         for observer in self.observers:

@@ -80,6 +80,12 @@ class ServerTelemetry:
             return _Propagation(meta) if isinstance(meta, dict) and "traceparent" in meta else _UNOBSERVED
         return _Observation(self, message, method, connection)
 
+    def asking(self, request: Message, connection: Connection) -> _Asking | _Unobserved:
+        """A CLIENT span for a request the server sends the client, its context injected into `params._meta`."""
+        if not self._given and not _configured():
+            return _UNOBSERVED
+        return _Asking(self.tracer, request, connection)
+
     def opened(self, connection: Connection) -> None:
         """Remember when the channel's session began."""
         connection.extra[_OPENED] = time.monotonic()
@@ -223,6 +229,49 @@ class _Observation:
 
 
 _ever_configured: list[bool] = []
+
+
+class _Asking:
+    """A server-to-client request's CLIENT span (elicitation, sampling, roots), a child of the current one."""
+
+    __slots__ = ("connection", "request", "span", "tracer")
+
+    def __init__(self, tracer: trace.Tracer, request: Message, connection: Connection) -> None:
+        self.tracer = tracer
+        self.request = request
+        self.connection = connection
+
+    def __enter__(self) -> _Asking:
+        method = str(self.request.get("method"))
+        attributes: dict[str, Any] = {semconv.METHOD_NAME: method, semconv.REQUEST_ID: str(self.request.get("id"))}
+        session = self.connection.session
+        if session is not None:
+            attributes[semconv.PROTOCOL_VERSION] = session.protocol_version
+            if session.session_id:
+                attributes[semconv.SESSION_ID] = session.session_id
+        attributes.update(_transport_attributes(self.connection))
+        self.span = self.tracer.start_span(method, kind=SpanKind.CLIENT, attributes=attributes)
+        params = self.request.get("params")
+        params = dict(params) if isinstance(params, dict) else {}
+        meta = dict(params.get("_meta") or {})
+        propagate.inject(meta, context=trace.set_span_in_context(self.span))
+        self.request["params"] = {**params, "_meta": meta}
+        return self
+
+    def answered(self, reply: Message | list[Message] | None) -> None:
+        error = reply.get("error") if isinstance(reply, dict) else None
+        if isinstance(error, dict):
+            code = str(error.get("code"))
+            self.span.set_attributes({semconv.ERROR_TYPE: code, semconv.STATUS_CODE: code})
+            self.span.set_status(Status(StatusCode.ERROR, str(error.get("message", ""))))
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
+        if error is not None:
+            self.span.set_attribute(
+                semconv.ERROR_TYPE, semconv.CANCELLED if kind is asyncio.CancelledError else type(error).__qualname__
+            )
+            self.span.set_status(Status(StatusCode.ERROR, str(error) or None))
+        self.span.end()
 
 
 def _configured() -> bool:

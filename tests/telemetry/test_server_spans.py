@@ -205,3 +205,28 @@ async def test_each_interceptor_that_runs_is_a_child_span_with_its_type_phase_an
         assert call.start_time is not None
         assert call.end_time is not None
         assert call.start_time <= span.start_time <= span.end_time <= call.end_time
+
+
+@pytest.mark.django_db
+async def test_a_request_the_server_sends_the_client_is_a_client_span_whose_context_the_client_receives(
+    telemetry: Telemetry,
+) -> None:
+    received: list[dict[str, object]] = []
+
+    def on_input(method: str, params: dict[str, object]) -> dict[str, object]:
+        received.append(params)
+        return {"action": "accept", "content": {"name": "Ada"}}
+
+    client = MCPTestClient(endpoint(), era="handshake", on_input=on_input)
+    result = await client.call_tool("asks")
+    assert result["content"][0]["text"] == "Hello Ada"
+
+    (call,) = telemetry.finished("tools/call")
+    (asked,) = telemetry.finished("elicitation/create")
+    assert asked.kind is SpanKind.CLIENT
+    assert asked.parent is not None
+    assert asked.parent.span_id == call.context.span_id
+    meta = received[0]["_meta"]
+    assert isinstance(meta, dict)
+    version, trace_id, span_id, _flags = str(meta["traceparent"]).split("-")
+    assert (version, trace_id, span_id) == ("00", f"{asked.context.trace_id:032x}", f"{asked.context.span_id:016x}")

@@ -6,6 +6,7 @@ import asyncio
 
 from opentelemetry import trace
 
+from mcp_django import Context
 from mcp_django.endpoints import Endpoint
 from mcp_django.registry import Registry
 from mcp_django.telemetry import TelemetryExtension
@@ -46,6 +47,13 @@ async def sleeps() -> str:
     started["sleeps"].set()
     await asyncio.sleep(30)
     return "woke"
+
+
+@traced.tool
+async def asks(ctx: Context) -> str:
+    """Ask the user's name (an elicitation), then greet them."""
+    answer = await ctx.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+    return f"Hello {answer['content']['name']}"
 
 
 @traced.prompt
