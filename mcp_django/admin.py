@@ -332,12 +332,17 @@ class InterceptorServerAdmin(_InterceptorServerAdminBase):
 class ToolStateAdmin(_StateAdminMixin, _ToolStateAdminBase):
     """Every tool some endpoint lists (static or a provider's), switched on or off by name on every endpoint."""
 
-    list_display = ["name", "enabled", "present_in_code", "updated"]
+    list_display = ["name", "enabled", "required_permissions", "present_in_code", "updated"]
     list_filter = ["enabled", "present_in_code"]
     search_fields = ["name"]
-    fields = ["name", "enabled"]
-    readonly_fields = ["name"]
+    fields = ["name", "enabled", "required_permissions"]
+    readonly_fields = ["name", "required_permissions"]
     actions = ["enable_selected", "disable_selected"]
+
+    @admin.display(description="requires permissions")
+    def required_permissions(self, obj: ToolState) -> str:
+        """What a caller must hold besides the scope (`permissions=`; a provider's own are not shown)."""
+        return ", ".join(inventory.tool_permissions().get(obj.name, ())) or "—"
 
     @admin.action(description="Enable selected tools", permissions=["change"])
     def enable_selected(self, request: HttpRequest, queryset: QuerySet[ToolState]) -> None:

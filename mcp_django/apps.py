@@ -14,7 +14,11 @@ class MCPDjangoConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from mcp_django import checks, extensions  # noqa: F401  # register the system checks, the extensions' too
+        from mcp_django import (  # noqa: F401  # register the system checks, the extensions' too
+            checks,
+            extensions,
+            permission_checks,  # and those of permissions=
+        )
         from mcp_django.conf import mcp_settings
         from mcp_django.gateway import checks as gateway_checks  # noqa: F401  # those of the gateways
         from mcp_django.gateway import (

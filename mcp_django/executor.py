@@ -48,8 +48,10 @@ from asgiref.sync import sync_to_async
 
 __all__ = [
     "ABANDONED_EXIT_STATUS",
+    "abandoned",
     "database_threads",
     "dedicated_threads",
+    "innermost",
     "run_sync",
     "running_jobs",
     "uses_dedicated_threads",
@@ -131,9 +133,11 @@ class _Job(Generic[R]):
         self.started = time.monotonic()
         with _running_lock:
             _running[0] += 1
+        outer, _current.job = getattr(_current, "job", None), self
         try:
             return self.fn(*self.args, **self.kwargs)
         finally:
+            _current.job = outer
             with _running_lock:
                 _running[0] -= 1
             if self.abandoned:
@@ -164,10 +168,26 @@ class _Job(Generic[R]):
             )
 
 
-def _name(fn: Callable[..., Any]) -> str:
-    """The dotted name of the code a job runs: through partials, the first callable they were given."""
+_current = threading.local()
+"""`job`: the `_Job` this thread runs now (None between jobs)."""
+
+
+def abandoned() -> bool:
+    """True when the caller of the sync code running on this thread stopped waiting for it (time limit, cancel)."""
+    job = getattr(_current, "job", None)
+    return job is not None and bool(job.abandoned)
+
+
+def innermost(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The code a chain of partials runs: through each partial, the first callable it was given."""
     while isinstance(fn, functools.partial):
         fn = next((argument for argument in fn.args if callable(argument)), fn.func)
+    return fn
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    """The dotted name of the code a job runs: through partials, the first callable they were given."""
+    fn = innermost(fn)
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__qualname__)}"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Final, Literal, TypeVar, overload
 
 import mcp_types
 
@@ -30,6 +30,7 @@ from mcp_django.declarations import (
     function_name,
 )
 from mcp_django.exceptions import RegistryFrozen
+from mcp_django.permissions import Permissions, granted, permitted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.results import completion
 from mcp_django.scopes import Scope, ScopeResolver
@@ -66,6 +67,7 @@ class Registry:
         self._duplicates: list[str] = []
         self._frozen = False
         self._lists: dict[Scope, dict[str, tuple[dict[str, Any], ...]]] = {}
+        self._guarded: dict[str, dict[str, Permissions]] = {kind: {} for kind in _LIST_KEYS}
         self._backend: RegistryBackend | None = None
         self._source: RegistrySource | None = None
         _registries.append(weakref.ref(self))
@@ -112,30 +114,33 @@ class Registry:
                 "in a module loaded before the app registry is ready (an app's mcp.py)."
             )
 
-    def _store(self, table: dict[Any, Any], key: Any, item: Any, what: str) -> None:
+    def _store(self, table: dict[Any, Any], key: Any, item: Any, what: str, kind: str = "") -> None:
         self._check_open(what)
         if key in table:
             self._duplicates.append(f"{what} is declared twice ({_origin(table[key].fn)} and {_origin(item.fn)})")
             return
         table[key] = item
+        if kind and item.permissions:
+            self._guarded[kind][key] = item.permissions
         self._lists.clear()
 
     def add_tool(self, tool: Tool) -> Tool:
         """Register an already-built `Tool`."""
-        self._store(self._tools, tool.name, tool, f"tool {tool.name!r}")
+        self._store(self._tools, tool.name, tool, f"tool {tool.name!r}", "tools")
         return tool
 
     def add_resource(self, resource: Resource) -> Resource:
         """Register an already-built `Resource` or `ResourceTemplate`."""
         if isinstance(resource, ResourceTemplate):
-            self._store(self._templates, resource.uri, resource, f"resource template {resource.uri!r}")
+            what = f"resource template {resource.uri!r}"
+            self._store(self._templates, resource.uri, resource, what, "resource_templates")
         else:
-            self._store(self._resources, resource.uri, resource, f"resource {resource.uri!r}")
+            self._store(self._resources, resource.uri, resource, f"resource {resource.uri!r}", "resources")
         return resource
 
     def add_prompt(self, prompt: Prompt) -> Prompt:
         """Register an already-built `Prompt`."""
-        self._store(self._prompts, prompt.name, prompt, f"prompt {prompt.name!r}")
+        self._store(self._prompts, prompt.name, prompt, f"prompt {prompt.name!r}", "prompts")
         return prompt
 
     def add_completion(self, completion: Completion) -> Completion:
@@ -164,6 +169,8 @@ class Registry:
         output_schema: Mapping[str, Any] | None = None,
         structured_output: bool | None = None,
         scope: Scope | str = Scope.USER,
+        permissions: str | Sequence[str] | None = None,
+        atomic: bool = True,
         timeout: float | None = None,
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
@@ -201,6 +208,7 @@ class Registry:
         annotations: content.Annotations | mcp_types.Annotations | None = None,
         meta: Mapping[str, Any] | None = None,
         scope: Scope | str = Scope.USER,
+        permissions: str | Sequence[str] | None = None,
     ) -> Callable[[F], F]:
         """Declare a function as the resource at `uri`, or for every URI matching it when it is a template.
 
@@ -210,19 +218,12 @@ class Registry:
         dicts, or None for "not found". `scope` is the minimum `Scope` a caller needs to see and read it.
         """
 
+        options: dict[str, Any] = {"name": name, "title": title, "description": description, "mime_type": mime_type}
+        options |= {"size": size, "icons": icons, "annotations": annotations, "meta": meta}
+        options |= {"scope": scope, "permissions": permissions}
+
         def declare(function: F) -> F:
             self._check_open(f"resource {uri!r}")
-            options: dict[str, Any] = {
-                "name": name,
-                "title": title,
-                "description": description,
-                "mime_type": mime_type,
-                "size": size,
-                "icons": icons,
-                "annotations": annotations,
-                "meta": meta,
-                "scope": scope,
-            }
             if "{" in uri:
                 self.add_resource(ResourceTemplate(function, uri, **options))
             else:
@@ -246,6 +247,7 @@ class Registry:
         icons: Sequence[Icon | mcp_types.Icon] | None = None,
         meta: Mapping[str, Any] | None = None,
         scope: Scope | str = Scope.USER,
+        permissions: str | Sequence[str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def prompt(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
@@ -378,6 +380,10 @@ class Registry:
         return None
 
 
+_LIST_KEYS: Final = {"tools": "name", "resources": "uri", "resource_templates": "uriTemplate", "prompts": "name"}
+"""Each list the registry serves, and the member naming an item of it."""
+
+
 def _origin(fn: Any) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
@@ -385,8 +391,8 @@ def _origin(fn: Any) -> str:
 class RegistrySource(Source):
     """A `Registry` as a source: its lists are computed once per scope, its lookups are dict lookups.
 
-    Every declaration carries its own minimum scope; the source answers only with those the
-    caller's scope reaches.
+    Every declaration carries its own minimum scope, and may require Django permissions; the source
+    answers only with those the caller's scope reaches and whose permissions it holds.
     """
 
     __slots__ = ("registry",)
@@ -404,37 +410,41 @@ class RegistrySource(Source):
 
     def manifest(self) -> dict[str, Any]:
         return {"kind": "registry", "name": self.registry.name, "namespace": ""}
+    async def _list(self, kind: str, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
+        items, guarded, key = self.registry.lists(scope)[kind], self.registry._guarded[kind], _LIST_KEYS[kind]
+        return await permitted(ctx, items, lambda item: guarded.get(item[key], ())) if guarded else items
 
     async def list_tools(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        return self.registry.lists(scope)["tools"]
+        return await self._list("tools", ctx, scope)
 
     async def list_resources(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        return self.registry.lists(scope)["resources"]
+        return await self._list("resources", ctx, scope)
 
     async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        return self.registry.lists(scope)["resource_templates"]
+        return await self._list("resource_templates", ctx, scope)
 
     async def list_prompts(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        return self.registry.lists(scope)["prompts"]
+        return await self._list("prompts", ctx, scope)
 
     async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> Tool | None:
-        return _reached(self.registry._tools.get(name), scope)
+        return await _allowed(self.registry._tools.get(name), ctx, scope)
 
     async def get_prompt(self, name: str, ctx: RequestContext, scope: Scope) -> Prompt | None:
-        return _reached(self.registry._prompts.get(name), scope)
+        return await _allowed(self.registry._prompts.get(name), ctx, scope)
 
     async def get_resource(self, uri: str, ctx: RequestContext, scope: Scope) -> Resource | None:
-        return _reached(self.registry._resources.get(uri), scope)
+        return await _allowed(self.registry._resources.get(uri), ctx, scope)
 
     async def get_resource_template(
         self, uri_template: str, ctx: RequestContext, scope: Scope
     ) -> ResourceTemplate | None:
-        return _reached(self.registry._templates.get(uri_template), scope)
+        return await _allowed(self.registry._templates.get(uri_template), ctx, scope)
 
     async def match_resource_template(
         self, uri: str, ctx: RequestContext, scope: Scope
     ) -> tuple[ResourceTemplate, dict[str, str]] | None:
-        return self.registry.matching_template(uri, scope)
+        found = self.registry.matching_template(uri, scope)
+        return found if found is None or await granted(ctx, found[0].permissions) else None
 
     async def complete(
         self,
@@ -464,6 +474,12 @@ def _reached(declaration: Declared | None, scope: Scope) -> Declared | None:
     The one check of a declaration's own scope; `CompositeBackend.reach` checks the sources'.
     """
     return declaration if declaration is not None and declaration.scope <= scope else None
+
+
+async def _allowed(declaration: Declared | None, ctx: RequestContext, scope: Scope) -> Declared | None:
+    """The declaration if the caller reaches its scope and holds its permissions, else None (as if undeclared)."""
+    reached = _reached(declaration, scope)
+    return reached if reached is not None and await granted(ctx, reached.permissions) else None
 
 
 class RegistryBackend(CompositeBackend):

@@ -31,6 +31,7 @@ __all__ = [
     "ToolError",
     "completion",
     "is_call_tool_result",
+    "is_failure",
     "is_read_resource_result",
     "plain",
     "prompt_message",
@@ -93,6 +94,11 @@ def is_call_tool_result(value: Any) -> bool:
     if value.get("resultType") == "input_required":
         return True
     return isinstance(value.get("content"), list) and set(value) <= {"content", "structuredContent", "isError", "_meta"}
+
+
+def is_failure(value: Any) -> bool:
+    """True for a tool's return value that says it failed: a result marked `isError`."""
+    return isinstance(value, Mapping) and value.get("isError") is True
 
 
 def to_content(value: Any, tool_name: str) -> list[dict[str, Any]]:

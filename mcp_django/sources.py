@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Protocol, TypeVar
 
 from mcp_django.declarations.resources import UriTemplate
+from mcp_django.permissions import Permissions, permitted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
 from mcp_django.results import completion
@@ -101,6 +102,7 @@ class Source:
 
     Attributes:
         scope: callers below it reach nothing of the source.
+        permissions: Django permissions a caller must hold, all of them, to reach anything of the source.
         enabled: False serves nothing.
         distinct: the lists never repeat a name or URI (the backend then need not merge them).
     """
@@ -108,6 +110,7 @@ class Source:
     __slots__ = ()
 
     scope: Scope = Scope.USER
+    permissions: Permissions = ()
     enabled: bool = True
     distinct: bool = False
 
@@ -223,11 +226,14 @@ class CompositeBackend:
         return served
 
     async def reach(self, ctx: RequestContext) -> tuple[Scope, tuple[Source, ...]]:
-        """The caller's scope and the sources it reaches, in order: the one scope check on sources."""
+        """The caller's scope and the sources it reaches, in order: the one scope and permission check on sources."""
         scope = Scope.SYSTEM if self.scopes is None else await self.scopes(ctx)
         if scope is None:
             return Scope.USER, ()
-        return scope, tuple(source for source in self.sources if source.enabled and source.scope <= scope)
+        reached = tuple(source for source in self.sources if source.enabled and source.scope <= scope)
+        if any(source.permissions for source in reached):
+            reached = tuple(await permitted(ctx, reached, lambda source: source.permissions))
+        return scope, reached
 
     async def _merged(self, ctx: RequestContext, method: str, key: str) -> Items:
         scope, sources = await self.reach(ctx)

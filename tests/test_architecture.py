@@ -101,9 +101,9 @@ LAYERS: dict[str, int] = {
     "mcp_django.protocol": 0,
     # 1 settings and what every layer above uses
     **dict.fromkeys(["version", "conf", "exceptions", "checks_support", "unavailable", "executor", "time_limits"], 1),
-    **dict.fromkeys(["content", "results", "relay", "notifications"], 1),
+    **dict.fromkeys(["content", "results", "relay", "notifications", "transactions"], 1),
     # 2 who is calling, and the rows the core keeps
-    **dict.fromkeys(["scopes", "auth", "context", "models"], 2),
+    **dict.fromkeys(["scopes", "permissions", "auth", "context", "models"], 2),
     # 3 what is served, and what runs around every operation
     **dict.fromkeys(["declarations", "sources", "registry", "providers", "toolsets", "bus", "interceptors"], 3),
     "mcp_django": 3,  # the public API's package: the declarations and providers it re-exports
@@ -117,6 +117,7 @@ LAYERS: dict[str, int] = {
     "control": 7,
     # 8 Django glue, the checks of everything, the tools that drive the whole package
     **dict.fromkeys(["apps", "admin", "urls", "views", "routing", "management", "checks", "checks_unserved"], 8),
+    "permission_checks": 8,
     **dict.fromkeys(["testing", "testing_http", "pytest_plugin", "inspection"], 8),
     "oauth.urls": 8,  # the OAuth app's URLconf: wiring, like urls.py (its views take the transports' body limit)
 }

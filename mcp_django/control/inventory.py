@@ -40,6 +40,7 @@ __all__ = [
     "mounted",
     "sync_inventory",
     "sync_rows",
+    "tool_permissions",
 ]
 
 logger = logging.getLogger("mcp_django.state")
@@ -94,8 +95,33 @@ def list_changed_methods(provider: Provider) -> list[str]:
     return methods
 
 
+class _HoldsEverything:
+    """The inventory's caller: it holds whatever permission a component requires, so every tool is listed."""
+
+    is_authenticated = True
+    is_active = True
+
+    def has_perms(self, permissions: object) -> bool:
+        return True
+
+
+def tool_permissions() -> dict[str, tuple[str, ...]]:
+    """The Django permissions each tool in code requires by name (static declarations and toolsets)."""
+    from mcp_django.registry import all_registries
+    from mcp_django.toolsets.base import all_toolsets
+
+    found: dict[str, tuple[str, ...]] = {}
+    tools = [*(tool for registry in all_registries() for tool in registry.tools.values())]
+    for tool in tools + [tool for toolset in all_toolsets() for tool in toolset.tools.values()]:
+        if tool.permissions:
+            found.setdefault(tool.name, tool.permissions)
+    return found
+
+
 def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM) -> list[str]:
     """The names of the tools a caller of `scope` gets from `endpoint`'s backend (before the admin's tool switches).
+
+    The caller holds every Django permission: a tool that requires some is listed too.
 
     Raises whatever a provider's `list_tools` raises.
     """
@@ -109,7 +135,7 @@ def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM) -> list[str]:
             request_id=None,
             era=Era.STATELESS,
             protocol_version="admin",
-            connection=Connection(endpoint=endpoint, transport="admin"),
+            connection=Connection(endpoint=endpoint, transport="admin", principal=_HoldsEverything()),
         )
         return [str(tool.get("name")) for tool in await endpoint.build_backend(fixed).list_tools(ctx)]
 

@@ -12,7 +12,10 @@ from typing_extensions import TypedDict
 
 from mcp_django.declarations.django_values import evaluate, needs_evaluation
 from mcp_django.executor import run_sync
+from mcp_django.permissions import Permissions, parse_permissions
+from mcp_django.results import is_failure
 from mcp_django.scopes import Scope
+from mcp_django.transactions import run_atomically
 
 __all__ = [
     "NAME_PATTERN",
@@ -21,6 +24,7 @@ __all__ = [
     "Icon",
     "Runner",
     "ToolAnnotations",
+    "declared_permissions",
     "declared_scope",
     "function_name",
     "require_description",
@@ -61,19 +65,22 @@ class Runner:
 
     What the function returns comes back with Django values evaluated where the ORM may run
     (`declarations.django_values.evaluate`): a sync function's in its own thread, an async one's
-    through `run_sync` when it returned a QuerySet or model instances.
+    through `run_sync` when it returned a QuerySet or model instances. An atomic runner (tools) runs a
+    sync function in a transaction on each `ATOMIC_REQUESTS` database (`mcp_django.transactions`).
     """
 
     __slots__ = ("_call", "_evaluate", "fn", "is_async")
 
-    def __init__(self, fn: AnyFunction, *, serializer: tuple[type, bool] | None = None) -> None:
-        """Args: serializer: the DRF serializer the function's results are serialized with (and if many)."""
+    def __init__(self, fn: AnyFunction, *, serializer: tuple[type, bool] | None = None, atomic: bool = False) -> None:
+        """Args: serializer: the DRF serializer the function's results are serialized with (and if many);
+        atomic: run a sync function as a unit of work, like a view under `ATOMIC_REQUESTS`."""
         self.fn = fn
         self.is_async = iscoroutinefunction(fn) or iscoroutinefunction(type(fn).__call__)
         self._evaluate = functools.partial(evaluate, serializer=serializer)
-        self._call: Callable[..., Awaitable[Any]] = (
-            fn if self.is_async else functools.partial(run_sync, functools.partial(_evaluated, fn, self._evaluate))
-        )
+        sync_call = functools.partial(_evaluated, fn, self._evaluate)
+        if atomic:
+            sync_call = functools.partial(run_atomically, sync_call, is_failure)
+        self._call: Callable[..., Awaitable[Any]] = fn if self.is_async else functools.partial(run_sync, sync_call)
 
     async def __call__(self, kwargs: dict[str, Any]) -> Any:
         value = await self._call(**kwargs)
@@ -95,6 +102,18 @@ def declared_scope(owner: str, value: Scope | str | int) -> Scope:
     try:
         return Scope.parse(value)
     except ValueError as exc:
+        raise DeclarationError(f"{owner}: {exc}") from None
+
+
+def declared_permissions(owner: str, value: str | Iterable[str] | None) -> Permissions:
+    """The Django permissions a declaration requires (`"app_label.codename"`, one or a list), parsed.
+
+    Raises:
+        DeclarationError: `value` is not a permission name or a list of them.
+    """
+    try:
+        return parse_permissions(value)
+    except TypeError as exc:
         raise DeclarationError(f"{owner}: {exc}") from None
 
 

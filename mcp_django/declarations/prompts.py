@@ -13,6 +13,7 @@ from mcp_django.declarations.common import (
     AnyFunction,
     Icon,
     Runner,
+    declared_permissions,
     declared_scope,
     function_name,
     require_description,
@@ -35,7 +36,8 @@ class Prompt:
     Its parameters are the prompt's arguments (required when they have no
     default; descriptions from the docstring or `Annotated[..., Field(...)]`).
     It returns a string (one user message), a message or content block, or a
-    list of them. `scope` is the minimum `Scope` a caller needs to see and get it.
+    list of them. `scope` is the minimum `Scope` a caller needs to see and get it; `permissions` the Django
+    permissions (one name or a list) the caller must also hold, all of them.
     """
 
     def __init__(
@@ -48,11 +50,13 @@ class Prompt:
         icons: Sequence[Icon | mcp_types.Icon] | None = None,
         meta: Mapping[str, Any] | None = None,
         scope: Scope | str | int = Scope.USER,
+        permissions: str | Sequence[str] | None = None,
     ) -> None:
         self.fn = fn
         self.name: str = name or function_name(fn)
         owner = f"prompt {self.name!r}"
         self.scope = declared_scope(owner, scope)
+        self.permissions = declared_permissions(owner, permissions)
         self.signature = Signature(fn, owner)
         self.description = require_description(owner, description or self.signature.description)
         self.title = title

@@ -19,6 +19,7 @@ from mcp_django.declarations.common import (
     DeclarationError,
     Icon,
     Runner,
+    declared_permissions,
     declared_scope,
     function_name,
     require_description,
@@ -111,7 +112,8 @@ class Resource:
 
     The function takes no arguments (apart from an optional `Context`) and
     returns the contents: see `mcp_django.results.resource_contents()`. Returning None answers
-    "resource not found". `scope` is the minimum `Scope` a caller needs to see and read it.
+    "resource not found". `scope` is the minimum `Scope` a caller needs to see and read it; `permissions`
+    the Django permissions (one name or a list) the caller must also hold, all of them.
     """
 
     kind: str = "resource"
@@ -131,12 +133,14 @@ class Resource:
         annotations: content.Annotations | mcp_types.Annotations | None = None,
         meta: Mapping[str, Any] | None = None,
         scope: Scope | str | int = Scope.USER,
+        permissions: str | Sequence[str] | None = None,
     ) -> None:
         self.fn = fn
         self.uri = uri
         self.name: str = name or function_name(fn)
         owner = f"{self.kind} {uri!r}"
         self.scope = declared_scope(owner, scope)
+        self.permissions = declared_permissions(owner, permissions)
         self.signature = Signature(fn, owner)
         self.description = require_description(owner, description or self.signature.description)
         self.title = title

@@ -19,6 +19,7 @@ from mcp_django.declarations.common import (
     Icon,
     Runner,
     ToolAnnotations,
+    declared_permissions,
     declared_scope,
     function_name,
     require_description,
@@ -72,6 +73,10 @@ class Tool:
         structured_output: None derives structured output from the return annotation;
             False never produces it; True requires a return annotation that supports it.
         scope: the minimum `Scope` a caller needs to see and call the tool (default USER).
+        permissions: the Django permissions (`"app_label.codename"`, one or a list) the caller must also
+            hold, all of them (docs/permissions.md).
+        atomic: False runs a sync tool outside the transaction it otherwise runs in on each database
+            whose `ATOMIC_REQUESTS` is true (`transaction.non_atomic_requests` for a tool).
         timeout: seconds a call may run before it answers a timeout error; None follows the
             endpoint's `tool_timeout`, then `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
         task: `"optional"` or `"required"` to run the tool as a task of the tasks extension for clients
@@ -96,6 +101,8 @@ class Tool:
         output_schema: Mapping[str, Any] | None = None,
         structured_output: bool | None = None,
         scope: Scope | str | int = Scope.USER,
+        permissions: str | Sequence[str] | None = None,
+        atomic: bool = True,
         timeout: float | None = None,
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
@@ -113,6 +120,8 @@ class Tool:
         owner = f"tool {self.name!r}"
         self.app: App | None = app_of(owner, app)
         self.scope = declared_scope(owner, scope)
+        self.permissions = declared_permissions(owner, permissions)
+        self.atomic = atomic
         self.signature = Signature(fn, owner, build_model=input_schema is None)
         self.description = require_description(owner, description or self.signature.description)
         self.title = title
@@ -133,7 +142,7 @@ class Tool:
         else:
             self._output = self._structured_output(structured_output)
             self.output_schema = self._output.schema if self._output else None
-        self._run = Runner(fn, serializer=named_serializer(self.signature.return_annotation))
+        self._run = Runner(fn, serializer=named_serializer(self.signature.return_annotation), atomic=atomic)
         self.wire: dict[str, Any] = wire(
             {"name": self.name},
             [

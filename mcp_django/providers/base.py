@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from mcp_django.context import Context
@@ -19,6 +19,10 @@ class Provider:
             key on it); empty means the dotted path the app config names the class by.
         name: shown to humans (the admin, the manifest); empty means the class name.
         scope: callers below this scope see nothing of the provider, and reach nothing of it.
+        permissions: Django permissions (one name or a list) a caller must hold, all of them, to see or
+            reach anything of the provider; `permissions_of(item)` adds per listed item.
+        atomic: False runs the provider's sync `call_tool` outside the transaction it otherwise runs in
+            on each database whose `ATOMIC_REQUESTS` is true (docs/declarations.md).
 
     Providers are instantiated once, without arguments, and shared by every request: keep
     no per-request state on `self`.
@@ -27,12 +31,22 @@ class Provider:
     id: str = ""
     name: str = ""
     scope: Scope = Scope.USER
+    permissions: str | Sequence[str] = ()
+    atomic: bool = True
 
     required_methods: ClassVar[tuple[str, ...]] = ()
     """The methods a concrete subclass must override (checked at start-up, `mcp_django.E012`)."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id!r}>"
+
+    def permissions_of(self, item: Mapping[str, Any]) -> Sequence[str]:
+        """The Django permissions one listed tool, resource, template or prompt requires beyond `permissions`.
+
+        The default requires none; override it to guard some items: what the caller lacks is left out of
+        its lists and is unknown to calls, reads and gets. Runs on the event loop: look only at `item`.
+        """
+        return ()
 
     def complete(
         self, ref: Mapping[str, Any], argument: str, value: str, context_arguments: Mapping[str, str], ctx: Context

@@ -9,7 +9,6 @@ The same instance can be registered on a `Registry` (the server endpoint) or nam
 
 from __future__ import annotations
 
-import copy
 import inspect
 import io
 import json
@@ -23,6 +22,7 @@ from django.core.handlers.wsgi import WSGIRequest
 from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN, Tool
 from mcp_django.declarations.signatures import ArgumentsInvalid
+from mcp_django.permissions import fresh_user, parse_permissions
 from mcp_django.providers.base import ToolProvider
 from mcp_django.registry import Registry, default_registry
 from mcp_django.scopes import Scope
@@ -75,21 +75,15 @@ class ToolsetTool(Tool):
         return {key: value for key, value in bound.items() if key in given}
 
 
-_PERMISSION_CACHES = ("_perm_cache", "_user_perm_cache", "_group_perm_cache")
-
-
 def caller(ctx: Context) -> Any:
     """The caller as a user object of this call's own, without the permissions Django cached on it.
 
     The user admission found may be shared by every request that presents the same credentials
     (`mcp_django.auth_cache`), and `ModelBackend` caches a user's permissions on the instance: checked on
     the shared one, a permission granted or revoked in the admin would not count until the credential
-    cache drops. A shallow copy without those caches reads them afresh, once per call.
+    cache drops. A copy without those caches reads them afresh (`mcp_django.permissions.fresh_user`).
     """
-    user = copy.copy(ctx.user)
-    for name in _PERMISSION_CACHES:
-        user.__dict__.pop(name, None)
-    return user
+    return fresh_user(ctx.user)
 
 
 def caller_request(
@@ -169,10 +163,18 @@ class Toolset(ToolProvider):
     timeout: float | None = None
     """Seconds each of the toolset's tools may run (`@tool(timeout=)`); None follows the endpoint's `tool_timeout`."""
 
+    permissions: str | Sequence[str] = ()
+    """Django permissions every tool of the toolset requires (`@tool(permissions=)`), before each tool's own."""
+
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self.tools: dict[str, Tool] = {}
+        try:
+            shared = parse_permissions(self.permissions)
+        except TypeError:  # reported by check E191; until fixed, a name no one but a superuser holds
+            shared = (f"invalid permissions {self.permissions!r}",)
         for tool in self.build_tools():
+            tool.permissions = tuple(dict.fromkeys((*shared, *tool.permissions)))
             self.tools.setdefault(tool.name, tool)
         _toolsets.append(weakref.ref(self))
 
@@ -214,6 +216,11 @@ class Toolset(ToolProvider):
     def _reached(self, tool: Tool | None, ctx: Context) -> Tool | None:
         scope: Scope | None = ctx.scope
         return tool if tool is not None and scope is not None and tool.scope <= scope else None
+
+    def permissions_of(self, item: Mapping[str, Any]) -> Sequence[str]:
+        """A listed tool's permissions: the toolset's and the tool's own."""
+        tool = self.tools.get(str(item.get("name", "")))
+        return () if tool is None else tool.permissions
 
     async def list_tools(self, ctx: Context) -> list[dict[str, Any]]:
         return [tool.wire for tool in self.tools.values() if self._reached(tool, ctx)]

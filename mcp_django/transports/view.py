@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 from django.core.handlers.asgi import ASGIRequest
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.request import RawPostDataException
 from django.http.response import HttpResponseBase
@@ -40,7 +41,9 @@ class MCPView(View):
             raise TypeError("MCPView.as_view() needs endpoint=<an mcp_django.endpoints.Endpoint>")
         initkwargs.setdefault("transport", StreamableHTTP(endpoint))
         # MCP clients are not browsers holding a CSRF cookie; the Origin check guards against web pages.
-        return csrf_exempt(super().as_view(**initkwargs))
+        # Not wrapped in ATOMIC_REQUESTS (Django refuses it for an async view): each tool call is atomic
+        # on its own thread (mcp_django.transactions), and the audit row stays outside it.
+        return transaction.non_atomic_requests(csrf_exempt(super().as_view(**initkwargs)))
 
     async def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]  # async view
         """Serve every HTTP method through the transport, which decides what is allowed."""

@@ -1,0 +1,126 @@
+"""The checks of `permissions=` (E190, E191, W190): every permission a component requires must exist.
+
+Registered by `MCPDjangoConfig.ready()`. A permission exists when a model declares it (its Meta's
+`default_permissions` and `permissions`, which `migrate` makes into `Permission` rows) or when a
+`Permission` row has it (one a migration or the admin made). Only a name no model declares is looked up
+in the database, so the common case runs no query; where that lookup cannot run (a database not yet
+migrated, or not reachable) the name is reported as a warning, not confirmed, rather than an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from django.apps import AppConfig, apps
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+
+from mcp_django.checks_support import short
+from mcp_django.declarations import Prompt, Resource, Tool
+from mcp_django.permissions import Permissions, parse_permissions
+
+__all__ = ["check_permissions", "required_permissions"]
+
+
+def required_permissions() -> Iterator[tuple[str, Any]]:
+    """`(owner, permissions as declared)` for every declaration, provider and toolset that requires some."""
+    from mcp_django.providers import provider_registry
+    from mcp_django.registry import all_registries
+    from mcp_django.toolsets.base import all_toolsets
+
+    for registry in all_registries():
+        declarations: list[tuple[str, Mapping[str, Tool | Resource | Prompt]]] = [
+            ("tool", registry.tools),
+            ("resource", registry.resources),
+            ("resource template", registry.resource_templates),
+            ("prompt", registry.prompts),
+        ]
+        for kind, table in declarations:
+            for key, declaration in table.items():
+                if declaration.permissions:
+                    yield f"{kind} {key!r}", declaration.permissions
+    for provider in provider_registry.providers:
+        if provider.permissions:
+            yield f"provider {provider.id!r}", provider.permissions
+    for toolset in all_toolsets():
+        for tool in toolset.tools.values():
+            if tool.permissions:
+                yield f"tool {tool.name!r}", tool.permissions
+        if toolset.permissions:
+            yield f"toolset {type(toolset).__name__}", toolset.permissions
+
+
+def declared_by_models() -> set[str]:
+    """Every permission the installed models declare, as `"app_label.codename"`."""
+    names: set[str] = set()
+    for model in apps.get_models(include_auto_created=True):
+        meta = model._meta
+        names.update(f"{meta.app_label}.{action}_{meta.model_name}" for action in meta.default_permissions)
+        names.update(f"{meta.app_label}.{codename}" for codename, _ in meta.permissions)
+    return names
+
+
+def _in_database(names: Iterable[str]) -> set[str] | None:
+    """Which of `names` are `Permission` rows; None when the database cannot say (not migrated, unreachable)."""
+    from django.contrib.auth.models import Permission
+    from django.db.models import Q
+
+    wanted = [name.split(".", 1) for name in names if "." in name]
+    if not wanted:
+        return set()
+    query = Q()
+    for app_label, codename in wanted:
+        query |= Q(content_type__app_label=app_label, codename=codename)
+    try:
+        rows = Permission.objects.filter(query).values_list("content_type__app_label", "codename")
+        return {f"{app_label}.{codename}" for app_label, codename in rows}
+    except Exception:  # no auth tables yet, no database, or no access here (a test)
+        return None
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+@register(Tags.compatibility)
+def check_permissions(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check that every permission a tool, resource, prompt, provider or toolset requires exists."""
+    messages: list[CheckMessage] = []
+    required: dict[tuple[str, str], None] = {}
+    for owner, declared in required_permissions():
+        try:
+            names: Permissions = parse_permissions(declared)
+        except TypeError:
+            messages.append(
+                Error(
+                    f"{_cut(owner, 40)}: permissions= is not a list of names.",
+                    hint='Set permissions = "app_label.codename", or a list of such names.',
+                    id="mcp_django.E191",
+                )
+            )
+            continue
+        required.update(dict.fromkeys((owner, name) for name in names))
+    unknown = {name for _, name in required} - declared_by_models()
+    if not unknown:
+        return messages
+    rows = _in_database(unknown)
+    for owner, name in required:
+        if name not in unknown or (rows is not None and name in rows):
+            continue
+        if rows is None:
+            messages.append(
+                Warning(
+                    f"{_cut(owner, 24)}: permission {short(name, 24)} is not confirmed.",
+                    hint="No model declares it and the database could not be read: run migrate, then check.",
+                    id="mcp_django.W190",
+                )
+            )
+        else:
+            messages.append(
+                Error(
+                    f"{_cut(owner, 24)} requires unknown permission {short(name, 24)}.",
+                    hint="Name an existing permission as 'app_label.codename' (docs/permissions.md).",
+                    id="mcp_django.E190",
+                )
+            )
+    return messages

@@ -1,0 +1,56 @@
+"""Tool calls as units of work, like views: atomic on every database whose `ATOMIC_REQUESTS` is true.
+
+Django wraps a sync view in `transaction.atomic` on each such database (`BaseHandler.make_view_atomic`);
+mcp_django does the same for a sync tool's call, on the thread that runs it (the executor's database
+thread, or the request's sync thread), on every transport. The call's own failure rolls it back: an
+exception (a `ToolError` too), a result marked `isError`, or its caller no longer waiting (a time limit
+passed: the thread runs on, and what it wrote is rolled back when it ends). `@tool(atomic=False)` opts
+a tool out, as `transaction.non_atomic_requests` does a view, and that decorator on the function is
+honoured per database. An async tool is never wrapped: Django's transactions are per thread, and Django
+refuses `ATOMIC_REQUESTS` for async views. The audit row is written by the interceptor chain, outside
+the call, so a rolled-back call still leaves its row.
+
+This module imports no Django until a call runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from mcp_django.executor import abandoned, innermost
+
+__all__ = ["atomic_databases", "run_atomically"]
+
+R = TypeVar("R")
+
+
+def atomic_databases(excluded: Iterable[str] = ()) -> tuple[str, ...]:
+    """The aliases of the databases whose `ATOMIC_REQUESTS` is true, less `excluded`."""
+    from django.db import connections
+
+    skip = set(excluded)
+    return tuple(alias for alias, db in connections.settings.items() if db.get("ATOMIC_REQUESTS") and alias not in skip)
+
+
+def run_atomically(fn: Callable[..., R], failed: Callable[[R], bool], /, *args: Any, **kwargs: Any) -> R:
+    """`fn(*args, **kwargs)` in `transaction.atomic` on each `ATOMIC_REQUESTS` database, rolled back on failure.
+
+    Args:
+        fn: the sync call (run on this thread); its `_non_atomic_requests` aliases are left out.
+        failed: True for a return value that is a failure (an `isError` result): rolled back too.
+    """
+    aliases = atomic_databases(getattr(innermost(fn), "_non_atomic_requests", ()))
+    if not aliases:
+        return fn(*args, **kwargs)
+    from django.db import transaction
+
+    with contextlib.ExitStack() as stack:
+        for alias in aliases:
+            stack.enter_context(transaction.atomic(using=alias))
+        value = fn(*args, **kwargs)
+        if failed(value) or abandoned():
+            for alias in aliases:
+                transaction.set_rollback(True, using=alias)
+        return value
