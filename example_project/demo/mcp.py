@@ -128,6 +128,46 @@ async def catalogue_report(
     return f"Report: {await Book.objects.acount()} books in the catalogue."
 
 
+class NewBook(BaseModel):
+    """A book to add to the catalogue."""
+
+    title: Annotated[str, Field(min_length=1, max_length=200)]
+    author: Annotated[str, Field(min_length=1, max_length=200)]
+    year: Annotated[int, Field(ge=0, description="The year it was published")]
+
+
+IMPORT_MAX_BOOKS = 50
+"""The most books one `import_books` call adds."""
+
+
+@mcp_django.tool(permissions="demo.add_book", annotations={"destructiveHint": False})
+def import_books(
+    books: Annotated[list[NewBook], Field(min_length=1, max_length=IMPORT_MAX_BOOKS, description="The books to add")],
+) -> str:
+    """Add several books to the catalogue, all or none: one that cannot be added leaves the catalogue as it was.
+
+    Needs the demo.add_book permission. With ATOMIC_REQUESTS on (MCP_EXAMPLE_ATOMIC_REQUESTS=1), the call
+    is one transaction: the books added before the failing one are rolled back (docs/declarations.md).
+    """
+    for number, book in enumerate(books, 1):
+        if Book.objects.filter(title__iexact=book.title).exists():
+            raise mcp_django.ToolError(f"Book {number}, {book.title!r}, is already in the catalogue: nothing added.")
+        Book.objects.create(title=book.title, author=book.author, year=book.year)
+    return f"Added {len(books)} books to the catalogue."
+
+
+@mcp_django.tool(permissions="demo.curate_book")
+def curate_book(
+    book_id: Annotated[int, Field(description="The book's id")],
+    summary: Annotated[str, Field(min_length=1, max_length=2000, description="The new summary")],
+) -> str:
+    """Rewrite a book's summary; only curators (the demo.curate_book permission, alice in the demo) see this tool."""
+    updated = Book.objects.filter(pk=book_id).update(summary=summary)
+    if not updated:
+        raise mcp_django.ToolError(f"No book has id {book_id}.")
+    return f"The summary of book #{book_id} is rewritten."
+
+
 @mcp_django.resource("demo://books", name="books", mime_type="application/json")
 def all_books() -> str:
     """Every book of the catalogue as a JSON list."""

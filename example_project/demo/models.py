@@ -11,6 +11,7 @@ class Book(models.Model):
 
     class Meta:
         ordering = ["title"]
+        permissions = [("curate_book", "Can curate books (the demo's curate_book tool)")]
 
     def __str__(self) -> str:
         return f"{self.title} ({self.author}, {self.year})"

@@ -40,9 +40,12 @@ async def test_each_demo_user_sees_their_own_adapter_tools(example_server: LiveS
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_each_demo_user_sees_the_static_tools_of_their_scope(example_server: LiveServer, mode: str) -> None:
-    assert await tool_names(example_server, mode, "/mcp", "alice") == STATIC
-    assert await tool_names(example_server, mode, "/mcp", "bob") == {*STATIC, "reindex_catalogue"}
+async def test_each_demo_user_sees_the_static_tools_of_their_scope_and_permissions(
+    example_server: LiveServer, mode: str
+) -> None:
+    # and of their permissions: curate_book needs demo.curate_book (alice's), import_books demo.add_book (bob's group)
+    assert await tool_names(example_server, mode, "/mcp", "alice") == {*STATIC, "curate_book"}
+    assert await tool_names(example_server, mode, "/mcp", "bob") == {*STATIC, "reindex_catalogue", "import_books"}
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])

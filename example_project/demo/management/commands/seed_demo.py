@@ -7,7 +7,8 @@ Created once, safe to run again. The MCP users show the three scopes:
 - carol: in group ``mcp-system``, which a ``GroupScope`` row (editable in the admin) maps to SYSTEM.
 
 The book permissions the model toolset checks (``demo.toolsets``): alice may view books, bob (through
-``mcp-team``) view, add and change them, carol (through ``mcp-system``) also delete them.
+``mcp-team``) view, add and change them, carol (through ``mcp-system``) also delete them. Only alice
+may curate books (``demo.curate_book``, which the ``curate_book`` tool requires, docs/permissions.md).
 
 Their tokens (``rest_framework.authtoken``) are printed; send one as ``Authorization: Bearer <token>``.
 """
@@ -43,7 +44,7 @@ MCP_USERS = [
 SYSTEM_GROUP = "mcp-system"
 BOOK_PERMISSIONS = {
     # who -> the demo.*_book permissions granted (a user for alice, the groups for bob and carol)
-    "alice": ("view_book",),
+    "alice": ("view_book", "curate_book"),
     "mcp-team": ("view_book", "add_book", "change_book"),
     "mcp-system": ("view_book", "add_book", "change_book", "delete_book"),
 }
