@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.test import Client, override_settings
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
@@ -295,6 +295,15 @@ def test_a_token_follows_its_user_losing_a_group(client: Client, bob: Any) -> No
     bob.groups.clear()
 
     assert TEAM_TOOL not in tool_names(client, token)
+
+
+def test_a_tokens_permissions_are_its_users_read_at_each_request(client: Client, alice: Any) -> None:
+    token = obtain_token(alice)  # the demo's curate_book requires demo.curate_book
+    assert "curate_book" not in tool_names(client, token)
+
+    alice.user_permissions.add(Permission.objects.get(content_type__app_label="demo", codename="curate_book"))
+
+    assert "curate_book" in tool_names(client, token)
 
 
 def test_an_expired_token_is_refused(client: Client, bob: Any) -> None:
