@@ -273,6 +273,20 @@ def test_a_revoked_session_is_answered_404_on_its_next_request(admin_client: Cli
 # -- the audit trail --------------------------------------------------------------------------------
 
 
+def test_the_tool_list_shows_the_permissions_each_tool_requires_and_lists_guarded_tools(
+    admin_client: Client, book: Book
+) -> None:
+    call_command("mcp_sync", stdout=io.StringIO())  # rows for every tool, guarded ones included
+
+    page = admin_client.get(TOOLS).content.decode()
+    curate = admin_client.get(f"{TOOLS}{ToolState.objects.get(name='curate_book').pk}/change/").content.decode()
+
+    assert ToolState.objects.filter(name__in=["curate_book", "import_books"]).count() == 2
+    assert "Requires permissions" in page
+    assert "demo.add_book" in page
+    assert "demo.curate_book" in curate
+
+
 def test_tool_call_records_are_read_only_and_filter_by_user_endpoint_tool_outcome_and_date(
     admin_client: Client, admin_user: User
 ) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from django.db import connections
+from django.db import connections, transaction
 
 import mcp_django
 from example_project.demo.models import Book
@@ -61,6 +61,14 @@ def add(title: str) -> str:
 @registry.tool(atomic=False)
 def add_outside_a_transaction(title: str) -> str:
     """Add a book, then fail: not atomic, the book stays."""
+    Book.objects.create(title=title, author="A", year=2000)
+    raise RuntimeError("failed after writing")
+
+
+@registry.tool
+@transaction.non_atomic_requests
+def add_under_non_atomic_requests(title: str) -> str:
+    """Add a book, then fail: Django's own opt-out, on the default database."""
     Book.objects.create(title=title, author="A", year=2000)
     raise RuntimeError("failed after writing")
 
@@ -134,10 +142,11 @@ async def test_on_the_database_threads_of_the_fast_path_a_failure_rolls_back_too
     assert await atitles() == ["Kept"]
 
 
-async def test_atomic_false_leaves_the_row_of_a_failed_call(
-    mcp_client: Callable[..., MCPTestClient], atomic_requests: None
+@pytest.mark.parametrize("tool", ["add_outside_a_transaction", "add_under_non_atomic_requests"])
+async def test_atomic_false_and_non_atomic_requests_leave_the_row_of_a_failed_call(
+    mcp_client: Callable[..., MCPTestClient], atomic_requests: None, tool: str
 ) -> None:
-    assert_tool_error(await mcp_client(registry).call_tool("add_outside_a_transaction", {"title": "Stays"}))
+    assert_tool_error(await mcp_client(registry).call_tool(tool, {"title": "Stays"}))
     assert await atitles() == ["Stays"]
 
 
