@@ -77,8 +77,6 @@ class Registry:
         counts = f"{len(self._tools)} tools, {resources} resources, {len(self._prompts)} prompts"
         return f"<Registry {self.name!r}: {counts}>"
 
-    # ------------------------------------------------------------ views
-
     @property
     def tools(self) -> Mapping[str, Tool]:
         return MappingProxyType(self._tools)
@@ -104,8 +102,6 @@ class Registry:
     @property
     def frozen(self) -> bool:
         return self._frozen
-
-    # ------------------------------------------------------------ registration
 
     def _check_open(self, what: str) -> None:
         if self._frozen:
@@ -277,8 +273,6 @@ class Registry:
 
         return declare
 
-    # ------------------------------------------------------------ lifecycle
-
     def freeze(self) -> None:
         """Refuse further declarations and precompute the lists the backend serves, for every scope."""
         self._frozen = True
@@ -410,6 +404,7 @@ class RegistrySource(Source):
 
     def manifest(self) -> dict[str, Any]:
         return {"kind": "registry", "name": self.registry.name, "namespace": ""}
+
     async def _list(self, kind: str, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
         items, guarded, key = self.registry.lists(scope)[kind], self.registry._guarded[kind], _LIST_KEYS[kind]
         return await permitted(ctx, items, lambda item: guarded.get(item[key], ())) if guarded else items
