@@ -98,6 +98,8 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     # The `oauth` extra (docs/oauth.md): client registrations one address may make, and failed logins.
     "OAUTH_REGISTRATION_RATE": "30/hour",
     "OAUTH_LOGIN_RATE": "5/minute",
+    "OAUTH_TOKEN_RATE": "60/minute",
+    "OAUTH_CLIENT_ASSERTION_MAX_AGE": 300,
     # Protocol extensions (docs/extensions.md): import strings, served beside those the apps name.
     "EXTENSIONS": [],
     # Interceptors (docs/interceptors.md).

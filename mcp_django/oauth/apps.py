@@ -10,6 +10,7 @@ class MCPOAuthConfig(AppConfig):
 
     name = "mcp_django.oauth"
     label = "mcp_django_oauth"
+    default_auto_field = "django.db.models.BigAutoField"
     verbose_name = "MCP OAuth"
 
     def ready(self) -> None:

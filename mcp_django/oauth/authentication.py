@@ -31,7 +31,7 @@ from mcp_django.oauth.grants import scope_reached
 from mcp_django.oauth.tokens import ACCESS_TOKEN_PREFIX
 from mcp_django.scopes import SCOPE_LIMIT
 
-__all__ = ["OAuth2Authentication", "accepts_oauth", "addressed_host", "resource_matches"]
+__all__ = ["OAuth2Authentication", "accepts_oauth", "addressed_host", "resource_matches", "target_problem"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -136,3 +136,26 @@ def addressed_host(meta: Mapping[str, Any]) -> str | None:
 def accepts_oauth(endpoint: Any) -> bool:
     """True when the endpoint runs `OAuth2Authentication` (its metadata then names this authorization server)."""
     return any(isinstance(authenticator, OAuth2Authentication) for authenticator in endpoint.authenticators)
+
+
+def target_problem(resources: list[str], host: str | None) -> str | None:
+    """Why a token may not be issued for `resources` (RFC 8707) through `host`, else None.
+
+    Each must name an MCP endpoint of this site that is not anonymous and accepts these tokens, on
+    the host the request was addressed to; at least one is required.
+    """
+    if not resources:
+        return "Name the MCP endpoint the token is for in the resource parameter (RFC 8707)."
+    for resource in resources:
+        try:
+            endpoint = endpoint_registry().at(canonical_path(urlsplit(resource).path))
+        except ValueError:  # not a URI at all
+            endpoint = None
+        if (
+            endpoint is None
+            or endpoint.allow_anonymous
+            or not accepts_oauth(endpoint)
+            or not resource_matches([resource], endpoint, host)
+        ):
+            return f"{resource} is not an MCP endpoint of this site that accepts OAuth tokens."
+    return None

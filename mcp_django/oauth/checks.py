@@ -1,4 +1,4 @@
-"""System checks of the `oauth` extra (IDs `mcp_django.E070`-`E089`, `W070`-`W079`; see docs/checks.md)."""
+"""System checks of the `oauth` extra (IDs `mcp_django.E070`-`E099`, `W070`-`W099`; see docs/checks.md)."""
 
 from __future__ import annotations
 
@@ -37,12 +37,25 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
     from mcp_django.oauth.validators import MCPOAuth2Validator
 
     messages: list[CheckMessage] = []
-    for name, check_id in (("OAUTH_REGISTRATION_RATE", "mcp_django.E074"), ("OAUTH_LOGIN_RATE", "mcp_django.E075")):
+    for name, check_id in (
+        ("OAUTH_REGISTRATION_RATE", "mcp_django.E074"),
+        ("OAUTH_LOGIN_RATE", "mcp_django.E075"),
+        ("OAUTH_TOKEN_RATE", "mcp_django.E090"),
+    ):
         problem = rate_problem(name, getattr(mcp_settings, name))
         if problem is not None:
             messages.append(
                 Error(problem, hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.", id=check_id)
             )
+    max_age = mcp_settings.OAUTH_CLIENT_ASSERTION_MAX_AGE
+    if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 < max_age <= 3600:
+        messages.append(
+            Error(
+                f"OAUTH_CLIENT_ASSERTION_MAX_AGE {max_age!r} is not 1 to 3600 seconds.",
+                hint="Client assertions are short-lived: set it to a few minutes, e.g. 300.",
+                id="mcp_django.E091",
+            )
+        )
     if not oauth2_settings.PKCE_REQUIRED or not oauth2_settings.COMPLIANT_BCP_RFC9700_PKCE_METHOD:
         messages.append(
             Error(

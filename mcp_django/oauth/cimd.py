@@ -72,13 +72,20 @@ class MCPMetadataFetcher(cimd.SafeMetadataFetcher):
             oauth2_provider.cimd.CIMDError: the URL, its addresses, the answer or the metadata are not
                 acceptable, or the fetch took longer than `CIMD_FETCH_TIMEOUT_SECONDS`.
         """
-        metadata, max_age = self._fetch(client_id)
+        metadata, max_age = self.fetch_document(client_id)
         problem = metadata_problem(metadata)
         if problem is not None:
             raise cimd.CIMDError(f"client metadata not accepted: {problem}")
         return metadata, max_age
 
-    def _fetch(self, client_id: str) -> tuple[dict[str, Any], int]:
+    def fetch_document(self, client_id: str) -> tuple[dict[str, Any], int]:
+        """Fetch the JSON object at the https URL `client_id` within the limits above, with no client rules
+        (a machine client's JWKS is fetched so): `(document, max_age_seconds)`.
+
+        Raises:
+            oauth2_provider.cimd.CIMDError: the URL, its addresses or the answer are not acceptable, or
+                the fetch took longer than `CIMD_FETCH_TIMEOUT_SECONDS`.
+        """
         # The toolkit's steps, with a connection of our own: the socket must be at hand to cut it.
         parsed = cimd._validate_client_id_url(client_id)
         port = parsed.port or 443

@@ -5,6 +5,12 @@ registration URI) and client ID metadata documents (`mcp_django.oauth.cimd`): no
 (`token_endpoint_auth_method: none`, assumed when omitted), the authorization code grant (and refresh
 tokens), the `code` response type, and at most `MAX_REDIRECT_URIS` redirect URIs, each on `https` or
 a loopback address (`http://127.0.0.1:<port>/...`, `[::1]`, `localhost`), as MCP clients need.
+
+`application_type` (SEP-837, from OpenID Connect registration) ties the redirect URIs to the kind
+of client: a `web` client's are all https on a host that is not a loopback address; a `native`
+client's may be loopback (RFC 8252 §7.3) or https (claimed https URIs, §7.2). A client that omits
+it (clients before SEP-837) is taken as `native` when one of its redirect URIs is a loopback one,
+else as `web`: the URIs it sends decide, so no client registering today is refused for the omission.
 Imports nothing of Django.
 """
 
@@ -16,6 +22,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 __all__ = [
+    "APPLICATION_TYPES",
     "MAX_REDIRECT_URIS",
     "MAX_REDIRECT_URI_LENGTH",
     "MetadataProblem",
@@ -32,12 +39,17 @@ MAX_REDIRECT_URI_LENGTH: Final = 2000
 """The longest redirect URI accepted, in characters."""
 
 
+APPLICATION_TYPES: Final = ("native", "web")
+"""The values of `application_type` (SEP-837)."""
+
+
 class MetadataProblem(ValueError):
     """Client metadata this server does not accept; the message is the `error_description`."""
 
 
-def redirect_uri_allowed(uri: Any) -> bool:
-    """True for an `https` URI, or an `http` one on a loopback address (a native client's local listener)."""
+def redirect_uri_allowed(uri: Any, application_type: str = "native") -> bool:
+    """True for an `https` URI, or (a native client's local listener) an `http` one on a loopback address;
+    for a `web` client, an `https` URI on a host that is not a loopback address."""
     if not isinstance(uri, str) or len(uri) > MAX_REDIRECT_URI_LENGTH:
         return False
     try:
@@ -47,16 +59,31 @@ def redirect_uri_allowed(uri: Any) -> bool:
         return False
     if not parts.hostname or parts.fragment or parts.username is not None:
         return False
+    if application_type == "web":
+        return parts.scheme == "https" and not _loopback(parts.hostname)
     if parts.scheme == "https":
         return True
-    if parts.scheme != "http":
-        return False
-    if parts.hostname in LOOPBACK_NAMES:
+    return parts.scheme == "http" and _loopback(parts.hostname)
+
+
+def _loopback(hostname: str) -> bool:
+    if hostname in LOOPBACK_NAMES:
         return True
     try:
-        return ipaddress.ip_address(parts.hostname).is_loopback
+        return ipaddress.ip_address(hostname).is_loopback
     except ValueError:
         return False
+
+
+def _inferred_application_type(redirect_uris: list[Any]) -> str:
+    for uri in redirect_uris:
+        try:
+            hostname = urlsplit(uri).hostname if isinstance(uri, str) else None
+        except ValueError:
+            continue
+        if hostname and _loopback(hostname):
+            return "native"
+    return "web"
 
 
 def client_metadata(body: bytes) -> dict[str, Any]:
@@ -99,7 +126,13 @@ def metadata_problem(data: dict[str, Any]) -> str | None:
         return f"At most {MAX_REDIRECT_URIS} redirect URIs"
     if any(isinstance(uri, str) and len(uri) > MAX_REDIRECT_URI_LENGTH for uri in redirect_uris):
         return f"A redirect URI is longer than {MAX_REDIRECT_URI_LENGTH} characters"
-    refused = [uri for uri in redirect_uris if not redirect_uri_allowed(uri)]
+    declared = "application_type" in data
+    application_type = data.setdefault("application_type", _inferred_application_type(redirect_uris))
+    if application_type not in APPLICATION_TYPES:
+        return "application_type must be native or web"
+    refused = [uri for uri in redirect_uris if not redirect_uri_allowed(uri, application_type)]
+    if refused and declared and application_type == "web":
+        return f"A web client's redirect URIs must use https, not a loopback address: {refused[0]!r}"
     if refused:
         return f"Redirect URIs must use https or a loopback address: {refused[0]!r}"
     return None

@@ -23,8 +23,9 @@ OAUTH2_PROVIDER: Final[dict[str, Any]] = {
     # RFC 9207: the authorization response names its issuer (a mix-up defence MCP clients check).
     "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
     "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
-    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
-    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none"],
+    # Machine clients (SEP-1046): client credentials, authenticated by a secret or a signed JWT.
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token", "client_credentials"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_basic", "private_key_jwt"],
     "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
     "REFRESH_TOKEN_EXPIRE_SECONDS": 30 * 24 * 3600,
     "ROTATE_REFRESH_TOKEN": True,

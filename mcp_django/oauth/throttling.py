@@ -5,7 +5,10 @@ limit, a script could fill the `Application` table. `RegistrationThrottle` is Dj
 throttle keyed by the caller's address, at the rate `MCP_DJANGO["OAUTH_REGISTRATION_RATE"]`
 ("30/hour" by default; None: no limit). `LoginThrottle` counts the failed logins of the OAuth login
 page per address, at `MCP_DJANGO["OAUTH_LOGIN_RATE"]` ("5/minute"): past it the page refuses every
-attempt, the right password too, until the oldest failure leaves the window.
+attempt, the right password too, until the oldest failure leaves the window. `TokenThrottle` counts
+token requests at `MCP_DJANGO["OAUTH_TOKEN_RATE"]` ("60/minute"), once per address and once per
+client (the `client_id` of the Basic header, the body or a client assertion's `iss`, unverified:
+a client's count is only a bound, never a credential); past it, nothing more is counted or stored.
 
 The address is `REMOTE_ADDR`. `X-Forwarded-For` is read only when DRF's `NUM_PROXIES` says how many
 proxies stand in front (the client's own entry in that header is whatever it wants: read without
@@ -15,8 +18,14 @@ Django's default cache, so several workers share them when that cache is shared.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import math
 import re
+from urllib.parse import unquote_plus
+
+import jwt
 from typing import Any
 
 from rest_framework.settings import api_settings
@@ -24,7 +33,14 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from mcp_django.conf import mcp_settings
 
-__all__ = ["AddressThrottle", "LoginThrottle", "RegistrationThrottle", "rate_problem"]
+__all__ = [
+    "AddressThrottle",
+    "LoginThrottle",
+    "RegistrationThrottle",
+    "TokenThrottle",
+    "rate_problem",
+    "token_client_id",
+]
 
 
 class AddressThrottle(SimpleRateThrottle):
@@ -79,6 +95,50 @@ class LoginThrottle(AddressThrottle):
         if self.rate is not None:
             self.blocked(request)
             self.throttle_success()
+
+
+class TokenThrottle(AddressThrottle):
+    """The throttle of `/oauth/token/`: every request counts, once for its address, once for its client."""
+
+    scope = "mcp_oauth_token"
+    setting = "OAUTH_TOKEN_RATE"
+
+    def __init__(self, client_id: str | None = None) -> None:
+        super().__init__()
+        self.client_id = client_id
+        """Count this client's requests instead of the address's (None: the address)."""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if self.client_id == "":
+            return True  # a request naming no client is counted by its address alone
+        return bool(super().allow_request(request, view))
+
+    def get_ident(self, request: Any) -> str:
+        if self.client_id is None:
+            return super().get_ident(request)
+        return "client:" + hashlib.sha256(self.client_id.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def token_client_id(request: Any) -> str:
+    """The client a token request says it comes from (unverified); "" when it names none."""
+    kind, _, credentials = str(request.META.get("HTTP_AUTHORIZATION", "")).partition(" ")
+    if kind == "Basic":
+        try:
+            decoded = base64.b64decode(credentials, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError):
+            return ""
+        return unquote_plus(decoded.partition(":")[0])
+    client_id = request.POST.get("client_id")
+    if client_id:
+        return str(client_id)
+    assertion = request.POST.get("client_assertion")
+    if assertion:
+        try:
+            issuer = jwt.decode(assertion, options={"verify_signature": False}).get("iss")
+        except jwt.PyJWTError:
+            return ""
+        return issuer if isinstance(issuer, str) else ""
+    return ""
 
 
 RATE = re.compile(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)")

@@ -11,7 +11,14 @@ from __future__ import annotations
 from django.urls import path
 from oauth2_provider import views as toolkit
 
-from mcp_django.oauth.views import ConsentView, LoginView, RegistrationManagementView, RegistrationView
+from mcp_django.oauth.views import (
+    ConsentView,
+    LoginView,
+    RateLimitedTokenView,
+    RegistrationManagementView,
+    RegistrationView,
+    ServerMetadataView,
+)
 from mcp_django.transports.public import public_view
 
 app_name = "oauth2_provider"
@@ -19,11 +26,11 @@ app_name = "oauth2_provider"
 urlpatterns = [
     path(
         ".well-known/oauth-authorization-server",
-        public_view(toolkit.OAuthServerMetadataView.as_view()),
+        public_view(ServerMetadataView.as_view()),
         name="oauth-server-metadata",
     ),
     path("oauth/authorize/", public_view(ConsentView.as_view()), name="authorize"),
-    path("oauth/token/", public_view(toolkit.TokenView.as_view()), name="token"),
+    path("oauth/token/", public_view(RateLimitedTokenView.as_view()), name="token"),
     path("oauth/revoke_token/", public_view(toolkit.RevokeTokenView.as_view()), name="revoke-token"),
     path("oauth/register/", public_view(RegistrationView.as_view()), name="dcr-register"),
     path(

@@ -7,6 +7,10 @@ django-oauth-toolkit's `OAuth2Validator`, with two rules it leaves out:
   family, named after the code (`code_family`), so the replay finds them once the code itself is gone.
 - **a deactivated user's grants end**: neither a code nor a refresh token issued to them is exchanged
   any more (their access tokens are already refused at every request, `OAuth2Authentication`).
+- **machine clients** (`mcp_django.oauth.machines`) authenticate only as they were created to
+  (`client_secret_basic` in the `Authorization` header, or a `private_key_jwt` assertion), get tokens
+  with the client credentials grant as their service user, for the MCP endpoints named by `resource`
+  (RFC 8707, required, as for people), with the requested scopes their service user has.
 
 Check `mcp_django.W073` says when `OAUTH2_VALIDATOR_CLASS` names a class that is not this one (or a subclass).
 """
@@ -15,13 +19,23 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+import logging
 from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
 
 from oauth2_provider.models import get_grant_model, get_refresh_token_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
+from oauth2_provider.settings import oauth2_settings
 from oauthlib.oauth2.rfc6749 import errors
 
+from mcp_django.oauth.authentication import addressed_host, target_problem
+from mcp_django.oauth.grants import granted_scopes
+from mcp_django.oauth.machines import ASSERTION_TYPE, AssertionRefused, verify_assertion
+from mcp_django.scopes import get_scope_policy
+
 __all__ = ["MCPOAuth2Validator", "code_family"]
+
+log = logging.getLogger("mcp_django.oauth")
 
 _CODE_FAMILIES: Final = uuid.UUID("3e0b6f5e-6a8f-4c4e-9a61-7d1f1c2b9c4d")
 
@@ -35,8 +49,87 @@ def _revoke_exchange_of(code: str) -> None:
     get_refresh_token_model().revoke_family(code_family(code))
 
 
+def _machine_client(application: Any) -> Any:
+    try:
+        return application.machine_client
+    except AttributeError:  # the reverse one-to-one raises a subclass of it when there is none
+        return None
+
+
+def _token_endpoint_audiences(request: Any) -> list[str]:
+    """What a client assertion's `aud` may name: this server's issuer (with or without a slash) or token URL."""
+    parts = urlsplit(request.uri)
+    token_url = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+    issuer = oauth2_settings.OIDC_ISS_ENDPOINT or urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    return [token_url, issuer.rstrip("/"), issuer.rstrip("/") + "/"]
+
+
+def _body_values(request: Any, name: str) -> list[str]:
+    return [value for key, value in (request.decoded_body or []) if key == name]
+
+
 class MCPOAuth2Validator(OAuth2Validator):
-    """The toolkit's validator; a replayed code revokes its first exchange, an inactive user's grants end."""
+    """The toolkit's validator; a replayed code revokes its first exchange, an inactive user's grants end,
+    machine clients get client credentials tokens as their service user."""
+
+    def client_authentication_required(self, request: Any, *args: Any, **kwargs: Any) -> bool:
+        if getattr(request, "client_assertion", None) is not None:
+            return True
+        return bool(super().client_authentication_required(request, *args, **kwargs))
+
+    def authenticate_client(self, request: Any, *args: Any, **kwargs: Any) -> bool:
+        assertion = getattr(request, "client_assertion", None)
+        if assertion is not None or getattr(request, "client_assertion_type", None) is not None:
+            return self._authenticate_assertion(request, assertion)
+        if not super().authenticate_client(request, *args, **kwargs):
+            return False
+        machine = _machine_client(request.client)
+        if machine is None:
+            return True
+        # A machine client authenticates as it was created to: a private_key_jwt client's secret is
+        # never a way in, and client_secret_basic means the header (not the body, RFC 6749 §2.3.1).
+        return bool(machine.auth_method == machine.SECRET_BASIC and self._extract_basic_auth(request))
+
+    def _authenticate_assertion(self, request: Any, assertion: Any) -> bool:
+        if getattr(request, "client_assertion_type", None) != ASSERTION_TYPE or not isinstance(assertion, str):
+            return False
+        if self._extract_basic_auth(request) or getattr(request, "client_secret", None):
+            return False  # one way of authenticating per request (RFC 6749 §2.3)
+        try:
+            application = verify_assertion(assertion, _token_endpoint_audiences(request))
+        except AssertionRefused as refused:
+            log.info("Client assertion refused: %s", refused)
+            return False
+        if request.client_id and request.client_id != application.client_id:
+            return False
+        if not application.is_usable(request):
+            return False
+        request.client = application
+        return True
+
+    def validate_scopes(
+        self, client_id: str, scopes: list[str], client: Any, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
+        if not super().validate_scopes(client_id, scopes, client, request, *args, **kwargs):
+            return False
+        if request.grant_type != "client_credentials":
+            return True
+        user = client.user
+        if _machine_client(client) is None or user is None or not user.is_active:
+            return False
+        granted = granted_scopes(scopes, get_scope_policy().scope_of(user))
+        if not granted:
+            return False
+        request.scopes = granted  # capped by the service user's scope, as a person's consent is
+        problem = target_problem(_body_values(request, "resource"), addressed_host(request.headers))
+        if problem is not None:
+            raise errors.CustomOAuth2Error(error="invalid_target", description=problem, request=request)
+        return True
+
+    def _create_access_token(self, expires: Any, request: Any, token: Any, source_refresh_token: Any = None) -> Any:
+        if request.grant_type == "client_credentials":
+            request.user = request.client.user  # the toolkit issues these to no user: MCP needs the service user
+        return super()._create_access_token(expires, request, token, source_refresh_token)
 
     def validate_code(self, client_id: str, code: str, client: Any, request: Any, *args: Any, **kwargs: Any) -> bool:
         if not super().validate_code(client_id, code, client, request, *args, **kwargs):

@@ -8,6 +8,8 @@
   the MCP endpoint named by the `resource` parameter (required, RFC 8707: it must be an endpoint of
   this site that accepts these tokens) and for the requested scopes the user has (a token never
   exceeds its user's scope). PKCE with S256 only. Template: `mcp_django/oauth/authorize.html`.
+- `RateLimitedTokenView` is the token endpoint: at most `OAUTH_TOKEN_RATE` requests per calling
+  address and per client; past it, 429 with `Retry-After`, and the request is not looked at.
 - `LoginView` is where the authorization endpoint sends a user who is not logged in, unless the
   project sets its own `LOGIN_URL`. Template: `mcp_django/oauth/login.html`.
 """
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
@@ -29,20 +30,46 @@ from oauth2_provider.views import (
     AuthorizationView,
     DynamicClientRegistrationManagementView,
     DynamicClientRegistrationView,
+    OAuthServerMetadataView,
+    TokenView,
 )
 
-from mcp_django.endpoints import canonical_path, endpoint_registry
-from mcp_django.oauth.authentication import accepts_oauth, resource_matches
+from mcp_django.oauth.authentication import target_problem
 from mcp_django.oauth.clients import MetadataProblem, client_metadata, redirect_uri_allowed
 from mcp_django.oauth.grants import granted_scopes
-from mcp_django.oauth.throttling import LoginThrottle, RegistrationThrottle
+from mcp_django.oauth.machines import SIGNING_ALGORITHMS
+from mcp_django.oauth.throttling import LoginThrottle, RegistrationThrottle, TokenThrottle, token_client_id
 from mcp_django.scopes import Scope, get_scope_policy
 
-__all__ = ["ConsentView", "LoginView", "RegistrationManagementView", "RegistrationView", "redirect_uri_allowed"]
+__all__ = [
+    "ConsentView",
+    "LoginView",
+    "RateLimitedTokenView",
+    "RegistrationManagementView",
+    "RegistrationView",
+    "ServerMetadataView",
+    "redirect_uri_allowed",
+]
 
 
 def _registration_error(description: str) -> JsonResponse:
     return JsonResponse({"error": "invalid_client_metadata", "error_description": description}, status=400)
+
+
+def _too_many(description: str, retry_after: int) -> JsonResponse:
+    busy = JsonResponse({"error": "temporarily_unavailable", "error_description": description}, status=429)
+    busy["Retry-After"] = str(retry_after)
+    return busy
+
+
+def _with_application_type(response: HttpResponse, application_type: Any) -> HttpResponse:
+    """The registration response naming the `application_type` the registration was held to (SEP-837)."""
+    if response.status_code not in (200, 201) or not isinstance(response, JsonResponse):
+        return response
+    body = json.loads(response.content)
+    body["application_type"] = application_type
+    response.content = json.dumps(body).encode()
+    return response
 
 
 class RegistrationView(DynamicClientRegistrationView):
@@ -52,21 +79,13 @@ class RegistrationView(DynamicClientRegistrationView):
         throttle = RegistrationThrottle()
         if not throttle.allow_request(request, self):
             retry_after = throttle.retry_after()
-            busy = JsonResponse(
-                {
-                    "error": "temporarily_unavailable",
-                    "error_description": f"Too many client registrations from this address; retry in {retry_after} s.",
-                },
-                status=429,
-            )
-            busy["Retry-After"] = str(retry_after)
-            return busy
+            return _too_many(f"Too many client registrations from this address; retry in {retry_after} s.", retry_after)
         try:
             data = client_metadata(request.body)
         except MetadataProblem as problem:
             return _registration_error(str(problem))
         request._body = json.dumps(data).encode()  # what the toolkit's view reads: the defaults made explicit
-        return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]  # untyped library
+        return _with_application_type(super().post(request, *args, **kwargs), data["application_type"])
 
 
 class RegistrationManagementView(DynamicClientRegistrationManagementView):
@@ -81,7 +100,31 @@ class RegistrationManagementView(DynamicClientRegistrationManagementView):
         except MetadataProblem as problem:
             return _registration_error(str(problem))
         request._body = json.dumps(data).encode()
-        return super().put(request, client_id, *args, **kwargs)  # type: ignore[no-any-return]  # untyped library
+        return _with_application_type(super().put(request, client_id, *args, **kwargs), data["application_type"])
+
+
+class ServerMetadataView(OAuthServerMetadataView):
+    """RFC 8414 metadata, with the signing algorithms a `private_key_jwt` client assertion may use."""
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response: HttpResponse = super().get(request, *args, **kwargs)
+        data = json.loads(response.content)
+        if "private_key_jwt" in data.get("token_endpoint_auth_methods_supported", ()):
+            data["token_endpoint_auth_signing_alg_values_supported"] = list(SIGNING_ALGORITHMS)
+            response.content = json.dumps(data).encode()
+        return response
+
+
+class RateLimitedTokenView(TokenView):
+    """The toolkit's token endpoint, at most `OAUTH_TOKEN_RATE` requests per address and per client."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        client_id = token_client_id(request)
+        for throttle, who in ((TokenThrottle(), "this address"), (TokenThrottle(client_id), "this client")):
+            if not throttle.allow_request(request, self):
+                retry_after = throttle.retry_after()
+                return _too_many(f"Too many token requests from {who}; retry in {retry_after} s.", retry_after)
+        return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]  # untyped library
 
 
 class ConsentView(AuthorizationView):
@@ -148,21 +191,8 @@ def _request_problem(method: Any, resources: list[str], request: HttpRequest) ->
     """`(error, description)` when an authorization request is not one this server grants, else None."""
     if method != "S256":
         return "invalid_request", "PKCE with code_challenge_method=S256 is required."
-    if not resources:
-        return "invalid_target", "Name the MCP endpoint the token is for in the resource parameter (RFC 8707)."
-    for resource in resources:
-        try:
-            endpoint = endpoint_registry().at(canonical_path(urlsplit(resource).path))
-        except ValueError:  # not a URI at all
-            endpoint = None
-        if (
-            endpoint is None
-            or endpoint.allow_anonymous
-            or not accepts_oauth(endpoint)
-            or not resource_matches([resource], endpoint, request.get_host())
-        ):
-            return "invalid_target", f"{resource} is not an MCP endpoint of this site that accepts OAuth tokens."
-    return None
+    problem = target_problem(resources, request.get_host())
+    return None if problem is None else ("invalid_target", problem)
 
 
 def _approved_before(request: HttpRequest) -> bool:

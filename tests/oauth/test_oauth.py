@@ -79,8 +79,9 @@ def test_the_authorization_server_metadata_offers_what_mcp_clients_use(client: C
     assert metadata["revocation_endpoint"] == "http://testserver/oauth/revoke_token/"
     assert metadata["code_challenge_methods_supported"] == ["S256"]
     assert metadata["response_types_supported"] == ["code"]
-    assert metadata["grant_types_supported"] == ["authorization_code", "refresh_token"]
-    assert metadata["token_endpoint_auth_methods_supported"] == ["none"]
+    assert metadata["grant_types_supported"] == ["authorization_code", "refresh_token", "client_credentials"]
+    assert metadata["token_endpoint_auth_methods_supported"] == ["none", "client_secret_basic", "private_key_jwt"]
+    assert "ES256" in metadata["token_endpoint_auth_signing_alg_values_supported"]
     assert metadata["client_id_metadata_document_supported"] is True
     assert set(metadata["scopes_supported"]) == {"mcp:user", "mcp:team", "mcp:system"}
 
