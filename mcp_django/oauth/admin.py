@@ -1,9 +1,12 @@
-"""The admin's list of OAuth clients, and the action that revokes them.
+"""The admin's list of OAuth clients, and the action that revokes them; machine clients beside it.
 
 django-oauth-toolkit registers its models; the application (client) list is replaced by one that
 shows how each client registered and how many live tokens it holds, with an action that revokes a
 client: it is deleted with every token and grant it holds (each MCP request presenting one of them is
 refused from the next request on, on every worker), and must register and be approved again.
+
+Machine clients (`MachineClientAdmin`) are created here for a service user: the page shows the
+client's secret once, on creation (only its hash is kept). Revoking one deletes it with its tokens.
 """
 
 from __future__ import annotations
@@ -11,14 +14,20 @@ from __future__ import annotations
 from typing import Any
 
 import oauth2_provider.admin  # noqa: F401  # registers the toolkit's models first: this module replaces one
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.db import models
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from oauth2_provider.admin import ApplicationAdmin
 from oauth2_provider.models import get_application_model
 
-__all__ = ["OAuthClientAdmin"]
+from mcp_django.oauth.machines import create_machine_client, jwks_problem
+from mcp_django.oauth.models import MachineClient
+
+__all__ = ["MachineClientAdmin", "OAuthClientAdmin"]
 
 Application = get_application_model()
 
@@ -39,13 +48,92 @@ class OAuthClientAdmin(ApplicationAdmin):
 
     @admin.action(description="Revoke selected clients (delete them and every token they hold)")
     def revoke_clients(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        count = 0
-        for application in queryset:
-            application.delete()  # cascades to its access and refresh tokens and grants
-            count += 1
-        self.message_user(request, f"Revoked {count} client(s) and every token they held.")
+        _revoke(self, request, list(queryset))
+
+
+def _revoke(model_admin: admin.ModelAdmin[Any], request: HttpRequest, applications: list[Any]) -> None:
+    for application in applications:
+        application.delete()  # cascades to its access and refresh tokens and grants
+    model_admin.message_user(request, f"Revoked {len(applications)} client(s) and every token they held.")
+
+
+class MachineClientForm(forms.ModelForm):  # type: ignore[type-arg]
+    """A new machine client: its name, its service user, how it authenticates."""
+
+    name = forms.CharField(max_length=255)
+    service_user = forms.ModelChoiceField(queryset=get_user_model().objects.all())
+
+    class Meta:
+        model = MachineClient
+        fields = ("auth_method", "jwks", "jwks_uri")
+
+    def clean(self) -> dict[str, Any]:
+        data: dict[str, Any] = super().clean() or {}
+        if data.get("auth_method") == MachineClient.PRIVATE_KEY_JWT:
+            problem = jwks_problem(data.get("jwks"), data.get("jwks_uri") or "")
+            if problem is not None:
+                raise forms.ValidationError(problem)
+        return data
+
+
+class MachineClientAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Machine clients: each one's service user and auth method; created here, revoked by the action."""
+
+    list_display = ("name", "client_id", "service_user", "auth_method", "live_tokens")
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    list_select_related = ("application", "application__user")
+    actions = ("revoke_machine_clients",)
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        if obj is None:
+            kwargs["form"] = MachineClientForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return ("application",) if obj is not None else ()
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        live = Q(application__accesstoken__expires__gt=timezone.now())
+        queryset: QuerySet[Any] = super().get_queryset(request)
+        return queryset.annotate(live_tokens=Count("application__accesstoken", filter=live, distinct=True))
+
+    @admin.display(description="name", ordering="application__name")
+    def name(self, machine: MachineClient) -> str:
+        return str(machine.application.name)
+
+    @admin.display(description="client id")
+    def client_id(self, machine: MachineClient) -> str:
+        return str(machine.application.client_id)
+
+    @admin.display(description="live tokens", ordering="live_tokens")
+    def live_tokens(self, machine: Any) -> int:
+        return int(machine.live_tokens)
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        machine, secret = create_machine_client(
+            form.cleaned_data["name"],
+            form.cleaned_data["service_user"],
+            auth_method=obj.auth_method,
+            jwks=obj.jwks,
+            jwks_uri=obj.jwks_uri,
+        )
+        obj.application = machine.application
+        obj._state.adding = False
+        obj._state.db = machine._state.db
+        message = f"client_id: {machine.application.client_id}"
+        if secret is not None:
+            message += f"; client_secret: {secret} (shown once: only its hash is kept)"
+        self.message_user(request, message, messages.WARNING)
+
+    @admin.action(description="Revoke selected machine clients (delete them and every token they hold)")
+    def revoke_machine_clients(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        _revoke(self, request, [machine.application for machine in queryset])
 
 
 if admin.site.is_registered(Application):
     admin.site.unregister(Application)
 admin.site.register(Application, OAuthClientAdmin)
+admin.site.register(MachineClient, MachineClientAdmin)

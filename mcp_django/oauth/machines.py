@@ -131,7 +131,7 @@ def verify_assertion(assertion: str, audiences: list[str]) -> Any:
 
 
 def _keys_of(machine: MachineClient) -> list[jwt.PyJWK]:
-    jwks = machine.jwks
+    jwks: Any = machine.jwks
     if machine.jwks_uri:
         try:
             jwks, _max_age = MCPMetadataFetcher().fetch_document(machine.jwks_uri)

@@ -54,3 +54,6 @@ class ClientAssertion(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["application", "jti"], name="mcp_oauth_assertion_once")]
+
+    def __str__(self) -> str:
+        return f"{self.jti} ({self.application})"

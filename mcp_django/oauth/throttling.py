@@ -23,11 +23,10 @@ import binascii
 import hashlib
 import math
 import re
+from typing import Any
 from urllib.parse import unquote_plus
 
 import jwt
-from typing import Any
-
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 

@@ -18,8 +18,8 @@ Check `mcp_django.W073` says when `OAUTH2_VALIDATOR_CLASS` names a class that is
 from __future__ import annotations
 
 import hashlib
-import uuid
 import logging
+import uuid
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
@@ -58,10 +58,14 @@ def _machine_client(application: Any) -> Any:
 
 def _token_endpoint_audiences(request: Any) -> list[str]:
     """What a client assertion's `aud` may name: this server's issuer (with or without a slash) or token URL."""
-    parts = urlsplit(request.uri)
-    token_url = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
-    issuer = oauth2_settings.OIDC_ISS_ENDPOINT or urlunsplit((parts.scheme, parts.netloc, "", "", ""))
-    return [token_url, issuer.rstrip("/"), issuer.rstrip("/") + "/"]
+    host = addressed_host(request.headers)
+    if not host:
+        return []  # addressed to no host: no audience to name
+    # The toolkit passes the path alone, and marks a request that came over https.
+    scheme = "https" if request.headers.get("X_DJANGO_OAUTH_TOOLKIT_SECURE") else "http"
+    token_url = urlunsplit((scheme, host, urlsplit(request.uri).path, "", ""))
+    issuer = str(oauth2_settings.OIDC_ISS_ENDPOINT or f"{scheme}://{host}").rstrip("/")
+    return [token_url, issuer, issuer + "/"]
 
 
 def _body_values(request: Any, name: str) -> list[str]:

@@ -147,3 +147,26 @@ def test_w073_with_a_validator_that_keeps_the_grants_mcp_clients_must_lose() -> 
                 id="mcp_django.W073",
             )
         ]
+
+
+def test_e090_with_a_token_rate_that_is_no_rate() -> None:
+    with with_mcp(OAUTH_TOKEN_RATE="lots"):
+        assert check_oauth() == [
+            Error(
+                "OAUTH_TOKEN_RATE 'lots' is not a rate like '30/hour' or None.",
+                hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.",
+                id="mcp_django.E090",
+            )
+        ]
+
+
+@pytest.mark.parametrize("max_age", [0, 7200, "300", True])
+def test_e091_with_a_client_assertion_max_age_out_of_bounds(max_age: Any) -> None:
+    with with_mcp(OAUTH_CLIENT_ASSERTION_MAX_AGE=max_age):
+        assert check_oauth() == [
+            Error(
+                f"OAUTH_CLIENT_ASSERTION_MAX_AGE {max_age!r} is not 1 to 3600 seconds.",
+                hint="Client assertions are short-lived: set it to a few minutes, e.g. 300.",
+                id="mcp_django.E091",
+            )
+        ]
