@@ -93,6 +93,8 @@ demo: $(DEMO_STAMP)
 	@echo "    npx @modelcontextprotocol/inspector   (Streamable HTTP, http://$(DEMO_HOST):$(DEMO_PORT)/mcp; Node >= 22.19)"
 	@echo "  it registers itself, opens the login page (alice/alice, bob/bob or carol/carol) and the consent page."
 	@echo "  OAuth metadata:            http://$(DEMO_HOST):$(DEMO_PORT)/.well-known/oauth-authorization-server"
+	@echo "  A machine client's token (client credentials as ci-bot, TEAM; docs/oauth.md):"
+	@echo "    curl -u demo-machine:demo-machine-secret -d grant_type=client_credentials -d scope=mcp:team -d resource=http://$(DEMO_HOST):$(DEMO_PORT)/mcp http://$(DEMO_HOST):$(DEMO_PORT)/oauth/token/"
 	@echo "  Conformance fixture:       http://$(DEMO_HOST):$(DEMO_PORT)/conformance/mcp"
 	@echo "  Gateway to the fixture:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/mcp"
 	@echo "  Gateway to the gateway:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/chain/mcp  (chained; docs/gateway.md)"

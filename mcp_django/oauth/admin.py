@@ -95,7 +95,10 @@ class MachineClientAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         live = Q(application__accesstoken__expires__gt=timezone.now())
         queryset: QuerySet[Any] = super().get_queryset(request)
-        return queryset.annotate(live_tokens=Count("application__accesstoken", filter=live, distinct=True))
+        annotated: QuerySet[Any] = queryset.annotate(
+            live_tokens=Count("application__accesstoken", filter=live, distinct=True)
+        )
+        return annotated
 
     @admin.display(description="name", ordering="application__name")
     def name(self, machine: MachineClient) -> str:

@@ -254,3 +254,67 @@ async def test_an_expired_token_is_refused(oauth_server: LiveServer, live_server
 
 def test_the_server_log_is_clean(oauth_server: LiveServer) -> None:
     assert "Traceback" not in Path(oauth_server.log_path).read_text(errors="replace")
+
+
+def machine_client(env: dict[str, str], username: str) -> tuple[str, str]:
+    """`(client_id, secret)` of a new machine client for `username`, made by the management command."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "manage.py", "mcp_machine_client", "create", f"live {username}", "--user", username],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    lines = dict(line.split(": ", 1) for line in out.splitlines())
+    return lines["client_id"], lines["client_secret"].split()[0]
+
+
+async def call_tool(server: LiveServer, token: str, name: str) -> dict[str, Any]:
+    """A stateless tools/call with `token`; the JSON-RPC answer (a result, or the error of an unknown tool)."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "machine", "version": "1"},
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": {}, "_meta": meta}}
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": name,
+    }
+    async with httpx2.AsyncClient(timeout=30) as http:
+        response = await http.post(server.url("/mcp"), json=body, headers=headers)
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+@pytest.mark.parametrize(("user", "reaches_team"), [("bob", True), ("alice", False)])
+async def test_a_machine_client_with_client_secret_basic_calls_team_tools_only_as_a_team_user(
+    oauth_server: LiveServer, live_server_env: dict[str, str], user: str, reaches_team: bool
+) -> None:
+    client_id, secret = machine_client(live_server_env, user)
+    async with httpx2.AsyncClient(timeout=30) as http:
+        issued = await http.post(
+            oauth_server.url("/oauth/token/"),
+            auth=(client_id, secret),
+            data={
+                "grant_type": "client_credentials",
+                "scope": "mcp:user mcp:team",
+                "resource": oauth_server.url("/mcp"),
+            },
+        )
+    assert issued.status_code == 200, issued.text
+
+    answer = await call_tool(oauth_server, issued.json()["access_token"], TEAM_TOOL)
+
+    if reaches_team:
+        assert answer["result"]["content"][0]["text"] == "Reindexed the catalogue in 4 batches.", answer
+    else:
+        assert answer["error"]["message"] == f"Unknown tool: {TEAM_TOOL}", answer

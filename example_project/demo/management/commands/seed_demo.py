@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand
@@ -53,6 +54,11 @@ ADMIN_USERNAME = "admin"
 ADMIN_PASSWORD = "admin"  # a local demo account, printed on purpose
 
 
+MACHINE_USER = "ci-bot"
+MACHINE_CLIENT_ID = "demo-machine"
+MACHINE_CLIENT_SECRET = "demo-machine-secret"
+
+
 class Command(BaseCommand):
     help = "Create the demo superuser (admin/admin), the MCP users alice, bob and carol with tokens, and the books."
 
@@ -72,6 +78,8 @@ class Command(BaseCommand):
             created += was_created
         self.stdout.write(f"{created} demo books created, {Book.objects.count()} in the catalogue.")
         self.seed_mcp_users()
+        if apps.is_installed("mcp_django.oauth"):
+            self.seed_machine_client()
 
     def seed_mcp_users(self) -> None:
         user_model = get_user_model()
@@ -94,3 +102,19 @@ class Command(BaseCommand):
             (group.permissions if group_name is not None else user.user_permissions).add(*granted)
             token, _ = Token.objects.get_or_create(user=user)
             self.stdout.write(f"  {username:<6} {scope:<7} {token.key}")
+
+    def seed_machine_client(self) -> None:
+        """A machine client (docs/oauth.md, "Machine clients") for the TEAM service user ci-bot, with a known secret."""
+        from mcp_django.oauth.machines import create_machine_client
+        from mcp_django.oauth.models import MachineClient
+
+        service, _ = get_user_model().objects.get_or_create(username=MACHINE_USER)
+        service.groups.add(Group.objects.get_or_create(name="mcp-team")[0])
+        if not MachineClient.objects.filter(application__client_id=MACHINE_CLIENT_ID).exists():
+            machine, _ = create_machine_client("demo machine client", service)
+            machine.application.client_id = MACHINE_CLIENT_ID
+            machine.application.client_secret = MACHINE_CLIENT_SECRET  # the demo's on purpose; hashed on save
+            machine.application.save()
+        self.stdout.write(
+            f"Machine client {MACHINE_CLIENT_ID!r} (secret {MACHINE_CLIENT_SECRET!r}) acts as {MACHINE_USER!r} (TEAM)."
+        )
