@@ -6,11 +6,13 @@ from django.apps import AppConfig
 
 
 class MCPOAuthConfig(AppConfig):
-    """Registers the OAuth checks and the receivers that end cached OAuth credentials when a token goes."""
+    """Registers the OAuth checks, the receivers that end cached OAuth credentials when a token goes, and the
+    client credentials extension (SEP-1046)."""
 
     name = "mcp_django.oauth"
     label = "mcp_django_oauth"
     default_auto_field = "django.db.models.BigAutoField"
+    mcp_extensions = ["mcp_django.oauth.extension.ClientCredentialsExtension"]
     verbose_name = "MCP OAuth"
 
     def ready(self) -> None:

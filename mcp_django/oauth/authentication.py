@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 from urllib.parse import urlsplit
 
 from django.utils import timezone
@@ -31,9 +31,19 @@ from mcp_django.oauth.grants import scope_reached
 from mcp_django.oauth.tokens import ACCESS_TOKEN_PREFIX
 from mcp_django.scopes import SCOPE_LIMIT
 
-__all__ = ["OAuth2Authentication", "accepts_oauth", "addressed_host", "resource_matches", "target_problem"]
+__all__ = [
+    "CLIENT_CREDENTIALS_EXTENSION",
+    "OAuth2Authentication",
+    "accepts_oauth",
+    "addressed_host",
+    "resource_matches",
+    "target_problem",
+]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+CLIENT_CREDENTIALS_EXTENSION: Final = "io.modelcontextprotocol/oauth-client-credentials"
+"""The MCP extension of machine clients (SEP-1046), under `capabilities.extensions`."""
 
 
 class OAuth2Authentication(authentication.BaseAuthentication):

@@ -354,3 +354,13 @@ def test_registration_refuses_redirect_uris_the_application_type_does_not_allow(
     status, body = register(client, application_type=application_type, redirect_uris=[redirect_uri])
 
     assert (status, body) == (400, {"error": "invalid_client_metadata", "error_description": description})
+
+
+def test_an_endpoint_taking_oauth_tokens_advertises_the_client_credentials_extension(
+    client: Client, secret_client: tuple[str, str]
+) -> None:
+    _, token = token_request(client, authorization=basic(*secret_client))
+
+    discovered = json.loads(send(client, "server/discover", headers=bearer(token)).content)
+
+    assert discovered["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/oauth-client-credentials"] == {}
