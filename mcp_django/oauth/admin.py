@@ -62,6 +62,7 @@ class MachineClientForm(forms.ModelForm):  # type: ignore[type-arg]
 
     name = forms.CharField(max_length=255)
     service_user = forms.ModelChoiceField(queryset=get_user_model().objects.all())
+    jwks_uri = forms.URLField(required=False, max_length=2000, assume_scheme="https")
 
     class Meta:
         model = MachineClient

@@ -60,6 +60,17 @@ class AddressThrottle(SimpleRateThrottle):
     def get_cache_key(self, request: Any, view: Any) -> str:
         return str(self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)})
 
+    def within_rate(self, request: Any) -> bool:
+        """Whether one more request is within the rate; counts nothing (`throttle_success` counts it)."""
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, None)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        return bool(len(self.history) < self.num_requests)
+
     def retry_after(self) -> int:
         """Whole seconds until the next request from this address is allowed (at least 1)."""
         return max(1, math.ceil(self.wait() or 1))
@@ -80,14 +91,7 @@ class LoginThrottle(AddressThrottle):
 
     def blocked(self, request: Any) -> bool:
         """Whether this address has failed as often as the rate allows, within its window."""
-        if self.rate is None:
-            return False
-        self.key = self.get_cache_key(request, None)
-        self.history = self.cache.get(self.key, [])
-        self.now = self.timer()
-        while self.history and self.history[-1] <= self.now - self.duration:
-            self.history.pop()
-        return bool(len(self.history) >= self.num_requests)
+        return not self.within_rate(request)
 
     def failed(self, request: Any) -> None:
         """Count one failed login of this address."""
@@ -107,10 +111,15 @@ class TokenThrottle(AddressThrottle):
         self.client_id = client_id
         """Count this client's requests instead of the address's (None: the address)."""
 
-    def allow_request(self, request: Any, view: Any) -> bool:
+    def within_rate(self, request: Any) -> bool:
         if self.client_id == "":
             return True  # a request naming no client is counted by its address alone
-        return bool(super().allow_request(request, view))
+        return super().within_rate(request)
+
+    def count(self) -> None:
+        """Count the request `within_rate` looked at."""
+        if self.rate is not None and self.client_id != "":
+            self.throttle_success()
 
     def get_ident(self, request: Any) -> str:
         if self.client_id is None:

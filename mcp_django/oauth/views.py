@@ -119,11 +119,13 @@ class RateLimitedTokenView(TokenView):
     """The toolkit's token endpoint, at most `OAUTH_TOKEN_RATE` requests per address and per client."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        client_id = token_client_id(request)
-        for throttle, who in ((TokenThrottle(), "this address"), (TokenThrottle(client_id), "this client")):
-            if not throttle.allow_request(request, self):
+        throttles = {"this address": TokenThrottle(), "this client": TokenThrottle(token_client_id(request))}
+        for who, throttle in throttles.items():
+            if not throttle.within_rate(request):
                 retry_after = throttle.retry_after()
                 return _too_many(f"Too many token requests from {who}; retry in {retry_after} s.", retry_after)
+        for throttle in throttles.values():  # counted only once both allow it: a refused request counts nowhere
+            throttle.count()
         return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]  # untyped library
 
 

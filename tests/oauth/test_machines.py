@@ -364,3 +364,37 @@ def test_an_endpoint_taking_oauth_tokens_advertises_the_client_credentials_exten
     discovered = json.loads(send(client, "server/discover", headers=bearer(token)).content)
 
     assert discovered["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/oauth-client-credentials"] == {}
+
+
+def test_a_request_refused_for_its_client_is_not_counted_against_its_address(
+    client: Client, secret_client: tuple[str, str], service: Any
+) -> None:
+    other, other_secret = create_machine_client("Other", service)
+    assert other_secret is not None
+    with with_mcp(OAUTH_TOKEN_RATE="2/minute"):
+        for address in ("10.0.0.1", "10.0.0.2"):
+            client.post(
+                "/oauth/token/",
+                {"grant_type": "client_credentials", "resource": MCP},
+                headers={"Authorization": basic(*secret_client)},
+                REMOTE_ADDR=address,
+            )
+        refused = client.post(
+            "/oauth/token/",
+            {"grant_type": "client_credentials", "resource": MCP},
+            headers={"Authorization": basic(*secret_client)},
+            REMOTE_ADDR="10.0.0.3",
+        )
+        # 10.0.0.3's refused request counted nowhere: it has its two requests left for another client.
+        statuses = [
+            client.post(
+                "/oauth/token/",
+                {"grant_type": "client_credentials", "resource": MCP},
+                headers={"Authorization": basic(other.application.client_id, other_secret)},
+                REMOTE_ADDR="10.0.0.3",
+            ).status_code
+            for _ in range(2)
+        ]
+
+    assert refused.status_code == 429
+    assert statuses == [200, 200]
