@@ -398,3 +398,20 @@ def test_a_request_refused_for_its_client_is_not_counted_against_its_address(
 
     assert refused.status_code == 429
     assert statuses == [200, 200]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        pytest.param({"client_assertion": "not.a.jwt"}, id="garbage"),
+        pytest.param({"client_assertion": ""}, id="empty"),
+        pytest.param({"client_assertion_type": "urn:other", "client_assertion": "x"}, id="another-type"),
+        pytest.param({"client_assertion": "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOjEsInN1YiI6MX0.c2ln"}, id="iss-not-a-string"),
+    ],
+)
+def test_a_malformed_assertion_is_401_not_a_500(
+    client: Client, jwt_client: tuple[str, Any], fields: dict[str, str]
+) -> None:
+    status, body = token_request(client, **{"client_assertion_type": ASSERTION_TYPE, **fields})
+
+    assert (status, body["error"]) == (401, "invalid_client")
