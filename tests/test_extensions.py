@@ -113,7 +113,7 @@ async def test_an_extension_whose_capability_is_none_brings_nothing_to_that_endp
 def test_an_extension_installed_by_an_app_config_is_listed_once() -> None:
     from django.apps import apps
 
-    tasks_config = next(config for config in apps.get_app_configs() if getattr(config, "mcp_extensions", None))
+    tasks_config = apps.get_app_config("mcp_django_tasks")
     extensions, problems = load_extensions([], [tasks_config, tasks_config])
     assert [extension.identifier for extension in extensions] == ["io.modelcontextprotocol/tasks"]
     assert problems == [
