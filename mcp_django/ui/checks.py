@@ -48,10 +48,13 @@ def check_app_templates() -> list[CheckMessage]:
                     )
                 )
             except TemplateSyntaxError as error:
+                # Django 6.1 puts the template's path before the message (kept as raw_error_message);
+                # the check's obj already names the template.
+                problem = str(getattr(error, "raw_error_message", None) or error)
                 messages.append(
                     Error(
                         f"The app template of tool {short(name, 24)} does not compile.",
-                        hint=f"Fix the template: {str(error)[:90]}.",
+                        hint=f"Fix the template: {problem[:90]}.",
                         obj=template,
                         id=_BROKEN,
                     )
