@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, LiveServer, _free_port, _wait_until_answering, serve_example
+from tests.conftest import ROOT, LiveServer, _free_port, _wait_until_answering, serve_example, stop_process
 
 CONFORMANCE = "/conformance/mcp"
 
@@ -25,28 +26,30 @@ def mcp_stdio_command(endpoint: str = "conformance") -> list[str]:
     return [sys.executable, "manage.py", "mcp_stdio", "--endpoint", endpoint]
 
 
+@contextlib.contextmanager
+def serve_module(module: str, log_dir: Path, ready_path: str) -> Iterator[str]:
+    """Run `python -m <module> http <free port>` from the repository root until the block ends; its base URL.
+
+    Ready once `ready_path` answers over HTTP; its output goes to `log_dir`.
+    """
+    port = _free_port()
+    log_path = log_dir / f"{module.rpartition('.')[2]}-{port}.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", module, "http", str(port)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+        )
+    try:
+        _wait_until_answering(process, "127.0.0.1", port, log_path, path=ready_path)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(process)
+
+
 @pytest.fixture(scope="session")
 def sdk_backend_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The official SDK's server (tests/gateway/sdk_backend.py) under uvicorn on a free loopback port."""
-    port = _free_port()
-    log_path = Path(tmp_path_factory.mktemp("sdk-backend")) / "uvicorn.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tests.gateway.sdk_backend", "http", str(port)],
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        _wait_until_answering(process, "127.0.0.1", port, log_path, path="/mcp")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with serve_module("tests.gateway.sdk_backend", tmp_path_factory.mktemp("sdk-backend"), "/mcp") as base:
+        yield f"{base}/mcp"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -26,7 +25,8 @@ from django.test import AsyncClient
 from mcp_django.endpoints import get_endpoint
 from mcp_django.gateway.connection import BackendUnavailable, connect, pool, remote_server
 from mcp_django.gateway.endpoint import GatewayEndpoint
-from tests.conftest import ROOT, LiveServer, _free_port, _wait_until_answering, serve_example, stop_process
+from tests.conftest import ROOT, LiveServer, serve_example
+from tests.gateway.conftest import serve_module
 from tests.gateway.hostile_backend import MODES
 from tests.http_support import ACCEPT, stateless, stateless_headers
 
@@ -49,20 +49,8 @@ NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "u
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The hostile backend on a free loopback port; its base URL (`<base>/<mode>/mcp`, `<base>/stats`)."""
-    port = _free_port()
-    log_path = Path(tmp_path_factory.mktemp("hostile")) / "hostile.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tests.gateway.hostile_backend", "http", str(port)],
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        _wait_until_answering(process, "127.0.0.1", port, log_path, path="/stats")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(process)
+    with serve_module("tests.gateway.hostile_backend", tmp_path_factory.mktemp("hostile"), "/stats") as base:
+        yield base
 
 
 def stats(base: str) -> dict[str, Any]:
