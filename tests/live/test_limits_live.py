@@ -111,14 +111,18 @@ def send_and_read(server: LiveServer, data: bytes) -> Answer:
         return read_answer(sock)
 
 
-def stream_until_answered(server: LiveServer, request_head: bytes) -> tuple[Answer, int]:
-    """Send a chunked body of up to STREAMED bytes, stopping when the answer comes; the answer and what was sent."""
-    piece = b"%x\r\n%s\r\n" % (65536, b" " * 65536)
+def stream_until_answered(
+    server: LiveServer, request_head: bytes, *, limit: int = STREAMED, chunked: bool = True
+) -> tuple[Answer, int]:
+    """Send a body of up to `limit` bytes, stopping when the answer comes; the answer and what was sent."""
+    piece = b" " * 65536
+    if chunked:
+        piece = b"%x\r\n%s\r\n" % (len(piece), piece)
     sent = 0
     pending = b""
     with socket.create_connection(_address(server), timeout=ANSWER_WAIT_S) as sock:
         sock.sendall(request_head)
-        while sent < STREAMED:
+        while sent < limit:
             readable, writable, _ = select.select([sock], [sock], [], ANSWER_WAIT_S)
             if readable:
                 break

@@ -7,15 +7,13 @@ resident memory (`VmHWM`, from `/proc`) stays under 300 MB, where it used to gro
 
 from __future__ import annotations
 
-import select
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import LiveServer, serve_example
-from tests.live.test_limits_live import ANSWER_WAIT_S, Answer, read_answer
+from tests.live.test_limits_live import Answer, send_and_read, stream_until_answered
 
 pytestmark = pytest.mark.live
 
@@ -42,26 +40,7 @@ def send_gigabyte(server: LiveServer, path: str, *, chunked: bool) -> tuple[Answ
     host, port = server.base_url.removeprefix("http://").split(":")
     framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {GIB}"
     head = f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n{framing}\r\n\r\n"
-    piece = b" " * 65536
-    if chunked:
-        piece = b"%x\r\n%s\r\n" % (len(piece), piece)
-    sent = 0
-    pending = b""
-    with socket.create_connection((host, int(port)), timeout=ANSWER_WAIT_S) as sock:
-        sock.sendall(head.encode("latin-1"))
-        while sent < GIB:
-            readable, writable, _ = select.select([sock], [sock], [], ANSWER_WAIT_S)
-            if readable:
-                break
-            assert writable, "the server neither answered nor read within the wait"
-            pending = pending or piece
-            try:
-                count = sock.send(pending)
-            except (BrokenPipeError, ConnectionResetError):
-                break
-            pending = pending[count:]
-            sent += count
-        return read_answer(sock), sent
+    return stream_until_answered(server, head.encode("latin-1"), limit=GIB, chunked=chunked)
 
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["declared", "chunked"])
@@ -80,9 +59,7 @@ def test_r4_a_gigabyte_to_the_oauth_server_is_413_and_the_worker_stays_small(
 def test_r4_the_oauth_server_still_answers_under_the_guard(guarded_daphne: LiveServer) -> None:
     host, port = guarded_daphne.base_url.removeprefix("http://").split(":")
     request = f"GET /.well-known/oauth-authorization-server HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n"
-    with socket.create_connection((host, int(port)), timeout=ANSWER_WAIT_S) as sock:
-        sock.sendall(request.encode("latin-1"))
-        answer = read_answer(sock)
+    answer = send_and_read(guarded_daphne, request.encode("latin-1"))
 
     assert answer.status == 200
     assert b'"registration_endpoint"' in answer.body
