@@ -5,6 +5,7 @@ inside functions and under `TYPE_CHECKING`), and no module grows past what one r
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -207,3 +208,33 @@ def test_no_module_is_longer_than_what_one_reader_takes_in() -> None:
         if (length := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def documented_layers(table: str) -> dict[str, int]:
+    """Each top-level module or subpackage named in the layer table of docs/architecture.md -> its row's layer.
+
+    A row is `| rank | name | modules | ... |`; a module is named `name.py` or `name/` in backticks. What a row
+    says in parentheses is about the module before it (the files inside a subpackage), and is left out."""
+    documented: dict[str, int] = {}
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].isdigit():
+            continue
+        modules = cells[2]
+        while re.search(r"\([^()]*\)", modules):
+            modules = re.sub(r"\([^()]*\)", "", modules)
+        for name in re.findall(r"`([a-z_]+)(?:\.py|/)`", modules):
+            if name != "__init__":
+                documented[f"mcp_django.{name}"] = int(cells[0])
+    return documented
+
+
+def test_the_layer_table_of_the_docs_is_the_one_the_test_enforces() -> None:
+    table = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    enforced = {
+        name if name.startswith("mcp_django.") else f"mcp_django.{name}": rank
+        for name, rank in LAYERS.items()
+        if name != "mcp_django" and "." not in name.removeprefix("mcp_django.")
+    }
+
+    assert documented_layers(table) == enforced
