@@ -19,12 +19,19 @@ event loop with `asgiref.sync.async_to_sync`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from asgiref.sync import async_to_sync
 
 from mcp_django.protocol.context import RequestContext, SessionState
 from mcp_django.scopes import Scope, User, remembered_scope
+
+if TYPE_CHECKING:
+    from django.forms import BaseForm
+
+    from mcp_django.forms import FormAnswer
+
+    F = TypeVar("F", bound=BaseForm)
 
 __all__ = ["Context"]
 
@@ -154,6 +161,64 @@ class Context:
     async def elicit(self, message: str, requested_schema: Mapping[str, Any], *, key: str | None = None) -> Any:
         """Ask the user a question through the client and return the `ElicitResult` (`action`, `content`)."""
         return await self.request.elicit(message, requested_schema, key=key)
+
+    async def elicit_form(
+        self,
+        form_class: type[F],
+        *,
+        message: str | None = None,
+        initial: Mapping[str, Any] | None = None,
+        form_kwargs: Mapping[str, Any] | None = None,
+        key: str | None = None,
+        rounds: int | None = None,
+    ) -> FormAnswer[F]:
+        """Ask the user to fill in a Django `Form` or `ModelForm`; returns a `FormAnswer` (docs/forms.md).
+
+        The form becomes the elicitation's schema; an answer that does not validate is asked again
+        with the form's own error messages, up to `rounds` answers (3 by default).
+
+        Args:
+            form_class: the form to ask.
+            message: the question; by default the first line of the form's docstring.
+            initial: the form's `initial=`, asked as the schema's defaults.
+            form_kwargs: more arguments for the form (`instance=` for a `ModelForm`).
+            key: the first round's input key (like `elicit`'s); later rounds add `.2`, `.3`...
+            rounds: how many answers to take at most.
+
+        Returns:
+            `answer.form`, bound and valid, when `answer.accepted`; `answer.action` is
+            `"decline"` or `"cancel"` otherwise.
+
+        Raises:
+            FormNotExpressible: a field of the form cannot be asked through elicitation.
+            ToolError: the answer was still invalid after the last round.
+        """
+        from mcp_django.forms import DEFAULT_ROUNDS, elicit_form
+
+        return await elicit_form(
+            self.request,
+            form_class,
+            message=message,
+            initial=initial,
+            form_kwargs=form_kwargs,
+            key=key,
+            rounds=DEFAULT_ROUNDS if rounds is None else rounds,
+        )
+
+    def elicit_form_sync(
+        self,
+        form_class: type[F],
+        *,
+        message: str | None = None,
+        initial: Mapping[str, Any] | None = None,
+        form_kwargs: Mapping[str, Any] | None = None,
+        key: str | None = None,
+        rounds: int | None = None,
+    ) -> FormAnswer[F]:
+        """`elicit_form` for sync functions, which run in a worker thread (the form validates in it)."""
+        return async_to_sync(self.elicit_form)(
+            form_class, message=message, initial=initial, form_kwargs=form_kwargs, key=key, rounds=rounds
+        )
 
     async def sample(
         self, messages: list[Mapping[str, Any]], *, max_tokens: int, key: str | None = None, **params: Any

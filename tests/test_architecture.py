@@ -104,7 +104,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["version", "conf", "exceptions", "checks_support", "unavailable", "executor", "time_limits"], 1),
     **dict.fromkeys(["content", "results", "relay", "notifications", "transactions"], 1),
     # 2 who is calling, and the rows the core keeps
-    **dict.fromkeys(["scopes", "permissions", "auth", "context", "models"], 2),
+    **dict.fromkeys(["scopes", "permissions", "auth", "context", "forms", "models"], 2),
     # 3 what is served, and what runs around every operation
     **dict.fromkeys(["declarations", "sources", "registry", "providers", "toolsets", "bus", "interceptors"], 3),
     "mcp_django": 3,  # the public API's package: the declarations and providers it re-exports
