@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, Generic, ParamSpec, TypeVar
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import SyncToAsync, sync_to_async
 
 __all__ = [
     "ABANDONED_EXIT_STATUS",
@@ -105,7 +105,8 @@ async def run_sync(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> 
         if not _dedicated.get():
             return await sync_to_async(job.run, thread_sensitive=True)()
         context = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(_executor(), context.run, job.run_on_pool)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_executor(), context.run, job.run_on_pool, loop)
     except asyncio.CancelledError:
         job.abandon()
         raise
@@ -148,15 +149,21 @@ class _Job(Generic[R]):
                     time.monotonic() - self.started,
                 )
 
-    def run_on_pool(self) -> R:
+    def run_on_pool(self, loop: asyncio.AbstractEventLoop) -> R:
         from django.db import close_old_connections
 
         _dedicated.set(False)  # in this job's own context: a nested run_sync does not wait for a pool slot
+        # `async_to_sync` finds the loop to run coroutines on in this thread-local, which asgiref's own
+        # sync_to_async threads set. Without it, sync code calling async code (`ctx.elicit_sync`) would
+        # get a new loop of its own, far from the request's streams and futures, and wait forever.
+        local = SyncToAsync.threadlocal
+        local.main_event_loop, local.main_event_loop_pid = loop, os.getpid()
         close_old_connections()
         try:
             return self.run()
         finally:
             close_old_connections()
+            local.main_event_loop = local.main_event_loop_pid = None
 
     def abandon(self) -> None:
         if self.started:

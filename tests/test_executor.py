@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
@@ -78,3 +79,17 @@ async def test_a_job_that_calls_run_sync_again_runs_it_in_place_instead_of_waiti
         mine, nested = await run_sync(outer)  # with one thread, waiting for a slot would never end
 
     assert mine == nested
+
+
+async def test_sync_code_on_the_database_threads_calls_async_code_on_the_callers_own_loop() -> None:
+    # what `ctx.elicit_sync` does on the fast path: the coroutine must reach the request's streams and futures
+    caller = asyncio.get_running_loop()
+
+    async def loop_of_the_coroutine() -> asyncio.AbstractEventLoop:
+        return asyncio.get_running_loop()
+
+    def sync_code() -> asyncio.AbstractEventLoop:
+        return async_to_sync(loop_of_the_coroutine)()
+
+    with dedicated_threads():
+        assert await run_sync(sync_code) is caller
