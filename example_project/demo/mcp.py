@@ -17,6 +17,7 @@ import mcp_django
 from mcp_django import Context, content
 from mcp_django.scopes import Scope
 
+from .forms import RatingForm
 from .models import Book
 
 
@@ -101,6 +102,22 @@ def show_book(book_id: Annotated[int, Field(description="The book's id, as searc
     if book is None:
         raise mcp_django.ToolError(f"No book has the id {book_id}.")
     return _info(book)
+
+
+@mcp_django.tool(annotations={"readOnlyHint": True})
+def rate_book(
+    ctx: Context, book_id: Annotated[int, Field(description="The book's id, as search_books lists it")]
+) -> str:
+    """Ask the user to rate one book of the catalogue: a Django form asked through elicitation (docs/forms.md)."""
+    book = Book.objects.filter(pk=book_id).first()
+    if book is None:
+        raise mcp_django.ToolError(f"No book has the id {book_id}.")
+    answer = ctx.elicit_form_sync(RatingForm, message=f"How did you like {book.title}?")
+    if answer.form is None:
+        return f"No rating for {book.title} (the user chose {answer.action})."
+    rating = answer.form.cleaned_data
+    comment = f": {rating['comment']}" if rating["comment"] else "."
+    return f"You gave {book.title} {rating['stars']} of 5 stars{comment}"
 
 
 @mcp_django.tool(annotations={"readOnlyHint": True, "idempotentHint": True}, scope=Scope.TEAM)
