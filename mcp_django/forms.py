@@ -26,6 +26,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, ImproperlyConfigured, ValidationError
+from django.utils import timezone
 from django.utils.translation import gettext
 
 from mcp_django.executor import run_sync
@@ -92,7 +93,7 @@ def requested_schema(form: forms.BaseForm) -> dict[str, Any]:
         prop["title"] = str(bound.label)
         if field.help_text:
             prop["description"] = str(field.help_text)
-        default = _default(prop, field.prepare_value(bound.initial))
+        default = _default(prop, _prepared(field, bound.initial))
         if default is not None:
             prop["default"] = default
         properties[bound.name] = prop
@@ -172,6 +173,16 @@ def _options(choices: Any, refuse: Callable[[str], FormNotExpressible]) -> list[
                 raise refuse(f"it offers more than {MAX_CHOICES} choices, and elicitation lists each one")
             options.append({"const": str(member), "title": str(title)})
     return options
+
+
+def _prepared(field: forms.Field, value: Any) -> Any:
+    """The initial value as the field would show it, an aware datetime in the current time zone with its offset.
+
+    (`prepare_value` would make it naive, as a widget shows it; a `date-time` needs the offset.)
+    """
+    if isinstance(value, datetime.datetime) and timezone.is_aware(value):
+        return timezone.localtime(value)
+    return field.prepare_value(value)
 
 
 def _default(prop: Mapping[str, Any], value: Any) -> Any:

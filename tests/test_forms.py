@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django import forms
+from django.utils import timezone
 
 import mcp_django
 from example_project.demo.models import Book
@@ -360,3 +361,43 @@ async def test_a_form_elicitation_cannot_express_fails_the_call_before_anything_
     assert result["isError"]
     assert "UploadForm.attachment (FileField) cannot be asked through elicitation" in text_of(result)
     assert answers.asked == []
+
+
+class WhenForm(forms.Form):
+    at = forms.DateTimeField()
+    lasts = forms.DurationField()
+    starts = forms.TimeField()
+    token = forms.UUIDField()
+    price = forms.DecimalField()
+
+
+def test_initial_dates_durations_uuids_and_decimals_become_json_defaults():
+    at = datetime.datetime(2026, 7, 28, 9, 30, tzinfo=datetime.UTC)
+    initial = {
+        "at": at,
+        "lasts": datetime.timedelta(hours=1, minutes=5),
+        "starts": datetime.time(9, 30),
+        "token": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+        "price": decimal.Decimal("9.50"),
+    }
+    defaults = {
+        name: prop["default"] for name, prop in requested_schema(WhenForm(initial=initial))["properties"].items()
+    }
+    assert defaults == {
+        "at": timezone.localtime(at).isoformat(),
+        "lasts": "01:05:00",
+        "starts": "09:30:00",
+        "token": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+        "price": 9.5,
+    }
+
+
+@pytest.mark.django_db
+def test_a_model_forms_instance_gives_the_defaults_of_the_question():
+    book = Book.objects.create(title="Kindred", author="Octavia Butler", year=1979)
+    properties = requested_schema(BookForm(instance=book, initial=None))["properties"]
+    assert {name: prop["default"] for name, prop in properties.items()} == {
+        "title": "Kindred",
+        "author": "Octavia Butler",
+        "year": 1979,
+    }
