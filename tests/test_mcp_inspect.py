@@ -104,7 +104,7 @@ def test_what_the_admin_switched_off_is_listed_as_off_and_not_served(admin_state
 def test_the_text_report_lists_every_endpoint_with_marks_for_what_is_served(alice: Any) -> None:
     text = inspect("--user", "alice")
 
-    assert "server (server) at /mcp\n  as alice, scope USER\n  Tools (4 of 5 served)\n" in text
+    assert "server (server) at /mcp\n  as alice, scope USER\n  Tools (5 of 6 served)\n" in text
     assert "    - reindex_catalogue  scope TEAM, registry:default\n" in text
     assert "    + search_books  scope USER, registry:default\n" in text
     assert "adapter (adapter) at /mcp/adapter\n" in text
