@@ -76,7 +76,7 @@ def requested_schema(form: forms.BaseForm) -> dict[str, Any]:
     """The elicitation `requestedSchema` that asks for `form`'s fields (disabled fields are not asked).
 
     Labels become titles, help texts descriptions, initial values defaults, choices titled enums
-    (`oneOf`, or `items.anyOf` for several choices), and length and value limits `minLength`,
+    (`oneOf`, or `items.anyOf` for a multiple-choice field), and length and value limits `minLength`,
     `maxLength`, `minimum` and `maximum`. Call it where the database may be used: a
     `ModelChoiceField` reads its choices.
 
