@@ -39,11 +39,16 @@ def check_tool_runners(app_configs: Iterable[AppConfig] | None = None, **kwargs:
 
 @register(Tags.compatibility)
 def check_app_servers(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """W200: tools declared with `app=` on an endpoint that serves no MCP Apps extension (hosts never see the view)."""
-    names = _tools_unserved(
-        lambda tool: tool.app is not None,
-        lambda endpoint: "io.modelcontextprotocol/ui" in endpoint.served_extensions.capabilities,
-    )
+    """W200: tools with a view (`app=`, a provider's `apps`) on an endpoint that serves no MCP Apps extension."""
+    from mcp_django.endpoints import mounted_endpoints
+    from mcp_django.ui import EXTENSION, apps_of
+
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf is Django's URL checks' to report
+        return []
+    unserved = (endpoint for endpoint in endpoints if EXTENSION not in endpoint.served_extensions.capabilities)
+    names = list(dict.fromkeys(name for endpoint in unserved for name in apps_of(endpoint)))
     message = f"Tools declare apps ({', '.join(names[:3])}), but no extension serves them."
     hint = "Add 'mcp_django.ui' to INSTALLED_APPS (docs/apps.md), or drop app= from them."
     return [Warning(message, hint=hint, id="mcp_django.W200")] if names else []

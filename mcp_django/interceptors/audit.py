@@ -30,10 +30,10 @@ import queue
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 import pydantic
 
@@ -49,8 +49,10 @@ __all__ = [
     "AuditStatus",
     "AuditUnavailable",
     "AuditWriter",
+    "ORIGIN_META",
     "audit_status",
     "audit_writer",
+    "claimed_origin",
     "flush_audit_log",
     "replay_leftovers",
 ]
@@ -60,6 +62,13 @@ logger = logging.getLogger("mcp_django.interceptors")
 COMMITTED: Final = "committed"
 SPOOLED: Final = "spooled"
 DROPPED: Final = "dropped"
+
+ORIGIN_META: Final = "mcp_django/origin"
+"""The key of a `tools/call`'s `params._meta` where a client says who made the call (`"app"`: an MCP App's view).
+
+It is the client's claim, not a proof: any client can send it. The audit sink stores it as the row's
+origin when it is one of `claimed_origins`.
+"""
 
 
 class AuditUnavailable(MCPError):
@@ -377,7 +386,18 @@ class AuditOptions(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
 
     origin: str = pydantic.Field("agent", max_length=32, description="Stored as the record's origin.")
+    claimed_origins: tuple[Annotated[str, pydantic.StringConstraints(max_length=32)], ...] = pydantic.Field(
+        ("app",),
+        description='Origins a call may claim in params._meta["mcp_django/origin"], stored instead of origin.',
+    )
     record_arguments: bool = pydantic.Field(True, description="Store the arguments (False stores {}).")
+
+
+def claimed_origin(request: Mapping[str, Any], options: AuditOptions) -> str:
+    """The origin a call's `_meta` claims (`ORIGIN_META`) when the options accept it, else `options.origin`."""
+    meta = request.get("_meta")
+    claimed = meta.get(ORIGIN_META) if isinstance(meta, Mapping) else None
+    return claimed if isinstance(claimed, str) and claimed in options.claimed_origins else options.origin
 
 
 class AuditSinkInterceptor(SinkInterceptor):
@@ -417,7 +437,7 @@ class AuditSinkInterceptor(SinkInterceptor):
                 "arguments": arguments if isinstance(arguments, dict) else {},
                 "outcome": context.outcome or "ok",
                 "duration_ms": round(context.duration_ms or 0.0, 3),
-                "origin": options.origin,
+                "origin": claimed_origin(request, options),
                 "trace_id": context.trace_id or uuid.uuid4().hex,
                 "created": datetime.fromisoformat(context.timestamp) if context.timestamp else datetime.now(UTC),
             }

@@ -23,6 +23,9 @@ class Provider:
             reach anything of the provider; `permissions_of(item)` adds per listed item.
         atomic: False runs the provider's sync `call_tool` outside the transaction it otherwise runs in
             on each database whose `ATOMIC_REQUESTS` is true (docs/declarations.md).
+        apps: the views of the provider's tools for hosts of MCP Apps, by tool name: what `@tool(app=)`
+            takes (a template name, an `App` or its keyword arguments); served by `mcp_django.ui` on the
+            endpoints that serve the provider (docs/apps.md).
 
     Providers are instantiated once, without arguments, and shared by every request: keep
     no per-request state on `self`.
@@ -33,6 +36,7 @@ class Provider:
     scope: Scope = Scope.USER
     permissions: str | Sequence[str] = ()
     atomic: bool = True
+    apps: Mapping[str, Any] = {}
 
     required_methods: ClassVar[tuple[str, ...]] = ()
     """The methods a concrete subclass must override (checked at start-up, `mcp_django.E012`)."""

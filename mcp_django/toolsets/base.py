@@ -19,8 +19,11 @@ from urllib.parse import urlencode
 
 from django.core.handlers.wsgi import WSGIRequest
 
+from mcp_django.checks_support import short
 from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN, Tool
+from mcp_django.declarations.apps import app_of
+from mcp_django.declarations.common import DeclarationError
 from mcp_django.declarations.signatures import ArgumentsInvalid
 from mcp_django.permissions import fresh_user, parse_permissions
 from mcp_django.providers.base import ToolProvider
@@ -166,6 +169,9 @@ class Toolset(ToolProvider):
     permissions: str | Sequence[str] = ()
     """Django permissions every tool of the toolset requires (`@tool(permissions=)`), before each tool's own."""
 
+    apps: Mapping[str, Any] = {}
+    """Views of the toolset's tools for hosts of MCP Apps, by tool name (`@tool(app=)`; docs/apps.md)."""
+
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self.tools: dict[str, Tool] = {}
@@ -176,7 +182,27 @@ class Toolset(ToolProvider):
         for tool in self.build_tools():
             tool.permissions = tuple(dict.fromkeys((*shared, *tool.permissions)))
             self.tools.setdefault(tool.name, tool)
+        self._name_apps()
         _toolsets.append(weakref.ref(self))
+
+    def _name_apps(self) -> None:
+        """Give the tools `apps` names their view; a name no tool has or an app that is not one is a problem."""
+        owner = type(self).__name__
+        for name, app in self.apps.items():
+            tool = self.tools.get(name)
+            if tool is None:
+                self.problem(
+                    "mcp_django.E203",
+                    f"{owner}: apps names {short(name, 30)}, which is none of its tools.",
+                    f"Name one of its tools in apps: {', '.join(self.tools)[:50] or 'it has none'}.",
+                )
+                continue
+            try:
+                tool.app = app_of(f"{owner}.apps[{name!r}]", app)
+            except DeclarationError as error:
+                self.problem(
+                    "mcp_django.E202", f"{owner}: apps[{short(name, 30)}] is not an app.", f"Fix it: {str(error)[:90]}."
+                )
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {', '.join(self.tools) or 'no tools'}>"

@@ -1,4 +1,5 @@
-"""The MCP Apps extension's system checks: every view a mounted endpoint serves must load (E200, E201)."""
+"""The MCP Apps extension's system checks: every view a mounted endpoint serves must load (E200, E201), and a
+provider's `apps` must name apps (E202)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from django.core.checks import CheckMessage, Error
 
 from mcp_django.checks_support import short
 
-__all__ = ["check_app_templates"]
+__all__ = ["check_app_templates", "check_provider_apps"]
 
 _MISSING: Final = "mcp_django.E200"
 _BROKEN: Final = "mcp_django.E201"
+_NOT_AN_APP: Final = "mcp_django.E202"
 
 
 def check_app_templates() -> list[CheckMessage]:
@@ -31,7 +33,6 @@ def check_app_templates() -> list[CheckMessage]:
     messages: list[CheckMessage] = []
     for endpoint in endpoints:
         for name, tool in apps_of(endpoint).items():
-            assert tool.app is not None
             template = tool.app.template
             if template in seen:
                 continue
@@ -57,6 +58,32 @@ def check_app_templates() -> list[CheckMessage]:
                         hint=f"Fix the template: {problem[:90]}.",
                         obj=template,
                         id=_BROKEN,
+                    )
+                )
+    return messages
+
+
+def check_provider_apps() -> list[CheckMessage]:
+    """E202 for an entry of a provider's `apps` that is not an app (a toolset reports its own, E202 and E203)."""
+    from mcp_django.declarations.apps import app_of
+    from mcp_django.declarations.common import DeclarationError
+    from mcp_django.providers import provider_registry
+    from mcp_django.toolsets.base import Toolset
+
+    messages: list[CheckMessage] = []
+    for provider in provider_registry.providers:
+        if isinstance(provider, Toolset):
+            continue
+        for name, app in provider.apps.items():
+            try:
+                app_of(f"provider {provider.id!r}", app)
+            except DeclarationError as error:
+                messages.append(
+                    Error(
+                        f"{type(provider).__name__}: apps[{short(name, 30)}] is not an app.",
+                        hint=f"Fix it: {str(error)[:90]}.",
+                        obj=type(provider),
+                        id=_NOT_AN_APP,
                     )
                 )
     return messages

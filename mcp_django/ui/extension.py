@@ -1,6 +1,6 @@
 """`AppsExtension`: MCP Apps (`io.modelcontextprotocol/ui`) on the extension seam.
 
-Served on an endpoint whose registry declares a tool with `app=`. What a client gets depends on what it
+Served on an endpoint whose registry or providers declare a tool with a view (`app=`, `apps = {...}`). What a client gets depends on what it
 declared (`extensions["io.modelcontextprotocol/ui"]` with `mimeTypes` naming `text/html;profile=mcp-app`,
 in `initialize` or in each request's `_meta`): such a client sees each tool's `_meta.ui.resourceUri`
 and can list and read the `ui://` resources; any other client sees the tools exactly as without the
@@ -17,16 +17,15 @@ from mcp_django.executor import run_sync
 from mcp_django.extensions import Extension
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
+from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.scopes import Scope
 from mcp_django.sources import ResourceComponent, Source
-from mcp_django.ui import EXTENSION, apps_of
+from mcp_django.ui import APP_ORIGIN, EXTENSION, ORIGIN_META, AppTool, apps_of
 
 if TYPE_CHECKING:
     from django.core.checks import CheckMessage
 
-    from mcp_django.declarations.tools import Tool
-
-__all__ = ["AppSource", "AppToolsHook", "AppsExtension", "negotiated"]
+__all__ = ["AppSource", "AppToolsHook", "AppsExtension", "from_app", "negotiated"]
 
 LANGUAGE_META: Final = "mcp_django/language"
 """The `_meta` key of a `resources/read` naming the language to render the view in (BCP 47, `"fr-CA"`)."""
@@ -47,26 +46,60 @@ def negotiated(ctx: RequestContext) -> bool:
     return False
 
 
+def from_app(params: Mapping[str, Any]) -> bool:
+    """Whether a request's `_meta` says an app's view made it (the bridge's marker: a claim, not a proof)."""
+    meta = params.get("_meta")
+    return isinstance(meta, Mapping) and meta.get(ORIGIN_META) == APP_ORIGIN
+
+
 class AppToolsHook:
-    """Adds each app's `_meta.ui` to its tool in `tools/list`, for clients that negotiated the extension."""
+    """Adds each app's `_meta.ui` to its tool in `tools/list`, and applies the tools' `visibility`.
 
-    __slots__ = ("metas",)
+    A client that negotiated the extension sees `_meta.ui` on the tools with a view; any other client
+    does not see app-only tools (`visibility: ["app"]`) at all, and calling one answers as an unknown
+    tool. A call to an app-only tool must carry the bridge's marker (`_meta["mcp_django/origin"] = "app"`),
+    and a call with the marker must name a tool apps may call. The marker is the client's claim: this
+    keeps a model from calling the tools its host should have hidden, it does not authorize anything.
+    """
 
-    def __init__(self, tools: Mapping[str, Tool]) -> None:
-        self.metas = {name: tool.app.tool_meta() for name, tool in tools.items() if tool.app is not None}
+    __slots__ = ("app_only", "metas", "model_only")
+
+    def __init__(self, tools: Mapping[str, AppTool]) -> None:
+        self.metas = {name: tool.app.tool_meta() for name, tool in tools.items()}
+        visible = {name: tool.app.visibility for name, tool in tools.items() if tool.app.visibility is not None}
+        self.app_only = frozenset(name for name, who in visible.items() if "model" not in who)
+        self.model_only = frozenset(name for name, who in visible.items() if "app" not in who)
 
     async def __call__(
         self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
     ) -> dict[str, Any]:
+        if method == "tools/call":
+            self._admit_call(params, ctx)
+            return await call_next(params)
         result = await call_next(params)
-        if method != "tools/list" or not negotiated(ctx):
+        if method != "tools/list":
             return result
         listed = result.get("tools")
         if not isinstance(listed, list):
             return result
+        if not negotiated(ctx):
+            if not self.app_only:
+                return result
+            kept = [tool for tool in listed if not (isinstance(tool, Mapping) and tool.get("name") in self.app_only)]
+            return {**result, "tools": kept}
         # Copies: the listed dicts are the declarations' own wire forms, shared by every caller.
         tools = [self._with_app(tool) if isinstance(tool, Mapping) else tool for tool in listed]
         return {**result, "tools": tools}
+
+    def _admit_call(self, params: Mapping[str, Any], ctx: RequestContext) -> None:
+        name = params.get("name")
+        if name in self.app_only:
+            if not negotiated(ctx):
+                raise InvalidParams(f"Unknown tool: {name}")  # what a client that cannot list it gets
+            if not from_app(params):
+                raise InvalidParams(f"Tool {name} is called by its app's view only (visibility: app)")
+        elif name in self.model_only and from_app(params):
+            raise InvalidParams(f"Tool {name} is not callable from an app's view (visibility: model)")
 
     def _with_app(self, tool: Mapping[str, Any]) -> Mapping[str, Any]:
         meta = self.metas.get(str(tool.get("name")))
@@ -88,7 +121,7 @@ class AppSource(Source):
     distinct = True
     scope = Scope.USER
 
-    def __init__(self, tools: Mapping[str, Tool]) -> None:
+    def __init__(self, tools: Mapping[str, AppTool]) -> None:
         self.tools = dict(tools)
 
     def __repr__(self) -> str:
@@ -103,7 +136,7 @@ class AppSource(Source):
             return {}
         found: dict[str, App] = {}
         for tool in self.tools.values():
-            if tool.app is not None and scope >= tool.scope:
+            if scope >= tool.scope:
                 found.setdefault(tool.app.uri, tool.app)
         return found
 
@@ -179,7 +212,7 @@ class AppsExtension(Extension):
     identifier = EXTENSION
 
     def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
-        """`{"mimeTypes": [...]}` where the endpoint's registry declares a tool with an app; None elsewhere."""
+        """`{"mimeTypes": [...]}` where the endpoint serves a tool with an app; None elsewhere."""
         if getattr(endpoint, "mode", None) == "gateway" or not apps_of(endpoint):
             return None
         return {"mimeTypes": [APP_MIME_TYPE]}
@@ -191,6 +224,6 @@ class AppsExtension(Extension):
         return (AppSource(apps_of(endpoint)),)
 
     def check(self) -> list[CheckMessage]:
-        from mcp_django.ui.checks import check_app_templates
+        from mcp_django.ui.checks import check_app_templates, check_provider_apps
 
-        return check_app_templates()
+        return [*check_provider_apps(), *check_app_templates()]

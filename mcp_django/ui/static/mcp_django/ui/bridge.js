@@ -3,7 +3,8 @@
  * window.mcpApp.onToolInput(fn), .onToolResult(fn), .onToolCancelled(fn), .onHostContext(fn) register
  * handlers; .callTool(name, args) and .readResource(uri) go through the host to the server; .ready is
  * the promise of the ui/initialize result. No dependency; messages from anyone but the parent window
- * are ignored.
+ * are ignored. Each tools/call carries _meta["mcp_django/origin"] = "app": the server's audit trail
+ * records the call as the view's, and app-only tools take only such calls (a claim, not a proof).
  */
 (function () {
   "use strict";
@@ -13,6 +14,7 @@
   var pending = {};
   var handlers = {input: [], result: [], cancelled: [], context: []};
   var last = {};
+  var MARKER = {"mcp_django/origin": "app"};
 
   function post(message) {
     message.jsonrpc = "2.0";
@@ -87,7 +89,9 @@
     onHostContext: on("context"),
     request: request,
     notify: notify,
-    callTool: function (name, args) { return request("tools/call", {name: name, arguments: args || {}}); },
+    callTool: function (name, args) {
+      return request("tools/call", {name: name, arguments: args || {}, _meta: MARKER});
+    },
     readResource: function (uri) { return request("resources/read", {uri: uri}); },
     log: function (level, data) { notify("notifications/message", {level: level, data: data}); }
   };
