@@ -146,6 +146,8 @@ def app_of(owner: str, app: str | App | Mapping[str, Any] | None) -> App | None:
     if isinstance(app, Mapping):
         try:
             return App(**app)
+        except DeclarationError:  # a TypeError too, already naming the app
+            raise
         except TypeError as error:
             raise DeclarationError(f"{owner}: app {error}") from error
     raise DeclarationError(f"{owner}: app is a template name or an App, not {type(app).__name__}")

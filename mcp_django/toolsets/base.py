@@ -201,7 +201,7 @@ class Toolset(ToolProvider):
                 tool.app = app_of(f"{owner}.apps[{name!r}]", app)
             except DeclarationError as error:
                 self.problem(
-                    "mcp_django.E202", f"{owner}: apps[{short(name, 30)}] is not an app.", f"Fix it: {str(error)[:90]}."
+                    "mcp_django.E202", f"{owner}: apps[{short(name, 30)}] is not an app.", f"Fix it: {str(error)[:100]}."
                 )
 
     def __repr__(self) -> str:

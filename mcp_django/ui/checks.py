@@ -3,11 +3,15 @@ provider's `apps` must name apps (E202)."""
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Final
 
 from django.core.checks import CheckMessage, Error
 
 from mcp_django.checks_support import short
+
+if TYPE_CHECKING:
+    from mcp_django.providers.base import Provider
 
 __all__ = ["check_app_templates", "check_provider_apps"]
 
@@ -63,25 +67,29 @@ def check_app_templates() -> list[CheckMessage]:
     return messages
 
 
-def check_provider_apps() -> list[CheckMessage]:
-    """E202 for an entry of a provider's `apps` that is not an app (a toolset reports its own, E202 and E203)."""
+def check_provider_apps(providers: Iterable[Provider] | None = None) -> list[CheckMessage]:
+    """E202 for an entry of a provider's `apps` that is not an app (a toolset reports its own, E202 and E203).
+
+    Args:
+        providers: the providers to check; None: every provider the apps register.
+    """
     from mcp_django.declarations.apps import app_of
     from mcp_django.declarations.common import DeclarationError
     from mcp_django.providers import provider_registry
     from mcp_django.toolsets.base import Toolset
 
     messages: list[CheckMessage] = []
-    for provider in provider_registry.providers:
+    for provider in provider_registry.providers if providers is None else providers:
         if isinstance(provider, Toolset):
             continue
         for name, app in provider.apps.items():
             try:
-                app_of(f"provider {provider.id!r}", app)
+                app_of(f"{type(provider).__name__}.apps[{name!r}]", app)
             except DeclarationError as error:
                 messages.append(
                     Error(
                         f"{type(provider).__name__}: apps[{short(name, 30)}] is not an app.",
-                        hint=f"Fix it: {str(error)[:90]}.",
+                        hint=f"Fix it: {str(error)[:100]}.",
                         obj=type(provider),
                         id=_NOT_AN_APP,
                     )

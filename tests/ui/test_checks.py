@@ -1,4 +1,5 @@
-"""The MCP Apps checks: a view that cannot load is found at start-up (E200, E201), an app nothing serves (W200)."""
+"""The MCP Apps checks: a view that cannot load is found at start-up (E200, E201), a provider's `apps` entry that
+is not an app (E202), an app nothing serves (W200)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from django.test import override_settings
 
 from mcp_django.checks import check_app_servers
 from mcp_django.registry import Registry
-from mcp_django.ui.checks import check_app_templates
+from mcp_django.ui.checks import check_app_templates, check_provider_apps
+from tests.ui.sourced import StockProvider
 from mcp_django.ui.extension import AppsExtension
 from mcp_django.urls import endpoint
 from tests.ui.support import TEMPLATES
@@ -77,3 +79,17 @@ def test_check_w200_reports_apps_on_an_endpoint_that_serves_no_apps_extension() 
                 id="mcp_django.W200",
             )
         ]
+
+
+def test_check_e202_names_a_providers_apps_entry_that_is_not_an_app() -> None:
+    class WildStock(StockProvider):
+        apps = {"stock": {"template": "apps_test/stock.html", "connect_domains": ["*"]}}
+
+    assert check_provider_apps([WildStock(), StockProvider()]) == [
+        Error(
+            "WildStock: apps['stock'] is not an app.",
+            hint="Fix it: app 'apps_test/stock.html': connect_domains takes origins like https://cdn.example.com, not '*'.",
+            obj=WildStock,
+            id="mcp_django.E202",
+        )
+    ]
