@@ -1,5 +1,6 @@
 """What the admin's MCP dashboard shows: endpoints, providers and interceptors with their state, tool
-counts per endpoint and scope, and an inline SVG chart of the last day's tool calls (no JavaScript)."""
+counts per endpoint and scope, the tools with MCP Apps views, and an inline SVG chart of the last day's
+tool calls (no JavaScript)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ from mcp_django.endpoints import Endpoint, mounted_endpoints
 from mcp_django.interceptors.audit import audit_status
 from mcp_django.models import InterceptorState, ProviderState, ToolCallRecord
 from mcp_django.scopes import Scope
+from mcp_django.ui import EXTENSION, apps_of
 
-__all__ = ["dashboard_context", "tool_call_chart", "tool_counts"]
+__all__ = ["app_rows", "dashboard_context", "tool_call_chart", "tool_counts"]
 
 CHART_HOURS = 24
 
@@ -40,6 +42,29 @@ def tool_counts(endpoint: Endpoint) -> dict[Scope, int | None]:
         except Exception:
             counts[scope] = None
     return counts
+
+
+def app_rows(endpoints: list[Endpoint]) -> list[dict[str, Any]]:
+    """One row per tool with an MCP Apps view, per endpoint: the view, who declared it, whether it is served."""
+    rows = []
+    for endpoint in endpoints:
+        try:
+            served = EXTENSION in endpoint.served_extensions.capabilities
+        except ValueError:  # an endpoint naming something that is not an extension: check E122
+            served = False
+        for name, tool in apps_of(endpoint).items():
+            rows.append(
+                {
+                    "endpoint": endpoint.name,
+                    "tool": name,
+                    "uri": tool.app.uri,
+                    "template": tool.app.template,
+                    "owner": tool.owner,
+                    "visibility": ", ".join(tool.app.visibility or ("model", "app")),
+                    "served": served,
+                }
+            )
+    return rows
 
 
 @dataclasses.dataclass
@@ -148,7 +173,8 @@ def dashboard_context() -> dict[str, Any]:
             }
         )
     endpoints = []
-    for endpoint in mounted_endpoints():
+    mounted = mounted_endpoints()
+    for endpoint in mounted:
         counts = tool_counts(endpoint)
         endpoints.append(
             {
@@ -167,6 +193,7 @@ def dashboard_context() -> dict[str, Any]:
         "endpoints": endpoints,
         "scopes": [scope.label for scope in Scope],
         "providers": providers,
+        "apps": app_rows(mounted),
         "interceptors": interceptors,
         "chart": tool_call_chart(),
         "errors": errors,

@@ -44,12 +44,12 @@ from mcp_django.interceptors.spool import Spool, dump_row
 from mcp_django.protocol import MCPError
 
 __all__ = [
+    "ORIGIN_META",
     "AuditOptions",
     "AuditSinkInterceptor",
     "AuditStatus",
     "AuditUnavailable",
     "AuditWriter",
-    "ORIGIN_META",
     "audit_status",
     "audit_writer",
     "claimed_origin",

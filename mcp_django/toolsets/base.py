@@ -200,9 +200,8 @@ class Toolset(ToolProvider):
             try:
                 tool.app = app_of(f"{owner}.apps[{name!r}]", app)
             except DeclarationError as error:
-                self.problem(
-                    "mcp_django.E202", f"{owner}: apps[{short(name, 30)}] is not an app.", f"Fix it: {str(error)[:100]}."
-                )
+                message = f"{owner}: apps[{short(name, 30)}] is not an app."
+                self.problem("mcp_django.E202", message, f"Fix it: {str(error)[:100]}.")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {', '.join(self.tools) or 'no tools'}>"

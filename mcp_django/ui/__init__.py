@@ -51,7 +51,7 @@ def provider_apps(provider: Provider) -> dict[str, App]:
         return {name: tool.app for name, tool in provider.tools.items() if tool.app is not None}
     found: dict[str, App] = {}
     declared = getattr(provider, "apps", None)
-    for name, app in (declared.items() if isinstance(declared, Mapping) else ()):
+    for name, app in declared.items() if isinstance(declared, Mapping) else ():
         try:
             view = app_of(f"provider {getattr(provider, 'id', provider)!r}, tool {name!r}", app)
         except DeclarationError:

@@ -1,10 +1,10 @@
 """`AppsExtension`: MCP Apps (`io.modelcontextprotocol/ui`) on the extension seam.
 
-Served on an endpoint whose registry or providers declare a tool with a view (`app=`, `apps = {...}`). What a client gets depends on what it
-declared (`extensions["io.modelcontextprotocol/ui"]` with `mimeTypes` naming `text/html;profile=mcp-app`,
-in `initialize` or in each request's `_meta`): such a client sees each tool's `_meta.ui.resourceUri`
-and can list and read the `ui://` resources; any other client sees the tools exactly as without the
-extension, and no `ui://` resource.
+Served on an endpoint whose registry or providers declare a tool with a view (`app=`, `apps = {...}`).
+What a client gets depends on what it declared (`extensions["io.modelcontextprotocol/ui"]` with
+`mimeTypes` naming `text/html;profile=mcp-app`, in `initialize` or in each request's `_meta`): such a
+client sees each tool's `_meta.ui.resourceUri` and can list and read the `ui://` resources; any other
+client sees the tools exactly as without the extension (but for app-only tools, hidden), and no `ui://` resource.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from django.test import override_settings
 from mcp_django.checks import check_app_servers
 from mcp_django.registry import Registry
 from mcp_django.ui.checks import check_app_templates, check_provider_apps
-from tests.ui.sourced import StockProvider
 from mcp_django.ui.extension import AppsExtension
 from mcp_django.urls import endpoint
+from tests.ui.sourced import StockProvider
 from tests.ui.support import TEMPLATES
 
 broken_registry = Registry("apps-broken")
@@ -88,7 +88,10 @@ def test_check_e202_names_a_providers_apps_entry_that_is_not_an_app() -> None:
     assert check_provider_apps([WildStock(), StockProvider()]) == [
         Error(
             "WildStock: apps['stock'] is not an app.",
-            hint="Fix it: app 'apps_test/stock.html': connect_domains takes origins like https://cdn.example.com, not '*'.",
+            hint=(
+                "Fix it: app 'apps_test/stock.html': connect_domains takes origins like "
+                "https://cdn.example.com, not '*'."
+            ),
             obj=WildStock,
             id="mcp_django.E202",
         )

@@ -15,6 +15,7 @@ from tests.ui.support import HOST, TEMPLATES
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.parametrize("era", ["handshake", "stateless"])]
 
+
 def client(endpoint: Any, era: str) -> MCPTestClient:
     return MCPTestClient(endpoint, era=era, capabilities=HOST)  # type: ignore[arg-type]
 
