@@ -80,6 +80,9 @@ $(DEMO_STAMP): pyproject.toml
 # remotes) follows the port it is served on: example_project/settings.py reads this.
 demo: export MCP_EXAMPLE_BASE_URL := http://$(DEMO_HOST):$(DEMO_PORT)
 demo: $(DEMO_STAMP)
+	@# the demo's translations (its book card in French); the .mo files are built, not committed
+	@if command -v msgfmt >/dev/null; then $(VENV_PY) manage.py compilemessages --ignore '.*' --ignore node_modules; \
+		else echo "msgfmt not found (Debian: gettext): the demo's book card stays in English"; fi
 	$(VENV_PY) manage.py migrate --noinput
 	$(VENV_PY) manage.py seed_demo
 	$(VENV_PY) manage.py mcp_sync  # the admin lists the tools the seeded books give the providers
@@ -160,10 +163,11 @@ docs-serve: $(VENV_STAMP)
 
 # Debian packages the tests drive for real (command:package): redis-server for the two-worker tests,
 # chromium for the admin's and the CORS browser tests (Playwright drives it; `playwright install` is never
-# run), curl for the quickstart's own curl example (tests/live/test_quickstart.py), PostgreSQL and HAProxy
-# for the production-shaped leg (tests/production/: a throwaway cluster of its own, never the system's;
-# Debian keeps the server's binaries off PATH, hence the path).
-DEBIAN_PACKAGES := redis-server:redis-server chromium:chromium curl:curl \
+# run), curl for the quickstart's own curl example (tests/live/test_quickstart.py), gettext's msgfmt for the
+# demo's translations (tests/ui/test_demo.py compiles its .po), PostgreSQL and HAProxy for the
+# production-shaped leg (tests/production/: a throwaway cluster of its own, never the system's; Debian keeps
+# the server's binaries off PATH, hence the path).
+DEBIAN_PACKAGES := redis-server:redis-server chromium:chromium curl:curl msgfmt:gettext \
 	'/usr/lib/postgresql/*/bin/initdb:postgresql' /usr/sbin/haproxy:haproxy
 
 debian-packages:
