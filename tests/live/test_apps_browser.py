@@ -2,7 +2,8 @@
 `mcp` client, runs in a sandboxed iframe of a small host page written to the 2026-01-26 text (SEP-1865).
 
 The host page answers `ui/initialize`, sends `ui/notifications/tool-input` and `-tool-result` once the view says
-`ui/notifications/initialized`, and forwards the view's `tools/call` to the server through the official client.
+`ui/notifications/initialized`, and forwards the view's `tools/call` (its `_meta` too, where the bridge marks the
+call as the view's) to the server through the official client.
 The iframe has `sandbox="allow-scripts"` (an opaque origin) and the CSP the spec has hosts build from the
 resource's `_meta.ui.csp`. Screenshots land in `.cache/screenshots/`.
 """
@@ -22,6 +23,7 @@ from mcp.client.extension import ClientExtension
 
 from mcp_django.ui import APP_MIME_TYPE, EXTENSION
 from tests.conftest import LiveServer
+from tests.live.database_support import server_database
 from tests.live.test_admin_browser import chromium
 from tests.live.test_official_client import client
 
@@ -53,7 +55,8 @@ HOST_SCRIPT = """
       send({method: "ui/notifications/tool-input", params: {arguments: toolInput}});
       send({method: "ui/notifications/tool-result", params: toolResult});
     } else if (message.method === "tools/call") {
-      const result = await window.forwardToolCall(message.params.name, message.params.arguments);
+      const params = message.params;
+      const result = await window.forwardToolCall(params.name, params.arguments, params._meta || null);
       send({id: message.id, result});
     } else if (message.method === "ui/notifications/size-changed") {
       frame.style.height = message.params.height + "px";  // flexible height: the view's own
@@ -111,9 +114,11 @@ async def the_card(server: LiveServer, mode: str) -> dict[str, Any]:
     }
 
 
-async def forwarded(server: LiveServer, mode: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+async def forwarded(
+    server: LiveServer, mode: str, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None
+) -> dict[str, Any]:
     async with client(server, mode, extensions=[AppsHost()]) as session:
-        result = await session.call_tool(name, arguments)
+        result = await session.call_tool(name, arguments, meta=meta)  # type: ignore[arg-type]  # our own key
     return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
@@ -125,7 +130,9 @@ def page(tmp_path: Path) -> Iterator[Any]:
 
 def host(page: Any, server: LiveServer, mode: str, card: dict[str, Any], result: dict[str, Any]) -> Any:
     """Load the card into the host page with `result` as the tool's result; the view's frame."""
-    page.expose_function("forwardToolCall", lambda name, args: in_thread(forwarded(server, mode, name, args)))
+    page.expose_function(
+        "forwardToolCall", lambda name, args, meta: in_thread(forwarded(server, mode, name, args, meta))
+    )
     page.set_content(HOST_PAGE)
     page.evaluate(
         HOST_SCRIPT,
@@ -139,11 +146,19 @@ def host(page: Any, server: LiveServer, mode: str, card: dict[str, Any], result:
     return page.frame_locator("#view")
 
 
+def calls_from_views(env: dict[str, str], tool: str) -> int:
+    """How many calls of `tool` the live server's audit trail records as made by an app's view."""
+    with server_database(env) as database:
+        query = "SELECT COUNT(*) FROM mcp_django_toolcallrecord WHERE tool = ? AND origin = 'app'"
+        return int(database.rows(query, [tool])[0][0])
+
+
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_a_host_renders_the_book_card_and_the_card_calls_a_second_tool_through_it(
-    example_server: LiveServer, page: Any, mode: str
+    example_server: LiveServer, live_server_env: dict[str, str], page: Any, mode: str
 ) -> None:
     card = in_thread(the_card(example_server, mode))
+    before = calls_from_views(live_server_env, "search_books")
     assert card["content"]["mimeType"] == APP_MIME_TYPE
     assert card["content"]["_meta"] == {"ui": {"prefersBorder": True}}
 
@@ -159,8 +174,11 @@ def test_a_host_renders_the_book_card_and_the_card_calls_a_second_tool_through_i
     assert "Shown to carol" in (view.locator("footer").text_content() or "")
     methods = [message.get("method") for message in page.evaluate("window.hostLog")]
     assert methods[:2] == ["ui/initialize", "ui/notifications/initialized"]
-    assert "tools/call" in methods
     assert "ui/notifications/size-changed" in methods
+    (call,) = [message for message in page.evaluate("window.hostLog") if message.get("method") == "tools/call"]
+    assert call["params"]["_meta"] == {"mcp_django/origin": "app"}
+    # The view's call is in the audit trail as the app's (the_card's own search_books call is the agent's).
+    assert calls_from_views(live_server_env, "search_books") == before + 1
 
 
 def test_a_tool_result_carrying_markup_is_shown_as_text_and_runs_nothing(example_server: LiveServer, page: Any) -> None:
