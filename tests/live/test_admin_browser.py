@@ -119,6 +119,7 @@ def test_a_superuser_switches_a_provider_off_and_on_in_the_browser_and_the_clien
     page.click("a[href='/admin/mcp_django/controlroom/']")
     page.wait_for_selector("#mcp-dashboard svg")
     page.screenshot(path=str(ARTIFACTS / "admin-dashboard.png"), full_page=True)
+    views = page.locator("#mcp-apps tbody tr", has_text="show_book").first.inner_text()
 
     page.goto(admin_server.url("/admin/mcp_django/providerstate/"))
     switch_books(page, "disable_selected")
@@ -134,6 +135,9 @@ def test_a_superuser_switches_a_provider_off_and_on_in_the_browser_and_the_clien
     page.goto(admin_server.url("/admin/mcp_django/controlroom/"))
     page.screenshot(path=str(ARTIFACTS / "admin-dashboard-after.png"), full_page=True)
 
+    assert "ui://apps/demo/book_card.html" in views
+    assert views.split()[-1] == "served"
+    assert "not served" not in views
     assert BOOK_TOOL in before
     assert BOOK_TOOL not in while_off
     assert "count_demo_book" in while_off
