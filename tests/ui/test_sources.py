@@ -7,9 +7,12 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
+from mcp_django.endpoints import Endpoint
+from mcp_django.registry import Registry
 from mcp_django.scopes import Scope
 from mcp_django.testing import MCPTestClient, assert_mcp_error
 from mcp_django.ui import APP_MIME_TYPE, apps_of
+from mcp_django.ui.extension import AppsExtension
 from tests.ui.sourced import SERVER_URI, SHELF_URI, STOCK_URI, ShelfToolset, adapter_endpoint, server_endpoint
 from tests.ui.support import HOST, TEMPLATES
 
@@ -75,3 +78,13 @@ def test_a_toolsets_apps_naming_no_tool_of_it_or_no_app_is_a_problem(era: str) -
             "Fix it: Typo.apps['shelf']: app App.__init__() got an unexpected keyword argument 'color'.",
         ),
     ]
+
+
+def test_a_toolset_registered_on_a_registry_serves_its_views_on_the_registrys_endpoint(era: str) -> None:
+    registry = Registry("apps-registered-toolset")
+    ShelfToolset.register(registry)
+    endpoint = Endpoint("shelf/mcp", name="shelf", registry=registry, extensions=[AppsExtension()])
+
+    tool = apps_of(endpoint)["shelf"]
+
+    assert (tool.app.uri, tool.owner) == (SHELF_URI, "registry")
