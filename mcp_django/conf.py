@@ -100,6 +100,9 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "OAUTH_LOGIN_RATE": "5/minute",
     "OAUTH_TOKEN_RATE": "60/minute",
     "OAUTH_CLIENT_ASSERTION_MAX_AGE": 300,
+    "OAUTH_JWKS_MAX_AGE": 3600,
+    # Enterprise sign-in (docs/oauth.md): identity providers whose ID-JAGs are exchanged for tokens, by issuer.
+    "OAUTH_TRUSTED_ISSUERS": {},
     # Protocol extensions (docs/extensions.md): import strings, served beside those the apps name.
     "EXTENSIONS": [],
     # Interceptors (docs/interceptors.md).

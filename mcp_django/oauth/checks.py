@@ -56,6 +56,16 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
                 id="mcp_django.E091",
             )
         )
+    messages.extend(_enterprise_messages(mcp_settings.OAUTH_TRUSTED_ISSUERS, oauth2_settings.OAUTH2_SERVER_CLASS))
+    jwks_max_age = mcp_settings.OAUTH_JWKS_MAX_AGE
+    if isinstance(jwks_max_age, bool) or not isinstance(jwks_max_age, int) or not 0 < jwks_max_age <= 86400:
+        messages.append(
+            Error(
+                f"OAUTH_JWKS_MAX_AGE {jwks_max_age!r} is not 1 to 86400 seconds.",
+                hint="Set how long a fetched JWKS is kept at most, e.g. 3600.",
+                id="mcp_django.E097",
+            )
+        )
     if not oauth2_settings.PKCE_REQUIRED or not oauth2_settings.COMPLIANT_BCP_RFC9700_PKCE_METHOD:
         messages.append(
             Error(
@@ -121,6 +131,43 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
                     id="mcp_django.W071",
                 )
             )
+    return messages
+
+
+def _enterprise_messages(issuers: Any, server_class: Any) -> list[CheckMessage]:
+    from collections.abc import Mapping
+
+    from mcp_django.oauth.enterprise import issuer_problem
+    from mcp_django.oauth.server import MCPServer
+
+    if not isinstance(issuers, Mapping):
+        return [
+            Error(
+                "OAUTH_TRUSTED_ISSUERS is not a dict of issuer URLs to their settings.",
+                hint='Write {"https://idp.example.com": {"JWKS_URI": "https://idp.example.com/keys"}}.',
+                id="mcp_django.E092",
+            )
+        ]
+    hints = {
+        "mcp_django.E093": "Name the issuer by its URL; keys: JWKS, JWKS_URI, AUDIENCE, USERS, CREATE_USERS, MAX_AGE.",
+        "mcp_django.E094": "Give the identity provider's public keys: JWKS (a dict) or JWKS_URI (https), not both.",
+        "mcp_django.E095": "Map subjects to users by 'email' (the email claim) or 'linked' (LinkedIdentity rows).",
+        "mcp_django.E096": "Identity assertions are short-lived: set MAX_AGE to a few minutes, e.g. 300.",
+    }
+    messages: list[CheckMessage] = []
+    for issuer, entry in issuers.items():
+        problem = issuer_problem(issuer, entry)
+        if problem is not None:
+            check_id, message = problem
+            messages.append(Error(message, hint=hints[check_id], id=check_id))
+    if issuers and not _is_subclass(server_class, MCPServer):
+        messages.append(
+            Warning(
+                "OAUTH2_SERVER_CLASS does not take the identity assertion grant.",
+                hint="Set OAUTH2_PROVIDER['OAUTH2_SERVER_CLASS'] to 'mcp_django.oauth.server.MCPServer'.",
+                id="mcp_django.W092",
+            )
+        )
     return messages
 
 

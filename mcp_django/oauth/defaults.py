@@ -37,6 +37,8 @@ OAUTH2_PROVIDER: Final[dict[str, Any]] = {
     "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
     # A replayed code revokes its first exchange; an inactive user's grants end (mcp_django.oauth.validators).
     "OAUTH2_VALIDATOR_CLASS": "mcp_django.oauth.validators.MCPOAuth2Validator",
+    # The token endpoint also takes identity assertions of trusted identity providers (mcp_django.oauth.enterprise).
+    "OAUTH2_SERVER_CLASS": "mcp_django.oauth.server.MCPServer",
     # MCP clients register themselves (RFC 7591) or name their metadata document (CIMD), unauthenticated:
     # the user's login and consent is what authorizes them. mcp_django.oauth.views.RegistrationView
     # admits only public clients with https or loopback redirect URIs.

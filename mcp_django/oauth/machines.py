@@ -6,7 +6,8 @@ only when it is signed by one of the client's keys with an asymmetric algorithm,
 are the client's id, its `aud` names this server (its issuer or token endpoint URL), it expires within
 `OAUTH_CLIENT_ASSERTION_MAX_AGE` seconds, and its `jti` was never accepted before. A JWKS given by URL
 is fetched by `MCPMetadataFetcher`, with the SSRF limits and the time bound of client ID metadata
-documents. PyJWT checks the signature and the claims; nothing here is cryptography of its own.
+documents, and cached (`mcp_django.oauth.keys`). PyJWT checks the signature and the claims; nothing
+here is cryptography of its own.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from oauth2_provider import cimd
 from oauth2_provider.models import get_application_model
 
 from mcp_django.conf import mcp_settings
-from mcp_django.oauth.cimd import MCPMetadataFetcher
+from mcp_django.oauth.keys import KeysUnavailable, key_set, signing_keys
 from mcp_django.oauth.models import ClientAssertion, MachineClient
 
 __all__ = [
@@ -46,12 +47,20 @@ class AssertionRefused(ValueError):
 
 
 def create_machine_client(
-    name: str, user: Any, *, auth_method: str = MachineClient.SECRET_BASIC, jwks: Any = None, jwks_uri: str = ""
+    name: str,
+    user: Any,
+    *,
+    auth_method: str = MachineClient.SECRET_BASIC,
+    jwks: Any = None,
+    jwks_uri: str = "",
+    identity_assertions: bool = False,
 ) -> tuple[MachineClient, str | None]:
     """Create a confidential client for the service `user`; `(machine client, secret)`.
 
     The secret is returned once, never stored (the toolkit keeps only its hash); None for a
-    `private_key_jwt` client, which has no usable secret.
+    `private_key_jwt` client, which has no usable secret. With `identity_assertions`, the client may
+    also exchange ID-JAGs of trusted identity providers for tokens of the users they name
+    (`mcp_django.oauth.enterprise`).
 
     Raises:
         ValueError: an unknown auth method, or keys a `private_key_jwt` client cannot use.
@@ -75,7 +84,11 @@ def create_machine_client(
             skip_authorization=True,
         )
         machine = MachineClient.objects.create(
-            application=application, auth_method=auth_method, jwks=jwks, jwks_uri=jwks_uri or ""
+            application=application,
+            auth_method=auth_method,
+            jwks=jwks,
+            jwks_uri=jwks_uri or "",
+            identity_assertions=identity_assertions,
         )
     return machine, (secret if auth_method == MachineClient.SECRET_BASIC else None)
 
@@ -91,9 +104,9 @@ def jwks_problem(jwks: Any, jwks_uri: str) -> str | None:
             return f"JWKS URL not accepted: {error}"
         return None
     try:
-        jwt.PyJWKSet.from_dict(jwks)
-    except (jwt.PyJWTError, TypeError, AttributeError, KeyError, ValueError) as error:
-        return f"Not a usable JWKS: {error}"
+        key_set(jwks)
+    except KeysUnavailable as error:
+        return str(error)
     return None
 
 
@@ -124,31 +137,20 @@ def verify_assertion(assertion: str, audiences: list[str]) -> Any:
     )
     if machine is None:
         raise AssertionRefused("no private_key_jwt machine client has this client_id")
-    claims = _verified_claims(assertion, header, algorithm, _keys_of(machine), client_id, audiences)
+    try:
+        keys = signing_keys(machine.jwks, machine.jwks_uri, header.get("kid"))
+    except KeysUnavailable as error:
+        raise AssertionRefused(f"the client's keys: {error}") from None
+    claims = _verified_claims(assertion, algorithm, keys, client_id, audiences)
     _check_lifetime(claims)
     _remember(machine.application, claims)
     return machine.application
 
 
-def _keys_of(machine: MachineClient) -> list[jwt.PyJWK]:
-    jwks: Any = machine.jwks
-    if machine.jwks_uri:
-        try:
-            jwks, _max_age = MCPMetadataFetcher().fetch_document(machine.jwks_uri)
-        except cimd.CIMDError as error:
-            raise AssertionRefused(f"JWKS not fetched: {error}") from None
-    try:
-        return list(jwt.PyJWKSet.from_dict(jwks).keys)
-    except (jwt.PyJWTError, TypeError, AttributeError, KeyError, ValueError) as error:
-        raise AssertionRefused(f"the client's JWKS is not usable: {error}") from None
-
-
 def _verified_claims(
-    assertion: str, header: dict[str, Any], algorithm: str, keys: list[jwt.PyJWK], client_id: str, audiences: list[str]
+    assertion: str, algorithm: str, keys: list[jwt.PyJWK], client_id: str, audiences: list[str]
 ) -> dict[str, Any]:
-    kid = header.get("kid")
-    candidates = [key for key in keys if kid is None or key.key_id == kid]
-    for key in candidates:
+    for key in keys:
         try:
             claims: dict[str, Any] = jwt.decode(
                 assertion,

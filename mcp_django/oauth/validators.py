@@ -11,6 +11,9 @@ django-oauth-toolkit's `OAuth2Validator`, with two rules it leaves out:
   (`client_secret_basic` in the `Authorization` header, or a `private_key_jwt` assertion), get tokens
   with the client credentials grant as their service user, for the MCP endpoints named by `resource`
   (RFC 8707, required, as for people), with the requested scopes their service user has.
+- **identity assertions** (`mcp_django.oauth.enterprise`, through `mcp_django.oauth.server.MCPServer`):
+  a machine client allowed to presents an ID-JAG of a trusted identity provider and gets a token for
+  the user it names, bound to the assertion's `resource`, within its `scope` and the user's scope.
 
 Check `mcp_django.W073` says when `OAUTH2_VALIDATOR_CLASS` names a class that is not this one (or a subclass).
 """
@@ -26,9 +29,10 @@ from urllib.parse import urlsplit, urlunsplit
 from oauth2_provider.models import get_grant_model, get_refresh_token_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauth2_provider.settings import oauth2_settings
-from oauthlib.oauth2.rfc6749 import errors
+from oauthlib.oauth2.rfc6749 import errors, utils
 
 from mcp_django.oauth.authentication import addressed_host, target_problem
+from mcp_django.oauth.enterprise import GrantRefused, redeem
 from mcp_django.oauth.grants import granted_scopes
 from mcp_django.oauth.machines import ASSERTION_TYPE, AssertionRefused, verify_assertion
 from mcp_django.scopes import get_scope_policy
@@ -56,16 +60,28 @@ def _machine_client(application: Any) -> Any:
         return None
 
 
-def _token_endpoint_audiences(request: Any) -> list[str]:
-    """What a client assertion's `aud` may name: this server's issuer (with or without a slash) or token URL."""
+def _issuer_audiences(request: Any) -> list[str]:
+    """This server's issuer URL, with and without a trailing slash, as the token request addressed it."""
     host = addressed_host(request.headers)
     if not host:
         return []  # addressed to no host: no audience to name
-    # The toolkit passes the path alone, and marks a request that came over https.
-    scheme = "https" if request.headers.get("X_DJANGO_OAUTH_TOOLKIT_SECURE") else "http"
-    token_url = urlunsplit((scheme, host, urlsplit(request.uri).path, "", ""))
-    issuer = str(oauth2_settings.OIDC_ISS_ENDPOINT or f"{scheme}://{host}").rstrip("/")
-    return [token_url, issuer, issuer + "/"]
+    issuer = str(oauth2_settings.OIDC_ISS_ENDPOINT or f"{_scheme(request)}://{host}").rstrip("/")
+    return [issuer, issuer + "/"]
+
+
+def _scheme(request: Any) -> str:
+    # The toolkit marks a request that came over https.
+    return "https" if request.headers.get("X_DJANGO_OAUTH_TOOLKIT_SECURE") else "http"
+
+
+def _token_endpoint_audiences(request: Any) -> list[str]:
+    """What a client assertion's `aud` may name: this server's issuer (with or without a slash) or token URL."""
+    issuers = _issuer_audiences(request)
+    if not issuers:
+        return []
+    # The toolkit passes the path alone.
+    token_url = urlunsplit((_scheme(request), addressed_host(request.headers), urlsplit(request.uri).path, "", ""))
+    return [token_url, *issuers]
 
 
 def _body_values(request: Any, name: str) -> list[str]:
@@ -129,6 +145,45 @@ class MCPOAuth2Validator(OAuth2Validator):
         if problem is not None:
             raise errors.CustomOAuth2Error(error="invalid_target", description=problem, request=request)
         return True
+
+    def validate_identity_assertion(self, request: Any) -> None:
+        """Check the ID-JAG of an authenticated client's JWT bearer grant; set its user, scopes and resource.
+
+        Raises:
+            oauthlib.oauth2.rfc6749.errors.OAuth2Error: the error the token endpoint answers with.
+        """
+        machine = _machine_client(request.client)
+        if machine is None or not machine.identity_assertions:
+            raise errors.UnauthorizedClientError(
+                description="This client may not present identity assertions.", request=request
+            )
+        try:
+            user, claims = redeem(request.assertion, request.client.client_id, _issuer_audiences(request))
+        except GrantRefused as refused:
+            raise errors.CustomOAuth2Error(
+                error=refused.error, description=refused.description, request=request
+            ) from None
+        resource = claims["resource"]
+        asked = _body_values(request, "resource")
+        if asked and asked != [resource]:
+            raise errors.CustomOAuth2Error(
+                error="invalid_target", description="resource must be the assertion's resource.", request=request
+            )
+        problem = target_problem([resource], addressed_host(request.headers))
+        if problem is not None:
+            raise errors.CustomOAuth2Error(error="invalid_target", description=problem, request=request)
+        allowed = str(claims.get("scope") or "").split()
+        requested = (
+            utils.scope_to_list(request.scope) if request.scope else allowed or list(oauth2_settings.DEFAULT_SCOPES)
+        )
+        if "scope" in claims:
+            requested = [name for name in requested if name in allowed]  # the identity provider's policy bounds it
+        request.user = user
+        granted = granted_scopes(requested, get_scope_policy().scope_of(user)) if requested else []
+        if not granted or not self.validate_scopes(request.client.client_id, granted, request.client, request):
+            raise errors.InvalidScopeError(description="No scope asked for is granted to this user.", request=request)
+        request.scopes = granted  # capped by the user's scope, as a person's consent is
+        request.resource = [resource]  # RFC 8707: the token is for the endpoint the identity provider named
 
     def _create_access_token(self, expires: Any, request: Any, token: Any, source_refresh_token: Any = None) -> Any:
         if request.grant_type == "client_credentials":

@@ -36,8 +36,10 @@ from oauth2_provider.views import (
 
 from mcp_django.oauth.authentication import target_problem
 from mcp_django.oauth.clients import MetadataProblem, client_metadata, redirect_uri_allowed
+from mcp_django.oauth.enterprise import JWT_BEARER
 from mcp_django.oauth.grants import granted_scopes
 from mcp_django.oauth.machines import SIGNING_ALGORITHMS
+from mcp_django.oauth.server import takes_identity_assertions
 from mcp_django.oauth.throttling import LoginThrottle, RegistrationThrottle, TokenThrottle, token_client_id
 from mcp_django.scopes import Scope, get_scope_policy
 
@@ -104,14 +106,18 @@ class RegistrationManagementView(DynamicClientRegistrationManagementView):
 
 
 class ServerMetadataView(OAuthServerMetadataView):
-    """RFC 8414 metadata, with the signing algorithms a `private_key_jwt` client assertion may use."""
+    """RFC 8414 metadata, with the signing algorithms a `private_key_jwt` client assertion may use, and the
+    JWT bearer grant while identity providers are trusted (and the server class takes it)."""
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         response: HttpResponse = super().get(request, *args, **kwargs)
         data = json.loads(response.content)
         if "private_key_jwt" in data.get("token_endpoint_auth_methods_supported", ()):
             data["token_endpoint_auth_signing_alg_values_supported"] = list(SIGNING_ALGORITHMS)
-            response.content = json.dumps(data).encode()
+        grants = data.get("grant_types_supported")
+        if isinstance(grants, list) and JWT_BEARER not in grants and takes_identity_assertions():
+            grants.append(JWT_BEARER)
+        response.content = json.dumps(data).encode()
         return response
 
 

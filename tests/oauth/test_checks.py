@@ -170,3 +170,93 @@ def test_e091_with_a_client_assertion_max_age_out_of_bounds(max_age: Any) -> Non
                 id="mcp_django.E091",
             )
         ]
+
+
+LONG_ISSUER = "https://login.example-enterprise.com/tenant/42"
+KEYS = {
+    "keys": [
+        {
+            "kty": "EC",
+            "crv": "P-256",
+            "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+            "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+            "kid": "k",
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("issuers", "message", "hint", "check_id"),
+    [
+        pytest.param(
+            ["https://idp.example.com"],
+            "OAUTH_TRUSTED_ISSUERS is not a dict of issuer URLs to their settings.",
+            'Write {"https://idp.example.com": {"JWKS_URI": "https://idp.example.com/keys"}}.',
+            "mcp_django.E092",
+            id="E092",
+        ),
+        pytest.param(
+            {"idp": {"JWKS": KEYS}},
+            "Trusted issuer 'idp' is no URL with a dict of settings.",
+            "Name the issuer by its URL; keys: JWKS, JWKS_URI, AUDIENCE, USERS, CREATE_USERS, MAX_AGE.",
+            "mcp_django.E093",
+            id="E093-not-a-url",
+        ),
+        pytest.param(
+            {LONG_ISSUER: {"JWKS": KEYS, "JWKS_URL": "https://x"}},
+            "Trusted issuer 'https://login.example-en' has unknown keys: JWKS_URL.",
+            "Name the issuer by its URL; keys: JWKS, JWKS_URI, AUDIENCE, USERS, CREATE_USERS, MAX_AGE.",
+            "mcp_django.E093",
+            id="E093-unknown-key",
+        ),
+        pytest.param(
+            {LONG_ISSUER: {"JWKS": KEYS, "JWKS_URI": "https://idp.example.com/keys"}},
+            "Trusted issuer 'https://login.example-en' needs one usable JWKS or JWKS_URI.",
+            "Give the identity provider's public keys: JWKS (a dict) or JWKS_URI (https), not both.",
+            "mcp_django.E094",
+            id="E094",
+        ),
+        pytest.param(
+            {LONG_ISSUER: {"JWKS": KEYS, "USERS": "username"}},
+            "Trusted issuer 'https://login.example-en': USERS must be 'email' or 'linked'.",
+            "Map subjects to users by 'email' (the email claim) or 'linked' (LinkedIdentity rows).",
+            "mcp_django.E095",
+            id="E095",
+        ),
+        pytest.param(
+            {LONG_ISSUER: {"JWKS": KEYS, "MAX_AGE": 86400}},
+            "Trusted issuer 'https://login.example-en': MAX_AGE is not 1 to 3600 seconds.",
+            "Identity assertions are short-lived: set MAX_AGE to a few minutes, e.g. 300.",
+            "mcp_django.E096",
+            id="E096",
+        ),
+    ],
+)
+def test_e092_to_e096_trusted_issuers_that_cannot_be_used(issuers: Any, message: str, hint: str, check_id: str) -> None:
+    with with_mcp(OAUTH_TRUSTED_ISSUERS=issuers):
+        assert check_oauth() == [Error(message, hint=hint, id=check_id)]
+    assert len(message) < 80
+
+
+def test_e097_a_jwks_max_age_out_of_range() -> None:
+    with with_mcp(OAUTH_JWKS_MAX_AGE=0):
+        assert check_oauth() == [
+            Error(
+                "OAUTH_JWKS_MAX_AGE 0 is not 1 to 86400 seconds.",
+                hint="Set how long a fetched JWKS is kept at most, e.g. 3600.",
+                id="mcp_django.E097",
+            )
+        ]
+
+
+def test_w092_trusted_issuers_with_a_server_class_without_the_grant() -> None:
+    provider = {**OAUTH2_PROVIDER, "OAUTH2_SERVER_CLASS": "oauthlib.oauth2.Server"}
+    with with_mcp(OAUTH_TRUSTED_ISSUERS={LONG_ISSUER: {"JWKS": KEYS}}), override_settings(OAUTH2_PROVIDER=provider):
+        assert check_oauth() == [
+            Warning(
+                "OAUTH2_SERVER_CLASS does not take the identity assertion grant.",
+                hint="Set OAUTH2_PROVIDER['OAUTH2_SERVER_CLASS'] to 'mcp_django.oauth.server.MCPServer'.",
+                id="mcp_django.W092",
+            )
+        ]

@@ -1,0 +1,267 @@
+"""Enterprise sign-in (SEP-990): ID-JAGs signed by a test identity provider's key, over the real token endpoint.
+
+Each assertion is a real JWT signed with an EC key made here; the site trusts the key's issuer through
+`OAUTH_TRUSTED_ISSUERS` (JWKS by value; the URL form is the JWKS cache's, tests/oauth/test_keys.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import jwt
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from oauth2_provider.models import get_access_token_model
+
+from mcp_django.oauth.enterprise import JWT_BEARER
+from mcp_django.oauth.machines import create_machine_client
+from mcp_django.oauth.models import LinkedIdentity
+from tests.oauth.test_machines import MCP, basic, key_pair
+from tests.oauth.test_oauth import TEAM_TOOL, make_user, tool_names, with_mcp
+
+pytestmark = pytest.mark.django_db
+
+IDP = "https://idp.example.com"
+AS_ISSUER = "http://testserver"
+
+
+@pytest.fixture
+def idp_key() -> tuple[Any, dict[str, Any]]:
+    return key_pair("idp-1")
+
+
+def trusting(jwks: dict[str, Any], **entry: Any) -> Any:
+    return with_mcp(OAUTH_TRUSTED_ISSUERS={IDP: {"JWKS": jwks, **entry}})
+
+
+@pytest.fixture
+def trusted(idp_key: tuple[Any, dict[str, Any]]) -> Iterator[None]:
+    with trusting(idp_key[1]):
+        yield
+
+
+@pytest.fixture
+def enterprise_client() -> tuple[str, str]:
+    """A machine client allowed identity assertions: `(client_id, secret)`."""
+    machine, secret = create_machine_client("Chat", make_user("chat-app"), identity_assertions=True)
+    assert secret is not None
+    return machine.application.client_id, secret
+
+
+def id_jag(private: Any, presenter: str, *, kid: str = "idp-1", typ: str = "oauth-id-jag+jwt", **claims: Any) -> str:
+    now = int(time.time())
+    body = {
+        "iss": IDP,
+        "sub": "U0194",
+        "email": "bob@example.com",
+        "aud": AS_ISSUER,
+        "resource": MCP,
+        "client_id": presenter,
+        "jti": str(uuid.uuid4()),
+        "iat": now,
+        "exp": now + 120,
+    }
+    return jwt.encode({**body, **claims}, private, algorithm="ES256", headers={"kid": kid, "typ": typ})
+
+
+def exchange(client: Client, credentials: tuple[str, str], assertion: str, **fields: str) -> tuple[int, dict[str, Any]]:
+    data = {"grant_type": JWT_BEARER, "assertion": assertion, **fields}
+    response = client.post("/oauth/token/", data=data, headers={"Authorization": basic(*credentials)})
+    assert response["Content-Type"].startswith("application/json"), response.content
+    return response.status_code, json.loads(response.content)
+
+
+@pytest.fixture
+def bob() -> Any:
+    return make_user("bob", "mcp-team", email="bob@example.com")
+
+
+@pytest.mark.usefixtures("trusted")
+def test_a_valid_assertion_gets_a_token_for_its_user_that_calls_team_tools(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str], bob: Any
+) -> None:
+    signed = id_jag(idp_key[0], enterprise_client[0])
+    status, token = exchange(client, enterprise_client, signed, scope="mcp:user mcp:team")
+
+    assert status == 200, token
+    assert (token["scope"], "refresh_token" in token) == ("mcp:user mcp:team", False)
+    stored = get_access_token_model().objects.get()
+    assert (stored.user, stored.resource) == (bob, [MCP])
+    assert TEAM_TOOL in tool_names(client, token)
+
+
+@pytest.mark.usefixtures("trusted")
+def test_the_token_is_capped_by_the_users_scope_and_the_assertions_scope(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    make_user("carol", email="carol@example.com")
+    capped_by_user = id_jag(idp_key[0], enterprise_client[0], email="carol@example.com")
+    status, token = exchange(client, enterprise_client, capped_by_user, scope="mcp:team")
+    assert (status, token.get("scope")) == (200, "mcp:user"), token
+    assert TEAM_TOOL not in tool_names(client, token)
+
+    make_user("dave", "mcp-team", email="dave@example.com")
+    capped_by_idp = id_jag(idp_key[0], enterprise_client[0], email="dave@example.com", scope="mcp:user")
+    status, token = exchange(client, enterprise_client, capped_by_idp, scope="mcp:user mcp:team")
+    assert (status, token.get("scope")) == (200, "mcp:user"), token
+
+
+@pytest.mark.usefixtures("trusted", "bob")
+@pytest.mark.parametrize(
+    ("claims", "error"),
+    [
+        pytest.param({"exp": int(time.time()) - 120, "iat": int(time.time()) - 240}, "invalid_grant", id="expired"),
+        pytest.param({"nbf": int(time.time()) + 600}, "invalid_grant", id="not-yet-valid"),
+        pytest.param({"iat": int(time.time()) + 600, "exp": int(time.time()) + 700}, "invalid_grant", id="future-iat"),
+        pytest.param({"exp": int(time.time()) + 3600}, "invalid_grant", id="long-lived"),
+        pytest.param({"aud": "https://other-as.example.com"}, "invalid_grant", id="another-audience"),
+        pytest.param({"client_id": "someone-else"}, "invalid_grant", id="another-client"),
+        pytest.param({"iss": "https://evil.example.com"}, "invalid_grant", id="untrusted-issuer"),
+        pytest.param({"resource": "http://testserver/mcp/nowhere"}, "invalid_target", id="not-an-endpoint"),
+        pytest.param({"resource": "https://other.example.com/mcp"}, "invalid_target", id="another-site"),
+        pytest.param({"email": "nobody@example.com"}, "invalid_grant", id="unknown-subject"),
+    ],
+)
+def test_an_assertion_with_wrong_claims_is_refused_with_an_oauth_error(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str], claims: dict[str, Any], error: str
+) -> None:
+    status, body = exchange(client, enterprise_client, id_jag(idp_key[0], enterprise_client[0], **claims))
+
+    assert (status, body["error"]) == (400, error), body
+    assert not get_access_token_model().objects.exists()
+
+
+@pytest.mark.usefixtures("trusted", "bob")
+def test_an_assertion_without_a_jti_is_refused(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    now = int(time.time())
+    body = {"iss": IDP, "sub": "U0194", "email": "bob@example.com", "aud": AS_ISSUER, "resource": MCP}
+    body |= {"client_id": enterprise_client[0], "iat": now, "exp": now + 60}
+    signed = jwt.encode(body, idp_key[0], algorithm="ES256", headers={"kid": "idp-1", "typ": "oauth-id-jag+jwt"})
+
+    status, answer = exchange(client, enterprise_client, signed)
+
+    assert (status, answer["error"]) == (400, "invalid_grant"), answer
+
+
+@pytest.mark.usefixtures("trusted", "bob")
+def test_an_assertion_signed_by_an_untrusted_key_is_refused(client: Client, enterprise_client: tuple[str, str]) -> None:
+    stranger, _ = key_pair("idp-1")
+
+    status, body = exchange(client, enterprise_client, id_jag(stranger, enterprise_client[0]))
+
+    assert (status, body["error"]) == (400, "invalid_grant"), body
+
+
+@pytest.mark.usefixtures("trusted", "bob")
+def test_a_replayed_assertion_is_refused(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    signed = id_jag(idp_key[0], enterprise_client[0])
+    assert exchange(client, enterprise_client, signed)[0] == 200
+
+    status, body = exchange(client, enterprise_client, signed)
+
+    assert (status, body["error"]) == (400, "invalid_grant"), body
+    assert "used before" in body["error_description"]
+
+
+@pytest.mark.usefixtures("trusted", "bob")
+def test_a_jwt_that_is_not_an_id_jag_is_refused(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    status, body = exchange(client, enterprise_client, id_jag(idp_key[0], enterprise_client[0], typ="JWT"))
+
+    assert (status, body["error"]) == (400, "invalid_grant"), body
+
+
+@pytest.mark.usefixtures("trusted", "bob")
+@pytest.mark.parametrize("assertion", ["", "not-a-jwt", "a.b.c"])
+def test_a_missing_or_malformed_assertion_is_an_oauth_error_not_a_500(
+    client: Client, enterprise_client: tuple[str, str], assertion: str
+) -> None:
+    status, body = exchange(client, enterprise_client, assertion)
+
+    assert status == 400, body
+    assert body["error"] in {"invalid_request", "invalid_grant"}
+
+
+@pytest.mark.usefixtures("trusted", "bob")
+def test_the_client_must_authenticate_and_be_allowed_identity_assertions(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    client_id, _ = enterprise_client
+    status, body = exchange(client, (client_id, "wrong secret"), id_jag(idp_key[0], client_id))
+    assert (status, body["error"]) == (401, "invalid_client"), body
+
+    machine, secret = create_machine_client("CI", make_user("ci-bot", "mcp-team"))
+    assert secret is not None
+    other = (machine.application.client_id, secret)
+    status, body = exchange(client, other, id_jag(idp_key[0], other[0]))
+    assert (status, body["error"]) == (400, "unauthorized_client"), body
+
+
+@pytest.mark.usefixtures("trusted", "bob")
+def test_a_resource_asked_for_must_be_the_assertions(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    signed = id_jag(idp_key[0], enterprise_client[0])
+
+    status, body = exchange(client, enterprise_client, signed, resource="http://testserver/mcp/adapter")
+
+    assert (status, body["error"]) == (400, "invalid_target"), body
+
+
+def test_an_unknown_subject_is_refused_unless_the_issuer_creates_users(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    with trusting(idp_key[1], USERS="linked"):
+        status, body = exchange(client, enterprise_client, id_jag(idp_key[0], enterprise_client[0], sub="U7"))
+    assert (status, body["error"]) == (400, "invalid_grant"), body
+    assert not get_user_model().objects.filter(email="bob@example.com").exists()
+
+    with trusting(idp_key[1], USERS="linked", CREATE_USERS=True):
+        status, token = exchange(client, enterprise_client, id_jag(idp_key[0], enterprise_client[0], sub="U7"))
+        assert status == 200, token
+        link = LinkedIdentity.objects.get(issuer=IDP, subject="U7")
+        assert (link.user.email, link.user.has_usable_password()) == ("bob@example.com", False)
+        again = id_jag(idp_key[0], enterprise_client[0], sub="U7", email="changed@example.com")
+        assert exchange(client, enterprise_client, again)[0] == 200
+    assert get_access_token_model().objects.filter(user=link.user).count() == 2
+
+
+def test_a_linked_identity_signs_in_as_its_user_whatever_the_email_says(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str], bob: Any
+) -> None:
+    LinkedIdentity.objects.create(issuer=IDP, subject="U0194", user=bob)
+    with trusting(idp_key[1], USERS="linked"):
+        status, token = exchange(client, enterprise_client, id_jag(idp_key[0], enterprise_client[0], email="x@y.z"))
+
+    assert status == 200, token
+    assert get_access_token_model().objects.get().user == bob
+
+
+@pytest.mark.usefixtures("bob")
+def test_without_trusted_issuers_the_grant_is_neither_advertised_nor_honoured(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    metadata = json.loads(client.get("/.well-known/oauth-authorization-server").content)
+    assert JWT_BEARER not in metadata["grant_types_supported"]
+
+    status, body = exchange(client, enterprise_client, id_jag(idp_key[0], enterprise_client[0]))
+
+    assert (status, body["error"]) == (400, "invalid_grant"), body
+
+
+@pytest.mark.usefixtures("trusted")
+def test_the_metadata_lists_the_jwt_bearer_grant_while_an_issuer_is_trusted(client: Client) -> None:
+    metadata = json.loads(client.get("/.well-known/oauth-authorization-server").content)
+
+    assert JWT_BEARER in metadata["grant_types_supported"]
+    assert "client_credentials" in metadata["grant_types_supported"]
