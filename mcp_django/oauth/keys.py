@@ -1,6 +1,7 @@
 """Public keys given as a JWKS by value or by URL: a machine client's, a trusted identity provider's.
 
-A JWKS URL is fetched by `MCPMetadataFetcher.fetch_document` (https only, public addresses only, no
+A JWKS URL is fetched by `MCPMetadataFetcher.fetch_document` (the configured `CIMD_METADATA_FETCHER` when
+it is one; https only, public addresses only, no
 redirects, a size cap and a deadline, as client ID metadata documents) and kept in Django's cache for
 as long as its `Cache-Control: max-age` says, never longer than `OAUTH_JWKS_MAX_AGE` seconds (the
 toolkit's `CIMD_METADATA_MIN_AGE_SECONDS` is the floor it applies to every document). The cache
@@ -19,6 +20,7 @@ from typing import Any, Final
 import jwt
 from django.core.cache import cache
 from oauth2_provider import cimd
+from oauth2_provider.settings import oauth2_settings
 
 from mcp_django.conf import mcp_settings
 from mcp_django.oauth.cimd import MCPMetadataFetcher
@@ -49,9 +51,17 @@ def key_set(jwks: Any) -> list[jwt.PyJWK]:
         raise KeysUnavailable(f"Not a usable JWKS: {error}") from None
 
 
+def _fetcher() -> MCPMetadataFetcher:
+    """The configured `CIMD_METADATA_FETCHER` when it is an `MCPMetadataFetcher` (it keeps the limits), else one."""
+    configured = oauth2_settings.CIMD_METADATA_FETCHER
+    if isinstance(configured, type) and issubclass(configured, MCPMetadataFetcher):
+        return configured()
+    return MCPMetadataFetcher()
+
+
 def _fetched(url: str) -> Any:
     try:
-        jwks, max_age = MCPMetadataFetcher().fetch_document(url)
+        jwks, max_age = _fetcher().fetch_document(url)
     except cimd.CIMDError as error:
         raise KeysUnavailable(f"JWKS not fetched: {error}") from None
     key_set(jwks)  # an unusable set is not cached

@@ -32,12 +32,12 @@ _loopback = threading.Lock()
 class LoopbackMetadataFetcher(MCPMetadataFetcher):
     """Test servers only: the package's fetcher, with 127.0.0.1 (the test's document server) allowed."""
 
-    def fetch(self, client_id: str) -> Any:
+    def fetch_document(self, client_id: str) -> Any:
         with _loopback:
             original = cimd._ip_is_public
             cimd._ip_is_public = lambda ip: ip == "127.0.0.1" or original(ip)
             try:
-                return super().fetch(client_id)
+                return super().fetch_document(client_id)
             finally:
                 cimd._ip_is_public = original
 
@@ -151,11 +151,12 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
 
 
 class DocumentServer:
-    """Serves JSON documents over HTTPS on 127.0.0.1; counts the fetches of each path."""
+    """Serves JSON documents over HTTPS on 127.0.0.1 (with a path's `cache_control`); counts the fetches of each path."""
 
     def __init__(self, directory: Path) -> None:
         self.certificate, key = make_certificate(directory)
         self.documents: dict[str, dict[str, Any]] = {}
+        self.cache_control: dict[str, str] = {}
         self.fetches: dict[str, int] = {}
         server = self
 
@@ -167,6 +168,8 @@ class DocumentServer:
                 self.send_response(200 if document is not None else 404)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
+                if self.path in server.cache_control:
+                    self.send_header("Cache-Control", server.cache_control[self.path])
                 self.end_headers()
                 self.wfile.write(body)
 
