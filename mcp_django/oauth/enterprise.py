@@ -218,13 +218,12 @@ def _user_of(trusted: TrustedIssuer, claims: dict[str, Any]) -> Any:
 def _created_user(trusted: TrustedIssuer, claims: dict[str, Any]) -> Any:
     """A new user for the assertion's subject (named by its email, else its `sub`), linked when mapped so."""
     user_model = get_user_model()
-    email = claims.get("email") if isinstance(claims.get("email"), str) else ""
-    username = (email or claims["sub"])[:150]
+    email: str = claims["email"] if isinstance(claims.get("email"), str) else ""
+    username: str = (email or claims["sub"])[:150]
     try:
         with transaction.atomic():
-            user = user_model._default_manager.create_user(
-                **{user_model.USERNAME_FIELD: username, "email": email, "password": None}
-            )
+            fields: dict[str, Any] = {user_model.USERNAME_FIELD: username, "email": email, "password": None}
+            user = user_model._default_manager.create_user(**fields)
             if trusted.users == "linked":
                 LinkedIdentity.objects.create(issuer=trusted.issuer, subject=claims["sub"], user=user)
     except IntegrityError:

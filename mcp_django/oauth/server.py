@@ -16,11 +16,10 @@ import json
 import logging
 from typing import Any
 
+from oauth2_provider.settings import oauth2_settings
 from oauthlib.oauth2 import Server
 from oauthlib.oauth2.rfc6749 import errors
 from oauthlib.oauth2.rfc6749.grant_types.base import GrantTypeBase
-
-from oauth2_provider.settings import oauth2_settings
 
 from mcp_django.oauth.enterprise import JWT_BEARER, trusted_issuers
 
@@ -29,7 +28,7 @@ __all__ = ["IdentityAssertionGrant", "MCPServer", "takes_identity_assertions"]
 log = logging.getLogger("mcp_django.oauth")
 
 
-class IdentityAssertionGrant(GrantTypeBase):  # type: ignore[misc]  # untyped library
+class IdentityAssertionGrant(GrantTypeBase):
     """The JWT bearer grant for identity assertions; the validator (`MCPOAuth2Validator`) decides."""
 
     def create_token_response(self, request: Any, token_handler: Any) -> tuple[dict[str, str], str, int]:
@@ -61,7 +60,7 @@ class IdentityAssertionGrant(GrantTypeBase):  # type: ignore[misc]  # untyped li
         self.request_validator.validate_identity_assertion(request)
 
 
-class MCPServer(Server):  # type: ignore[misc]  # untyped library
+class MCPServer(Server):
     """oauthlib's server with the identity assertion grant at its token endpoint."""
 
     def __init__(self, request_validator: Any, *args: Any, **kwargs: Any) -> None:

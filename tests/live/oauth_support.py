@@ -151,7 +151,7 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
 
 
 class DocumentServer:
-    """Serves JSON documents over HTTPS on 127.0.0.1 (with a path's `cache_control`); counts the fetches of each path."""
+    """Serves JSON documents over HTTPS on 127.0.0.1 (a path's `cache_control` too); counts its fetches."""
 
     def __init__(self, directory: Path) -> None:
         self.certificate, key = make_certificate(directory)

@@ -141,7 +141,7 @@ def test_an_assertion_without_a_jti_is_refused(
     client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
 ) -> None:
     now = int(time.time())
-    body = {"iss": IDP, "sub": "U0194", "email": "bob@example.com", "aud": AS_ISSUER, "resource": MCP}
+    body: dict[str, Any] = {"iss": IDP, "sub": "U0194", "email": "bob@example.com", "aud": AS_ISSUER, "resource": MCP}
     body |= {"client_id": enterprise_client[0], "iat": now, "exp": now + 60}
     signed = jwt.encode(body, idp_key[0], algorithm="ES256", headers={"kid": "idp-1", "typ": "oauth-id-jag+jwt"})
 

@@ -64,7 +64,7 @@ def test_the_cache_keeps_a_set_no_longer_than_its_max_age_and_the_cap(
     documents: DocumentServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kept: list[int] = []
-    monkeypatch.setattr(keys.cache, "set", lambda key, value, timeout: kept.append(timeout))
+    monkeypatch.setattr(cache, "set", lambda key, value, timeout: kept.append(timeout))
     documents.documents[PATH] = key_pair("k1")[1]
     url = documents.base_url + PATH
 
