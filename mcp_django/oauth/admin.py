@@ -7,6 +7,8 @@ refused from the next request on, on every worker), and must register and be app
 
 Machine clients (`MachineClientAdmin`) are created here for a service user: the page shows the
 client's secret once, on creation (only its hash is kept). Revoking one deletes it with its tokens.
+One allowed identity assertions presents ID-JAGs for enterprise sign-in; `LinkedIdentityAdmin` lists
+and links the identity providers' users to Django users.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ from oauth2_provider.admin import ApplicationAdmin
 from oauth2_provider.models import get_application_model
 
 from mcp_django.oauth.machines import create_machine_client, jwks_problem
-from mcp_django.oauth.models import MachineClient
+from mcp_django.oauth.models import LinkedIdentity, MachineClient
 
-__all__ = ["MachineClientAdmin", "OAuthClientAdmin"]
+__all__ = ["LinkedIdentityAdmin", "MachineClientAdmin", "OAuthClientAdmin"]
 
 Application = get_application_model()
 
@@ -35,12 +37,26 @@ Application = get_application_model()
 class OAuthClientAdmin(ApplicationAdmin):
     """The registered OAuth clients: dynamic registration, metadata documents, and those made by hand."""
 
-    list_display = ("name", "client_id", "registration_source", "client_type", "live_tokens", "created")
+    list_display = (
+        "name",
+        "client_id",
+        "registration_source",
+        "client_type",
+        "application_type",
+        "live_tokens",
+        "created",
+    )
+    list_select_related = ("mcp_metadata",)
     actions = ("revoke_clients",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         live = Q(accesstoken__expires__gt=timezone.now())
         return super().get_queryset(request).annotate(live_tokens=Count("accesstoken", filter=live, distinct=True))  # type: ignore[no-any-return]
+
+    @admin.display(description="application type", ordering="mcp_metadata__application_type")
+    def application_type(self, application: Any) -> str:
+        metadata = getattr(application, "mcp_metadata", None)  # a client made by hand has none
+        return str(metadata.application_type) if metadata is not None else "-"
 
     @admin.display(description="live tokens", ordering="live_tokens")
     def live_tokens(self, application: Any) -> int:
@@ -66,7 +82,7 @@ class MachineClientForm(forms.ModelForm):  # type: ignore[type-arg]
 
     class Meta:
         model = MachineClient
-        fields = ("auth_method", "jwks", "jwks_uri")
+        fields = ("auth_method", "jwks", "jwks_uri", "identity_assertions")
 
     def clean(self) -> dict[str, Any]:
         data: dict[str, Any] = super().clean() or {}
@@ -80,7 +96,7 @@ class MachineClientForm(forms.ModelForm):  # type: ignore[type-arg]
 class MachineClientAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Machine clients: each one's service user and auth method; created here, revoked by the action."""
 
-    list_display = ("name", "client_id", "service_user", "auth_method", "live_tokens")
+    list_display = ("name", "client_id", "service_user", "auth_method", "identity_assertions", "live_tokens")
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_select_related = ("application", "application__user")
     actions = ("revoke_machine_clients",)
@@ -123,6 +139,7 @@ class MachineClientAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             auth_method=obj.auth_method,
             jwks=obj.jwks,
             jwks_uri=obj.jwks_uri,
+            identity_assertions=obj.identity_assertions,
         )
         obj.application = machine.application
         obj._state.adding = False
@@ -137,7 +154,17 @@ class MachineClientAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         _revoke(self, request, [machine.application for machine in queryset])
 
 
+class LinkedIdentityAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Users of trusted identity providers and the Django users they sign in as (`"USERS": "linked"`)."""
+
+    list_display = ("subject", "issuer", "user", "created")
+    list_filter = ("issuer",)
+    search_fields = ("subject", "user__username", "user__email")
+    raw_id_fields = ("user",)
+
+
 if admin.site.is_registered(Application):
     admin.site.unregister(Application)
 admin.site.register(Application, OAuthClientAdmin)
 admin.site.register(MachineClient, MachineClientAdmin)
+admin.site.register(LinkedIdentity, LinkedIdentityAdmin)

@@ -2,7 +2,9 @@
 
 - `RegistrationView` (RFC 7591) registers public clients only (`token_endpoint_auth_method: none`,
   assumed when omitted), for the authorization code grant, with redirect URIs on `https` or a
-  loopback address (`http://127.0.0.1:<port>/...`, `[::1]`, `localhost`), as MCP clients need.
+  loopback address (`http://127.0.0.1:<port>/...`, `[::1]`, `localhost`), as MCP clients need; the
+  client's `application_type` (SEP-837) is stored beside it (`ClientMetadata`) and read back by
+  `RegistrationManagementView` (RFC 7592).
   At most `OAUTH_REGISTRATION_RATE` registrations per calling address (`throttling.py`); past it, 429.
 - `ConsentView` is the authorization endpoint: it asks a logged-in user to approve the client, for
   the MCP endpoint named by the `resource` parameter (required, RFC 8707: it must be an endpoint of
@@ -24,7 +26,7 @@ from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils import timezone
-from oauth2_provider.models import get_access_token_model
+from oauth2_provider.models import get_access_token_model, get_application_model
 from oauth2_provider.settings import oauth2_settings
 from oauth2_provider.views import (
     AuthorizationView,
@@ -39,6 +41,7 @@ from mcp_django.oauth.clients import MetadataProblem, client_metadata, redirect_
 from mcp_django.oauth.enterprise import JWT_BEARER
 from mcp_django.oauth.grants import granted_scopes
 from mcp_django.oauth.machines import SIGNING_ALGORITHMS
+from mcp_django.oauth.models import ClientMetadata
 from mcp_django.oauth.server import takes_identity_assertions
 from mcp_django.oauth.throttling import LoginThrottle, RegistrationThrottle, TokenThrottle, token_client_id
 from mcp_django.scopes import Scope, get_scope_policy
@@ -65,10 +68,16 @@ def _too_many(description: str, retry_after: int) -> JsonResponse:
 
 
 def _with_application_type(response: HttpResponse, application_type: Any) -> HttpResponse:
-    """The registration response naming the `application_type` the registration was held to (SEP-837)."""
+    """The registration response naming the `application_type` the registration was held to (SEP-837),
+    which is stored with the client (`ClientMetadata`)."""
     if response.status_code not in (200, 201) or not isinstance(response, JsonResponse):
         return response
     body = json.loads(response.content)
+    application = get_application_model().objects.filter(client_id=body.get("client_id")).first()
+    if application is not None:
+        ClientMetadata.objects.update_or_create(
+            application=application, defaults={"application_type": application_type}
+        )
     body["application_type"] = application_type
     response.content = json.dumps(body).encode()
     return response
@@ -103,6 +112,16 @@ class RegistrationManagementView(DynamicClientRegistrationManagementView):
             return _registration_error(str(problem))
         request._body = json.dumps(data).encode()
         return _with_application_type(super().put(request, client_id, *args, **kwargs), data["application_type"])
+
+    def get(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        response: HttpResponse = super().get(request, client_id, *args, **kwargs)
+        stored = ClientMetadata.objects.filter(application__client_id=client_id).first()
+        if response.status_code != 200 or stored is None:
+            return response
+        body = json.loads(response.content)
+        body["application_type"] = stored.application_type
+        response.content = json.dumps(body).encode()
+        return response
 
 
 class ServerMetadataView(OAuthServerMetadataView):

@@ -10,17 +10,20 @@ import json
 import time
 import uuid
 from collections.abc import Iterator
+from io import StringIO
 from typing import Any
 
 import jwt
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.test import Client
 from oauth2_provider.models import get_access_token_model
 
 from mcp_django.oauth.enterprise import JWT_BEARER
 from mcp_django.oauth.machines import create_machine_client
-from mcp_django.oauth.models import LinkedIdentity
+from mcp_django.oauth.models import LinkedIdentity, MachineClient
+from tests.oauth.support import register
 from tests.oauth.test_machines import MCP, basic, key_pair
 from tests.oauth.test_oauth import TEAM_TOOL, make_user, tool_names, with_mcp
 
@@ -265,3 +268,39 @@ def test_the_metadata_lists_the_jwt_bearer_grant_while_an_issuer_is_trusted(clie
 
     assert JWT_BEARER in metadata["grant_types_supported"]
     assert "client_credentials" in metadata["grant_types_supported"]
+
+
+def test_the_admin_creates_a_client_allowed_identity_assertions_and_lists_linked_identities(
+    client: Client, bob: Any
+) -> None:
+    client.force_login(make_user("root", is_staff=True, is_superuser=True))
+    LinkedIdentity.objects.create(issuer=IDP, subject="U0194", user=bob)
+    form = {"name": "Chat", "service_user": bob.pk, "auth_method": "client_secret_basic", "jwks": "null"}
+
+    page = client.post("/admin/mcp_django_oauth/machineclient/add/", {**form, "identity_assertions": "on"}, follow=True)
+
+    assert page.status_code == 200
+    assert MachineClient.objects.get(application__name="Chat").identity_assertions
+    listing = client.get("/admin/mcp_django_oauth/linkedidentity/").content.decode()
+    assert "U0194" in listing
+    assert IDP in listing
+
+
+def test_the_admin_client_list_shows_each_registered_clients_application_type(client: Client) -> None:
+    status, _ = register(client, application_type="web", redirect_uris=["https://app.example/callback"])
+    assert status == 201
+    client.force_login(make_user("root", is_staff=True, is_superuser=True))
+
+    listing = client.get("/admin/oauth2_provider/application/").content.decode()
+
+    assert '<td class="field-application_type">web</td>' in listing
+
+
+def test_the_management_command_creates_a_client_allowed_identity_assertions() -> None:
+    make_user("chat-app")
+
+    call_command(
+        "mcp_machine_client", "create", "Chat", "--user", "chat-app", "--identity-assertions", stdout=StringIO()
+    )
+
+    assert MachineClient.objects.get(application__name="Chat").identity_assertions

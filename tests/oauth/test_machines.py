@@ -11,6 +11,7 @@ import time
 import uuid
 from io import StringIO
 from typing import Any
+from urllib.parse import urlsplit
 
 import jwt
 import pytest
@@ -20,9 +21,9 @@ from django.test import Client
 from oauth2_provider.models import get_access_token_model
 
 from mcp_django.oauth.machines import ASSERTION_TYPE, create_machine_client
-from mcp_django.oauth.models import MachineClient
+from mcp_django.oauth.models import ClientMetadata, MachineClient
 from tests.access_support import send
-from tests.oauth.support import register
+from tests.oauth.support import REDIRECT_URI, register
 from tests.oauth.test_oauth import TEAM_TOOL, bearer, make_user, tool_names, with_mcp
 
 pytestmark = pytest.mark.django_db
@@ -325,6 +326,22 @@ def test_registration_keeps_the_application_type_its_redirect_uris_fit(
 
     assert status == 201, body
     assert body["application_type"] == kept
+
+
+def test_the_application_type_is_stored_with_the_client_and_read_back_and_updated(client: Client) -> None:
+    status, info = register(client, application_type="web", redirect_uris=["https://app.example/callback"])
+    assert status == 201, info
+    assert ClientMetadata.objects.get(application__client_id=info["client_id"]).application_type == "web"
+    path = urlsplit(info["registration_client_uri"]).path
+    authorization = {"Authorization": f"Bearer {info['registration_access_token']}"}
+
+    read = json.loads(client.get(path, headers=authorization).content)
+    assert read["application_type"] == "web"
+
+    body = {"client_name": "c", "redirect_uris": [REDIRECT_URI], "application_type": "native"}
+    updated = client.put(path, json.dumps(body), content_type="application/json", headers=authorization)
+    assert (updated.status_code, json.loads(updated.content)["application_type"]) == (200, "native")
+    assert ClientMetadata.objects.get(application__client_id=info["client_id"]).application_type == "native"
 
 
 @pytest.mark.parametrize(

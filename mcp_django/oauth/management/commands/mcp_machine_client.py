@@ -24,6 +24,11 @@ class Command(BaseCommand):
         keys = create.add_mutually_exclusive_group()
         keys.add_argument("--jwks-file", help="private_key_jwt, with the public keys (a JWKS) in this file.")
         keys.add_argument("--jwks-uri", help="private_key_jwt, with the https URL of the client's JWKS.")
+        create.add_argument(
+            "--identity-assertions",
+            action="store_true",
+            help="Allow it to exchange ID-JAGs of trusted identity providers (enterprise sign-in).",
+        )
         actions.add_parser("list", help="List machine clients.")
         revoke = actions.add_parser("revoke", help="Delete a client and every token it holds.")
         revoke.add_argument("client_id")
@@ -45,7 +50,12 @@ class Command(BaseCommand):
         method = MachineClient.PRIVATE_KEY_JWT if jwks or options["jwks_uri"] else MachineClient.SECRET_BASIC
         try:
             machine, secret = create_machine_client(
-                options["name"], user, auth_method=method, jwks=jwks, jwks_uri=options["jwks_uri"] or ""
+                options["name"],
+                user,
+                auth_method=method,
+                jwks=jwks,
+                jwks_uri=options["jwks_uri"] or "",
+                identity_assertions=options["identity_assertions"],
             )
         except ValueError as error:
             raise CommandError(str(error)) from None
