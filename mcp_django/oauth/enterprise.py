@@ -14,8 +14,9 @@ this authorization server's issuer (or the issuer's `AUDIENCE`), its `client_id`
 client, its `resource` an MCP endpoint of this site (RFC 8707: the token is bound to it), `exp`, `iat`
 and `nbf` hold (30 s of leeway), it lives at most the issuer's `MAX_AGE`, and its `jti` was never
 accepted before. Its subject becomes a Django user by email (`"USERS": "email"`, the `email` claim) or
-by a `LinkedIdentity` (`"USERS": "linked"`, issuer and `sub`); an unknown subject is refused, or
-created when the issuer says `"CREATE_USERS": True`. The token's scopes are those asked for (or the
+by a `LinkedIdentity` (`"USERS": "linked"`, issuer and `sub`); a superuser only by a `LinkedIdentity`,
+never by email. An unknown subject is refused, or created (with no usable password) when the issuer
+says `"CREATE_USERS": True`. The token's scopes are those asked for (or the
 assertion's `scope`), within the assertion's `scope`, capped by the user's own scope; no refresh token
 (the client presents a fresh assertion instead, and revocation stays with the IdP).
 
@@ -206,6 +207,9 @@ def _user_of(trusted: TrustedIssuer, claims: dict[str, Any]) -> Any:
         if len(users) > 1:
             raise GrantRefused("invalid_grant", "More than one user has the assertion's email.")
         user = users[0] if users else None
+        if user is not None and getattr(user, "is_superuser", False):
+            # An email is the identity provider's word alone: a superuser is reached only by a link made here.
+            raise GrantRefused("invalid_grant", "A superuser signs in by a linked identity, not by email.")
     if user is None:
         if not trusted.create_users:
             raise GrantRefused("invalid_grant", "The assertion's subject has no account here.")

@@ -9,6 +9,9 @@ TEAM tools for a USER grant, outlive its expiry or its revocation.
 from __future__ import annotations
 
 import contextlib
+import json
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -27,6 +30,8 @@ from tests.conftest import LiveServer, serve_example
 from tests.live.database_support import server_database
 from tests.live.oauth_support import Browser, DocumentServer, MemoryStorage, StreamSafeOAuthProvider
 from tests.oauth.support import REDIRECT_URI
+from tests.oauth.test_enterprise import id_jag
+from tests.oauth.test_machines import key_pair
 
 pytestmark = pytest.mark.live
 
@@ -45,14 +50,25 @@ def documents(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocumentServ
 
 
 @pytest.fixture(scope="module")
+def idp_key() -> tuple[Any, dict[str, Any]]:
+    """The test identity provider's signing key and its JWKS (the site trusts it: tests/live/oauth_settings.py)."""
+    return key_pair("idp-live")
+
+
+@pytest.fixture(scope="module")
 def oauth_server(
-    live_server_env: dict[str, str], documents: DocumentServer, tmp_path_factory: pytest.TempPathFactory
+    live_server_env: dict[str, str],
+    documents: DocumentServer,
+    idp_key: tuple[Any, dict[str, Any]],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[LiveServer]:
-    """The example project with a fetcher that may reach the test's document server (tests/live/oauth_settings.py)."""
+    """The example project with a fetcher that may reach the test's document server, trusting the test's
+    identity provider (tests/live/oauth_settings.py)."""
     env = {
         **live_server_env,
         "DJANGO_SETTINGS_MODULE": "tests.live.oauth_settings",
         "SSL_CERT_FILE": str(documents.certificate),
+        "MCP_TEST_IDP_JWKS": json.dumps(idp_key[1]),
     }
     with serve_example(env, tmp_path_factory.mktemp("oauth-log")) as server:
         yield server
@@ -256,13 +272,10 @@ def test_the_server_log_is_clean(oauth_server: LiveServer) -> None:
     assert "Traceback" not in Path(oauth_server.log_path).read_text(errors="replace")
 
 
-def machine_client(env: dict[str, str], username: str) -> tuple[str, str]:
-    """`(client_id, secret)` of a new machine client for `username`, made by the management command."""
-    import subprocess
-    import sys
-
-    out = subprocess.run(
-        [sys.executable, "manage.py", "mcp_machine_client", "create", f"live {username}", "--user", username],
+def manage(env: dict[str, str], *args: str) -> str:
+    """What `manage.py <args>` prints, run against the live server's database."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
         env=env,
         cwd=Path(__file__).resolve().parents[2],
         check=True,
@@ -270,6 +283,19 @@ def machine_client(env: dict[str, str], username: str) -> tuple[str, str]:
         text=True,
         timeout=60,
     ).stdout
+
+
+def machine_client(env: dict[str, str], username: str, *options: str) -> tuple[str, str]:
+    """`(client_id, secret)` of a new machine client for `username`, made by the management command."""
+    out = manage(
+        env,
+        "mcp_machine_client",
+        "create",
+        f"live {username} {' '.join(options)}".strip(),
+        "--user",
+        username,
+        *options,
+    )
     lines = dict(line.split(": ", 1) for line in out.splitlines())
     return lines["client_id"], lines["client_secret"].split()[0]
 
@@ -318,3 +344,38 @@ async def test_a_machine_client_with_client_secret_basic_calls_team_tools_only_a
         assert answer["result"]["content"][0]["text"] == "Reindexed the catalogue in 4 batches.", answer
     else:
         assert answer["error"]["message"] == f"Unknown tool: {TEAM_TOOL}", answer
+
+
+async def test_an_enterprise_users_identity_assertion_gets_a_token_that_calls_their_team_tool(
+    oauth_server: LiveServer, live_server_env: dict[str, str], idp_key: tuple[Any, dict[str, Any]]
+) -> None:
+    manage(
+        live_server_env,
+        "shell",
+        "-c",
+        "from django.contrib.auth.models import User; "
+        "User.objects.filter(username='bob').update(email='bob@corp.example')",
+    )
+    client_id, secret = machine_client(live_server_env, "alice", "--identity-assertions")
+    signed = id_jag(
+        idp_key[0],
+        client_id,
+        kid="idp-live",
+        email="bob@corp.example",
+        aud=oauth_server.base_url,
+        resource=oauth_server.url("/mcp"),
+    )
+    async with httpx2.AsyncClient(timeout=30) as http:
+        exchange = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "scope": "mcp:user mcp:team"}
+        issued = await http.post(
+            oauth_server.url("/oauth/token/"), auth=(client_id, secret), data={**exchange, "assertion": signed}
+        )
+        replayed = await http.post(
+            oauth_server.url("/oauth/token/"), auth=(client_id, secret), data={**exchange, "assertion": signed}
+        )
+    assert issued.status_code == 200, issued.text
+    assert (replayed.status_code, replayed.json()["error"]) == (400, "invalid_grant")
+
+    answer = await call_tool(oauth_server, issued.json()["access_token"], TEAM_TOOL)
+
+    assert answer["result"]["content"][0]["text"] == "Reindexed the catalogue in 4 batches.", answer

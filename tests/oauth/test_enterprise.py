@@ -24,7 +24,7 @@ from mcp_django.oauth.enterprise import JWT_BEARER
 from mcp_django.oauth.machines import create_machine_client
 from mcp_django.oauth.models import LinkedIdentity, MachineClient
 from tests.oauth.support import register
-from tests.oauth.test_machines import MCP, basic, key_pair
+from tests.oauth.test_machines import MCP, assertion, basic, jwt_fields, key_pair
 from tests.oauth.test_oauth import TEAM_TOOL, make_user, tool_names, with_mcp
 
 pytestmark = pytest.mark.django_db
@@ -304,3 +304,40 @@ def test_the_management_command_creates_a_client_allowed_identity_assertions() -
     )
 
     assert MachineClient.objects.get(application__name="Chat").identity_assertions
+
+
+@pytest.mark.usefixtures("trusted")
+def test_a_superuser_is_never_reached_by_email_only_by_a_linked_identity(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    root = make_user("root", email="root@example.com", is_superuser=True)
+    status, body = exchange(client, enterprise_client, id_jag(idp_key[0], enterprise_client[0], email=root.email))
+    assert (status, body["error"]) == (400, "invalid_grant"), body
+
+    LinkedIdentity.objects.create(issuer=IDP, subject="U-root", user=root)
+    with trusting(idp_key[1], USERS="linked"):
+        status, token = exchange(client, enterprise_client, id_jag(idp_key[0], enterprise_client[0], sub="U-root"))
+    assert status == 200, token
+
+
+@pytest.mark.usefixtures("trusted")
+def test_a_private_key_jwt_client_presents_an_assertion_too(client: Client, idp_key: tuple[Any, Any], bob: Any) -> None:
+    private, jwks = key_pair("client-1")
+    machine, _ = create_machine_client(
+        "Chat keys",
+        make_user("chat-app"),
+        auth_method=MachineClient.PRIVATE_KEY_JWT,
+        jwks=jwks,
+        identity_assertions=True,
+    )
+    client_id = machine.application.client_id
+    data = {
+        "grant_type": JWT_BEARER,
+        "assertion": id_jag(idp_key[0], client_id),
+        **jwt_fields(assertion(client_id, private, kid="client-1")),
+    }
+
+    response = client.post("/oauth/token/", data=data)
+
+    assert response.status_code == 200, response.content
+    assert get_access_token_model().objects.get().user == bob
