@@ -36,7 +36,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from mcp_django.conf import mcp_settings
-from mcp_django.oauth.keys import KeysUnavailable, signing_keys
+from mcp_django.oauth.keys import KeysUnavailable, decode_with, signing_keys
 from mcp_django.oauth.machines import SIGNING_ALGORITHMS, jwks_problem
 from mcp_django.oauth.models import IdentityAssertion, LinkedIdentity
 
@@ -160,23 +160,20 @@ def _verified(assertion: str, algorithm: str, kid: Any, trusted: TrustedIssuer, 
         keys = signing_keys(trusted.jwks, trusted.jwks_uri, kid)
     except KeysUnavailable as error:
         raise GrantRefused("invalid_grant", f"The issuer's keys are not available: {error}") from None
-    for key in keys:
-        try:
-            claims: dict[str, Any] = jwt.decode(
-                assertion,
-                key=key.key,
-                algorithms=[algorithm],
-                audience=[trusted.audience] if trusted.audience else audiences,
-                issuer=trusted.issuer,
-                leeway=_LEEWAY,
-                options={"require": ["exp", "iat", "iss", "sub", "aud", "jti", "client_id", "resource"]},
-            )
-        except (jwt.InvalidSignatureError, jwt.InvalidKeyError, jwt.InvalidAlgorithmError):
-            continue  # another of the issuer's keys may have signed it
-        except jwt.PyJWTError as error:
-            raise GrantRefused("invalid_grant", f"The assertion is not valid: {error}") from None
-        return claims
-    raise GrantRefused("invalid_grant", "The assertion is not signed by a key of its issuer.")
+    try:
+        return decode_with(
+            assertion,
+            keys,
+            algorithm,
+            audience=[trusted.audience] if trusted.audience else audiences,
+            issuer=trusted.issuer,
+            leeway=_LEEWAY,
+            options={"require": ["exp", "iat", "iss", "sub", "aud", "jti", "client_id", "resource"]},
+        )
+    except jwt.InvalidSignatureError:
+        raise GrantRefused("invalid_grant", "The assertion is not signed by a key of its issuer.") from None
+    except jwt.PyJWTError as error:
+        raise GrantRefused("invalid_grant", f"The assertion is not valid: {error}") from None
 
 
 def _check(claims: dict[str, Any], trusted: TrustedIssuer) -> None:

@@ -25,7 +25,7 @@ from oauth2_provider.settings import oauth2_settings
 from mcp_django.conf import mcp_settings
 from mcp_django.oauth.cimd import MCPMetadataFetcher
 
-__all__ = ["REFETCH_PAUSE", "KeysUnavailable", "key_set", "signing_keys"]
+__all__ = ["REFETCH_PAUSE", "KeysUnavailable", "decode_with", "key_set", "signing_keys"]
 
 REFETCH_PAUSE: Final = 30
 """Seconds after a fetch for an unknown `kid` during which another unknown `kid` fetches nothing."""
@@ -90,3 +90,20 @@ def signing_keys(jwks: Any, jwks_uri: str, kid: Any) -> list[jwt.PyJWK]:
 
 def _matching(keys: list[jwt.PyJWK], kid: Any) -> list[jwt.PyJWK]:
     return [key for key in keys if kid is None or key.key_id == kid]
+
+
+def decode_with(token: str, keys: list[jwt.PyJWK], algorithm: str, **checks: Any) -> dict[str, Any]:
+    """The claims of `token`, verified by the first of `keys` whose signature it carries, with PyJWT's `checks`
+    (`audience`, `issuer`, `leeway`, `options`).
+
+    Raises:
+        jwt.InvalidSignatureError: no key of `keys` signed it.
+        jwt.PyJWTError: a key signed it, and a claim does not hold.
+    """
+    for key in keys:
+        try:
+            claims: dict[str, Any] = jwt.decode(token, key=key.key, algorithms=[algorithm], **checks)
+        except (jwt.InvalidSignatureError, jwt.InvalidKeyError, jwt.InvalidAlgorithmError):
+            continue  # another of the keys may have signed it
+        return claims
+    raise jwt.InvalidSignatureError("not signed by any of the keys")

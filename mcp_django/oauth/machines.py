@@ -23,7 +23,7 @@ from oauth2_provider import cimd
 from oauth2_provider.models import get_application_model
 
 from mcp_django.conf import mcp_settings
-from mcp_django.oauth.keys import KeysUnavailable, key_set, signing_keys
+from mcp_django.oauth.keys import KeysUnavailable, decode_with, key_set, signing_keys
 from mcp_django.oauth.models import ClientAssertion, MachineClient
 
 __all__ = [
@@ -150,23 +150,20 @@ def verify_assertion(assertion: str, audiences: list[str]) -> Any:
 def _verified_claims(
     assertion: str, algorithm: str, keys: list[jwt.PyJWK], client_id: str, audiences: list[str]
 ) -> dict[str, Any]:
-    for key in keys:
-        try:
-            claims: dict[str, Any] = jwt.decode(
-                assertion,
-                key=key.key,
-                algorithms=[algorithm],
-                audience=audiences,
-                issuer=client_id,
-                leeway=_LEEWAY,
-                options={"require": ["exp", "iss", "sub", "aud", "jti"]},
-            )
-        except (jwt.InvalidSignatureError, jwt.InvalidKeyError, jwt.InvalidAlgorithmError):
-            continue  # another of the client's keys may have signed it
-        except jwt.PyJWTError as error:
-            raise AssertionRefused(str(error)) from None
-        return claims
-    raise AssertionRefused("not signed by any key of the client")
+    try:
+        return decode_with(
+            assertion,
+            keys,
+            algorithm,
+            audience=audiences,
+            issuer=client_id,
+            leeway=_LEEWAY,
+            options={"require": ["exp", "iss", "sub", "aud", "jti"]},
+        )
+    except jwt.InvalidSignatureError:
+        raise AssertionRefused("not signed by any key of the client") from None
+    except jwt.PyJWTError as error:
+        raise AssertionRefused(str(error)) from None
 
 
 def _check_lifetime(claims: dict[str, Any]) -> None:
