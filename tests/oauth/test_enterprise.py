@@ -6,6 +6,9 @@ Each assertion is a real JWT signed with an EC key made here; the site trusts th
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import time
 import uuid
@@ -69,7 +72,12 @@ def id_jag(private: Any, presenter: str, *, kid: str = "idp-1", typ: str = "oaut
         "iat": now,
         "exp": now + 120,
     }
-    return jwt.encode({**body, **claims}, private, algorithm="ES256", headers={"kid": kid, "typ": typ})
+    payload = json.dumps({**body, **claims}).encode()  # any claim type: PyJWT's encode checks some
+    return jwt.api_jws.encode(payload, private, algorithm="ES256", headers={"kid": kid, "typ": typ})
+
+
+def encoded(part: dict[str, Any]) -> bytes:
+    return base64.urlsafe_b64encode(json.dumps(part).encode()).rstrip(b"=")
 
 
 def exchange(client: Client, credentials: tuple[str, str], assertion: str, **fields: str) -> tuple[int, dict[str, Any]]:
@@ -125,6 +133,11 @@ def test_the_token_is_capped_by_the_users_scope_and_the_assertions_scope(
         pytest.param({"aud": "https://other-as.example.com"}, "invalid_grant", id="another-audience"),
         pytest.param({"client_id": "someone-else"}, "invalid_grant", id="another-client"),
         pytest.param({"iss": "https://evil.example.com"}, "invalid_grant", id="untrusted-issuer"),
+        pytest.param({"iss": ["https://idp.example.com"]}, "invalid_grant", id="issuer-not-a-string"),
+        pytest.param({"sub": 42}, "invalid_grant", id="sub-not-a-string"),
+        pytest.param({"scope": ["mcp:user"]}, "invalid_grant", id="scope-not-a-string"),
+        pytest.param({"resource": ["http://testserver/mcp"]}, "invalid_grant", id="resource-not-a-string"),
+        pytest.param({"exp": "tomorrow"}, "invalid_grant", id="exp-not-a-number"),
         pytest.param({"resource": "http://testserver/mcp/nowhere"}, "invalid_target", id="not-an-endpoint"),
         pytest.param({"resource": "https://other.example.com/mcp"}, "invalid_target", id="another-site"),
         pytest.param({"email": "nobody@example.com"}, "invalid_grant", id="unknown-subject"),
@@ -173,6 +186,24 @@ def test_a_replayed_assertion_is_refused(
 
     assert (status, body["error"]) == (400, "invalid_grant"), body
     assert "used before" in body["error_description"]
+
+
+@pytest.mark.usefixtures("trusted", "bob")
+def test_an_assertion_signed_with_a_shared_secret_algorithm_is_refused(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
+) -> None:
+    now = int(time.time())
+    body = {"iss": IDP, "sub": "U0194", "email": "bob@example.com", "aud": AS_ISSUER, "resource": MCP}
+    body |= {"client_id": enterprise_client[0], "jti": str(uuid.uuid4()), "iat": now, "exp": now + 60}
+    header = {"alg": "HS256", "kid": "idp-1", "typ": "oauth-id-jag+jwt"}
+    signing_input = b".".join(encoded(part) for part in (header, body))
+    public_as_secret = json.dumps(idp_key[1]["keys"][0]).encode()  # the classic algorithm confusion
+    signature = hmac.new(public_as_secret, signing_input, hashlib.sha256).digest()
+    signed = (signing_input + b"." + base64.urlsafe_b64encode(signature).rstrip(b"=")).decode()
+
+    status, answer = exchange(client, enterprise_client, signed)
+
+    assert (status, answer["error"]) == (400, "invalid_grant"), answer
 
 
 @pytest.mark.usefixtures("trusted", "bob")
