@@ -193,8 +193,8 @@ def test_an_assertion_signed_with_a_shared_secret_algorithm_is_refused(
     client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str]
 ) -> None:
     now = int(time.time())
-    body = {"iss": IDP, "sub": "U0194", "email": "bob@example.com", "aud": AS_ISSUER, "resource": MCP}
-    body |= {"client_id": enterprise_client[0], "jti": str(uuid.uuid4()), "iat": now, "exp": now + 60}
+    body: dict[str, Any] = {"iss": IDP, "sub": "U0194", "email": "bob@example.com", "aud": AS_ISSUER}
+    body |= {"resource": MCP, "client_id": enterprise_client[0], "jti": str(uuid.uuid4()), "iat": now, "exp": now + 60}
     header = {"alg": "HS256", "kid": "idp-1", "typ": "oauth-id-jag+jwt"}
     signing_input = b".".join(encoded(part) for part in (header, body))
     public_as_secret = json.dumps(idp_key[1]["keys"][0]).encode()  # the classic algorithm confusion
