@@ -7,12 +7,15 @@ from django.apps import AppConfig
 
 class MCPOAuthConfig(AppConfig):
     """Registers the OAuth checks, the receivers that end cached OAuth credentials when a token goes, and the
-    client credentials extension (SEP-1046)."""
+    client credentials (SEP-1046) and enterprise-managed authorization (SEP-990) extensions."""
 
     name = "mcp_django.oauth"
     label = "mcp_django_oauth"
     default_auto_field = "django.db.models.BigAutoField"
-    mcp_extensions = ["mcp_django.oauth.extension.ClientCredentialsExtension"]
+    mcp_extensions = [
+        "mcp_django.oauth.extension.ClientCredentialsExtension",
+        "mcp_django.oauth.extension.EnterpriseManagedAuthorizationExtension",
+    ]
     verbose_name = "MCP OAuth"
 
     def ready(self) -> None:

@@ -26,9 +26,10 @@ from oauth2_provider.models import get_access_token_model
 from mcp_django.oauth.enterprise import JWT_BEARER
 from mcp_django.oauth.machines import create_machine_client
 from mcp_django.oauth.models import LinkedIdentity, MachineClient
+from tests.access_support import send
 from tests.oauth.support import register
 from tests.oauth.test_machines import MCP, assertion, basic, jwt_fields, key_pair
-from tests.oauth.test_oauth import TEAM_TOOL, make_user, tool_names, with_mcp
+from tests.oauth.test_oauth import TEAM_TOOL, bearer, make_user, tool_names, with_mcp
 
 pytestmark = pytest.mark.django_db
 
@@ -372,3 +373,16 @@ def test_a_private_key_jwt_client_presents_an_assertion_too(client: Client, idp_
 
     assert response.status_code == 200, response.content
     assert get_access_token_model().objects.get().user == bob
+
+
+def test_the_endpoints_advertise_enterprise_managed_authorization_only_while_an_issuer_is_trusted(
+    client: Client, idp_key: tuple[Any, Any], enterprise_client: tuple[str, str], bob: Any
+) -> None:
+    extension = "io.modelcontextprotocol/enterprise-managed-authorization"
+    with trusting(idp_key[1]):
+        _, token = exchange(client, enterprise_client, id_jag(idp_key[0], enterprise_client[0]))
+        trusted = json.loads(send(client, "server/discover", headers=bearer(token)).content)
+    untrusted = json.loads(send(client, "server/discover", headers=bearer(token)).content)
+
+    assert trusted["result"]["capabilities"]["extensions"][extension] == {}
+    assert extension not in untrusted["result"]["capabilities"]["extensions"]
