@@ -32,8 +32,10 @@ from mcp_django import notifications
 from mcp_django.admission import Admission, Credentials
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import SOURCELESS, Endpoint, Mode
+from mcp_django.extensions import ServedExtensions, installed_extensions, load_extensions
 from mcp_django.gateway.connection import RemoteServer
 from mcp_django.gateway.source import RemoteSource, ensure_input_schemas
+from mcp_django.gateway.tasks import RemoteTasksExtension
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.scopes import Scope
@@ -56,6 +58,8 @@ SERVER_ENTRY_KEYS: Final = frozenset({"SERVER", "NAMESPACE", "SCOPE", "TOOL_SCOP
 """The keys of one `servers=` entry."""
 
 ServerEntry = str | Mapping[str, Any]
+
+REMOTE_TASKS: Final = RemoteTasksExtension()
 
 
 def entry_problems(entry: Any) -> list[str]:
@@ -188,10 +192,23 @@ class GatewayEndpoint(Endpoint):
         await asyncio.gather(*(source.prepare() for source in self.remote_sources))
         if [source.description() for source in self.remote_sources] != before:
             self._handler = None
+            self._served = None  # what the remotes advertise decides which extensions are mirrored
 
     async def _forward_notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method in FORWARDED_NOTIFICATIONS:
             await notifications.send_notification(self, method, params)
+
+    @property
+    def served_extensions(self) -> ServedExtensions:
+        """The endpoint's extensions, and the remote servers' tasks where one advertises them (`gateway.tasks`)."""
+        if self._served is None:
+            offered: Sequence[Any] = installed_extensions() if self._extensions is None else self._extensions
+            if REMOTE_TASKS.capability(self) is not None:
+                extensions, problems = load_extensions(offered)
+                if not problems:  # else ServedExtensions raises, naming the problem
+                    offered = (*(e for e in extensions if e.identifier != REMOTE_TASKS.identifier), REMOTE_TASKS)
+            self._served = ServedExtensions(self, offered)
+        return self._served
 
     def describe(self) -> tuple[Mapping[str, Any], str | None]:
         """The server info and instructions callers see: the overrides, else a gateway's remote's, else settings'."""

@@ -13,10 +13,13 @@ from typing import Any, Final
 
 from mcp_django.gateway.connection import NotForwardable, RemoteConnection
 from mcp_django.gateway.limits import call_deadline, input_rounds
+from mcp_django.gateway.task_handles import outer_task
 from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
 from mcp_django.protocol.jsonrpc import Message
+from mcp_django.tasks.methods import EXTENSION as TASKS
+from mcp_django.tasks.methods import negotiated
 
-__all__ = ["ensure_input_schemas", "forward", "forward_asking", "local_result", "relay"]
+__all__ = ["ensure_input_schemas", "forward", "forward_asking", "local_result", "passed_extensions", "relay"]
 
 _ERA_FIELDS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
 _STATE_KEY: Final = "gateway.requestState"
@@ -42,9 +45,16 @@ def _with_input_schema(tool: Any) -> Any:
     return {**tool, "inputSchema": {"type": "object"}}
 
 
-def local_result(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A remote result without what belongs to the remote's era; the core adds the caller's."""
-    out = {key: value for key, value in result.items() if key not in _ERA_FIELDS}
+def local_result(result: Mapping[str, Any], *, task: bool = False) -> dict[str, Any]:
+    """A remote result without what belongs to the remote's era; the core adds the caller's.
+
+    `task`: a task's envelope, whose `ttlMs` is the task's lifetime rather than a cache hint, and whose
+    `resultType` stays when it is `"task"` (a `CreateTaskResult`).
+    """
+    dropped = _ERA_FIELDS - {"ttlMs"} if task else _ERA_FIELDS
+    out = {key: value for key, value in result.items() if key not in dropped}
+    if task and result.get("resultType") == "task":
+        out["resultType"] = "task"
     meta = out.get("_meta")
     if isinstance(meta, dict):
         meta = {key: value for key, value in meta.items() if not key.startswith("io.modelcontextprotocol/")}
@@ -53,6 +63,14 @@ def local_result(result: Mapping[str, Any]) -> dict[str, Any]:
         else:
             del out["_meta"]
     return out
+
+
+def passed_extensions(connection: RemoteConnection, ctx: RequestContext) -> dict[str, Any]:
+    """The caller's extension declarations the remote is told of: the tasks extension, when both sides have it."""
+    remote = connection.capabilities.get("extensions")
+    if negotiated(ctx) and isinstance(remote, Mapping) and TASKS in remote:
+        return {"extensions": {TASKS: {}}}
+    return {}
 
 
 async def forward(
@@ -67,7 +85,10 @@ async def forward(
         params,
         meta=meta,
         on_notification=relay(ctx),
-        client_capabilities={key: ctx.client_capabilities[key] for key in _ASKABLE if key in ctx.client_capabilities},
+        client_capabilities={
+            **{key: ctx.client_capabilities[key] for key in _ASKABLE if key in ctx.client_capabilities},
+            **passed_extensions(connection, ctx),
+        },
     )
 
 
@@ -92,6 +113,8 @@ async def forward_asking(
             if responses:
                 request["inputResponses"] = responses
             result = await forward(connection, method, request, ctx)
+            if result.get("resultType") == "task":
+                return outer_task(local_result(result, task=True), server, ctx)
             if result.get("resultType") != "input_required":
                 return local_result(result)
             asked = result.get("inputRequests") or {}

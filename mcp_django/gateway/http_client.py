@@ -27,12 +27,11 @@ from mcp_django.conf import mcp_settings
 from mcp_django.gateway.limits import over_limit, remember
 from mcp_django.gateway.remote import NotificationListener, RemoteConnection, SessionExpired
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
-from mcp_django.protocol.meta import param_headers_of
+from mcp_django.protocol.meta import NAME_FIELDS, param_headers_of
 from mcp_django.protocol.versions import Era
 
 __all__ = ["HTTPConnection", "encode_header_value"]
 
-_NAME_FIELDS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _MAX_RESUMPTIONS: Final = 3
 _ACCEPT: Final = "application/json, text/event-stream"
 
@@ -102,7 +101,7 @@ class HTTPConnection(RemoteConnection):
         method = message["method"]
         params = message.get("params") or {}
         headers["Mcp-Method"] = encode_header_value(method)
-        field = _NAME_FIELDS.get(method)
+        field = NAME_FIELDS.get(method)
         if field is not None and isinstance(params.get(field), str):
             headers["Mcp-Name"] = encode_header_value(params[field])
         if method == "tools/call":

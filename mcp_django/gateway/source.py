@@ -81,6 +81,8 @@ class Description:
     features: tuple[str, ...]
     server_info: Mapping[str, Any] | None
     instructions: str | None
+    extensions: tuple[str, ...] = ()
+    """The identifiers of the protocol extensions the server advertised."""
 
 
 class RemoteSource(Source):
@@ -178,11 +180,13 @@ class RemoteSource(Source):
         except (BackendUnavailable, RemoteError) as error:
             logger.warning("Remote server %r cannot be reached: %s", self.name, error)
             return None
+        extensions = connection.capabilities.get("extensions")
         self._described = Description(
             connection.protocol_version,
             tuple(name for name in FEATURES if name in connection.capabilities),
             connection.server_info,
             connection.instructions,
+            tuple(sorted(extensions)) if isinstance(extensions, Mapping) else (),
         )
         return self._described
 

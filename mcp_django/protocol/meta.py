@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from mcp_django.protocol.context import (
     LOG_LEVELS,
@@ -22,7 +22,18 @@ from mcp_django.protocol.versions import (
     era_of_header,
 )
 
-__all__ = ["check_stateless_meta", "era_of", "param_headers_of"]
+__all__ = ["NAME_FIELDS", "check_stateless_meta", "era_of", "param_headers_of"]
+
+NAME_FIELDS: Final[Mapping[str, str]] = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # the tasks extension (SEP-2663): its methods name the task
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
+"""The methods whose `Mcp-Name` header (stateless era, HTTP) mirrors a params field, and that field."""
 
 
 def era_of(params: Any, connection: Connection) -> tuple[Era, str]:

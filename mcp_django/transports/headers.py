@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from mcp_django.protocol import HeaderMismatch
 from mcp_django.protocol.context import META_PROTOCOL_VERSION
+from mcp_django.protocol.meta import NAME_FIELDS
 
 __all__ = [
     "NAME_FIELDS",
@@ -24,16 +25,6 @@ __all__ = [
     "header_value",
 ]
 
-NAME_FIELDS: Final[Mapping[str, str]] = {
-    "tools/call": "name",
-    "prompts/get": "name",
-    "resources/read": "uri",
-    # the tasks extension (SEP-2663): its methods name the task
-    "tasks/get": "taskId",
-    "tasks/update": "taskId",
-    "tasks/cancel": "taskId",
-}
-"""The methods whose `Mcp-Name` header mirrors a params field, and that field."""
 _BASE64_VALUE: Final = re.compile(r"=\?base64\?(.*)\?=", re.DOTALL)
 _VISIBLE_ASCII: Final = re.compile(r"[\x20-\x7e\t]*")
 

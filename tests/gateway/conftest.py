@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, LiveServer, _free_port, _wait_until_answering, serve_example, stop_process
+from tests.conftest import (
+    ROOT,
+    LiveServer,
+    _free_port,
+    _wait_until_answering,
+    serve_example,
+    stop_process,
+    task_workers,
+)
 
 CONFORMANCE = "/conformance/mcp"
 
@@ -65,9 +73,12 @@ class GatewayServers:
 def gateway_servers(
     live_server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[GatewayServers]:
-    """`front`'s `/gateway/mcp` fronts `back`'s `/conformance/mcp`; `front`'s `/gateway/chain/mcp` fronts the former."""
+    """`front`'s `/gateway/mcp` fronts `back`'s `/conformance/mcp`; `front`'s `/gateway/chain/mcp` fronts the former.
+
+    `back` has task workers of its own."""
     logs = tmp_path_factory.mktemp("gateway-log")
-    with serve_example(live_server_env, logs) as back:
+    # the back's workers run the tasks its conformance tools start (the tasks scenarios through the gateway)
+    with task_workers(live_server_env, logs), serve_example(live_server_env, logs) as back:
         front_env = {**live_server_env, "MCP_EXAMPLE_GATEWAY_BACKEND_URL": back.url(CONFORMANCE)}
         with serve_example(front_env, logs) as front:
             yield GatewayServers(front, back, {**front_env, "MCP_EXAMPLE_BASE_URL": front.base_url})

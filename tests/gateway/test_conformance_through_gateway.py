@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.test_official_suite import RUN_TIME_LIMIT, RUNS, SuiteRun, assert_suite_passes
+from tests.conformance.test_official_suite import (
+    RUN_TIME_LIMIT,
+    RUNS,
+    TASK_SCENARIOS,
+    SuiteRun,
+    assert_suite_passes,
+)
 from tests.gateway.conftest import GatewayServers
 
 pytestmark = [pytest.mark.live, pytest.mark.conformance, RUN_TIME_LIMIT]
@@ -34,6 +40,20 @@ def test_the_conformance_suite_passes_through_the_gateway_with_only_the_expected
 ) -> None:
     direct = RUNS[run_name]
     run = SuiteRun(direct.version, direct.args, f"expected-failures-gateway-{run_name}.yml")
+    logs = (
+        f"--- gateway log ---\n{gateway_servers.front.log_tail()}\n"
+        f"--- backend log ---\n{gateway_servers.back.log_tail()}"
+    )
+    assert_suite_passes(run, gateway_servers.front.url(path), tmp_path, logs)
+
+
+@pytest.mark.parametrize("path", [GATEWAY, CHAIN], ids=["gateway", "chain"])
+@pytest.mark.parametrize("scenario", TASK_SCENARIOS)
+def test_every_tasks_scenario_passes_through_the_gateway(
+    scenario: str, path: str, gateway_servers: GatewayServers, tmp_path: Path
+) -> None:
+    # The remote's tasks, under the gateway's handles: tasks/get, /update and /cancel reach the task's server.
+    run = SuiteRun("0.2.0-alpha.12", ("--scenario", scenario), "expected-failures-gateway-tasks.yml")
     logs = (
         f"--- gateway log ---\n{gateway_servers.front.log_tail()}\n"
         f"--- backend log ---\n{gateway_servers.back.log_tail()}"
