@@ -289,7 +289,7 @@ class Registry:
             errors += [
                 f"{kind} name {name!r} must be 1-128 characters of A-Z a-z 0-9 _ - ."
                 for name in names
-                if not NAME_PATTERN.match(name)
+                if not NAME_PATTERN.fullmatch(name)
             ]
         errors += self._duplicates
         for kind, target, argument in self._completions:

@@ -220,6 +220,11 @@ def test_the_demo_bus_providers_have_whitelists() -> None:
     assert checks.check_bus_providers() == []
 
 
+def test_a_bus_provider_does_not_expose_an_action_whose_name_ends_in_a_newline() -> None:
+    assert Notes().exposes("notes.add")
+    assert not Notes().exposes("notes.add\n")
+
+
 # ---------------------------------------------------------------- the demo, through the real view
 
 

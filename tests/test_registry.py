@@ -491,6 +491,17 @@ def test_name_errors_reports_bad_names_duplicates_and_dangling_completions() -> 
     assert registry.tools["ok.name-1"].fn is two
 
 
+def test_a_name_with_a_trailing_newline_is_refused() -> None:
+    registry = Registry("newline")
+
+    @registry.tool(name="lookup\n")
+    def lookup() -> str:
+        """Lookup."""
+        return ""
+
+    assert registry.name_errors() == ["tool name 'lookup\\n' must be 1-128 characters of A-Z a-z 0-9 _ - ."]
+
+
 def test_a_frozen_registry_refuses_declarations_with_a_clear_message() -> None:
     registry = Registry("frozen")
 

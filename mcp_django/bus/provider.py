@@ -74,7 +74,7 @@ class BusProvider(ToolProvider):
 
     def exposes(self, name: str) -> bool:
         """Whether the whitelist lets the action `name` through (a valid MCP tool name is also needed)."""
-        if not NAME_PATTERN.match(name):
+        if not NAME_PATTERN.fullmatch(name):
             return False
         return self.actions is None or any(fnmatch.fnmatchcase(name, pattern) for pattern in self.actions)
 

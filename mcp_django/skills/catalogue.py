@@ -316,7 +316,7 @@ def _front_matter_problem(front_matter: Mapping[str, Any], directory: str, label
     if name != directory:
         hint = f"It is {_cut(name, 20)!r}: set name: {directory}, or rename the directory."
         return Problem("mcp_django.E133", f"{label}: name is not the directory's.", hint, obj)
-    if not NAME_RULE.match(name):
+    if not NAME_RULE.fullmatch(name):
         message = f"{label}: name breaks the naming rules."
         hint = "Use 1-64 lowercase letters, digits and single inner hyphens."
         return Problem("mcp_django.E134", message, hint, obj)

@@ -217,7 +217,7 @@ class Toolset(ToolProvider):
     def named(self, tools: list[Tool], check_id: str) -> list[Tool]:
         """`tools`, after recording a `check_id` problem for each name MCP rejects."""
         for tool in tools:
-            if not NAME_PATTERN.match(tool.name):
+            if not NAME_PATTERN.fullmatch(tool.name):
                 self.problem(
                     check_id,
                     f"{type(self).__name__}: tool name {tool.name[:40]!r} is not a valid MCP name.",

@@ -117,6 +117,18 @@ def test_a_name_the_naming_rules_refuse_is_e134(skills_dir: Path) -> None:
     ]
 
 
+def test_a_name_with_a_trailing_newline_is_e134(skills_dir: Path) -> None:
+    directory = write_skill(skills_dir, "search\n", '---\nname: "search\\n"\ndescription: d\n---\n')
+    assert checks() == [
+        Error(
+            "Skill 'search\\n' (SKILLS_DIRS): name breaks the naming rules.",
+            hint="Use 1-64 lowercase letters, digits and single inner hyphens.",
+            obj=str(directory),
+            id="mcp_django.E134",
+        )
+    ]
+
+
 def test_a_skill_md_that_is_not_utf8_is_e135(skills_dir: Path) -> None:
     directory = write_skill(skills_dir, "latin")
     (directory / "SKILL.md").write_bytes(b"---\nname: latin\ndescription: caf\xe9\n---\n")

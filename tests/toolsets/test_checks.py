@@ -171,6 +171,23 @@ def test_a_page_size_above_max_rows_or_a_bad_tool_name_is_e117() -> None:
     ]
 
 
+def test_a_basename_with_a_trailing_newline_is_e117() -> None:
+    class Newline(ModelToolset):
+        model = Book
+        fields = ["id"]
+        actions = ["list"]
+        basename = "book\n"
+        plural = "books\n"
+
+    assert messages(Newline) == [
+        (
+            "mcp_django.E117",
+            "Newline: tool name 'list_books\\n' is not a valid MCP name.",
+            "Set basename (and plural) to letters, digits and _.",
+        )
+    ]
+
+
 def test_writes_without_permission_checks_are_w110() -> None:
     class OpenWrites(ModelToolset):
         model = Book
