@@ -76,7 +76,7 @@ class App:
             if isinstance(origins, str):
                 raise DeclarationError(f"{owner}: {field} is a list of origins, not one string")
             # A wildcard or a path would widen the view's CSP past what it names: refused when declared.
-            bad = [origin for origin in origins if not isinstance(origin, str) or not _ORIGIN.match(origin)]
+            bad = [origin for origin in origins if not isinstance(origin, str) or not _ORIGIN.fullmatch(origin)]
             if bad:
                 raise DeclarationError(f"{owner}: {field} takes origins like https://cdn.example.com, not {bad[0]!r}")
             object.__setattr__(self, field, tuple(origins))

@@ -134,7 +134,13 @@ async def test_a_caller_below_the_tools_scope_neither_lists_nor_reads_its_view(e
 
 
 def test_an_app_refuses_a_csp_origin_that_would_allow_everything(era: str) -> None:
-    for origin in ("*", "https://*", "https://cdn.example.com/path", "javascript:alert(1)"):
+    for origin in (
+        "*",
+        "https://*",
+        "https://cdn.example.com/path",
+        "javascript:alert(1)",
+        "https://cdn.example.com\n",
+    ):
         with pytest.raises(DeclarationError, match="takes origins like"):
             mcp_django.App("x.html", resource_domains=[origin])
 
