@@ -1,7 +1,9 @@
-"""Checks for declarations an endpoint serves that nothing on it delivers: task tools (E123), apps (W200).
+"""Checks of what the mounted endpoints offer: declarations nothing on them delivers, and their own extensions.
 
 A tool declared with `task=` or `app=` needs an extension on the endpoint that serves it; without one it
-still works, but not as declared (it runs inline, hosts never see its view).
+still works, but not as declared (it runs inline, hosts never see its view): E123, W200. An endpoint's
+`extensions=` and `exclude_extensions=` are checked too (E120-E122, E151), and the extensions only an
+endpoint names run their own checks, as installed ones do in `check_extensions`.
 """
 
 from __future__ import annotations
@@ -12,18 +14,23 @@ from typing import Any
 from django.apps import AppConfig
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
-__all__ = ["check_app_servers", "check_tool_runners"]
+from mcp_django.checks_support import short
+
+__all__ = ["check_app_servers", "check_endpoint_extensions", "check_tool_runners"]
+
+
+def _endpoints() -> list[Any]:
+    from mcp_django.endpoints import mounted_endpoints
+
+    try:
+        return mounted_endpoints()
+    except Exception:  # a broken URLconf is Django's URL checks' to report
+        return []
 
 
 def _tools_unserved(declares: Callable[[Any], bool], serves: Callable[[Any], bool]) -> list[str]:
     """The names of tools that `declares` picks on mounted endpoints that `serves` says nothing serves them on."""
-    from mcp_django.endpoints import mounted_endpoints
-
-    try:
-        endpoints = mounted_endpoints()
-    except Exception:  # a broken URLconf is Django's URL checks' to report
-        return []
-    served = [endpoint.registry for endpoint in endpoints if endpoint.registry is not None and not serves(endpoint)]
+    served = [endpoint.registry for endpoint in _endpoints() if endpoint.registry is not None and not serves(endpoint)]
     found = (name for registry in served for name, tool in registry.tools.items() if declares(tool))
     return list(dict.fromkeys(found))
 
@@ -52,3 +59,32 @@ def check_app_servers(app_configs: Iterable[AppConfig] | None = None, **kwargs: 
     message = f"Tools declare apps ({', '.join(names[:3])}), but no extension serves them."
     hint = "Add 'mcp_django.ui' to INSTALLED_APPS (docs/apps.md), or drop app= from them."
     return [Warning(message, hint=hint, id="mcp_django.W200")] if names else []
+
+
+@register(Tags.compatibility)
+def check_endpoint_extensions(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """E120-E122 for an endpoint's `extensions=`, E151 for an `exclude_extensions=` identifier nothing installs,
+    then the checks of every extension only endpoints name (each message once)."""
+    from mcp_django.extensions import installed_extensions, offered_extensions
+
+    installed = installed_extensions()
+    identifiers = {extension.identifier for extension in installed}
+    messages: list[CheckMessage] = []
+    checked: list[Any] = list(installed)
+    for endpoint in _endpoints():
+        offered, problems = offered_extensions(endpoint.added_extensions, endpoint.excluded_extensions)
+        messages += [Error(message, hint=hint, obj=endpoint, id=id_) for id_, message, hint in problems]
+        for identifier in endpoint.excluded_extensions:
+            if identifier not in identifiers:
+                message = f"Excluded extension {short(identifier, 40)} is not installed."
+                hint = f"Name one of: {', '.join(sorted(identifiers))}." if identifiers else "Remove it."
+                messages.append(Error(message, hint=hint, obj=endpoint, id="mcp_django.E151"))
+        for extension in offered:
+            if not any(extension is seen for seen in checked):
+                checked.append(extension)
+                messages += extension.check()
+    unique: list[CheckMessage] = []
+    for found in messages:  # two endpoints naming one extension each get an instance: one report
+        if found not in unique:
+            unique.append(found)
+    return unique

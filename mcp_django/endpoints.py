@@ -113,8 +113,10 @@ class Endpoint:
             None asks the installed one (the admin's), at each handler build.
         tool_timeout: seconds a tool call may run here (a tool's own `timeout` wins); None
             follows `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
-        extensions: the protocol extensions offered here (instances, classes, dotted paths); None offers
-            the installed ones. Each decides whether it is served here (`Extension.capability`).
+        extensions: protocol extensions offered here besides the installed ones (instances, classes,
+            dotted paths); one with an installed one's identifier replaces it on this endpoint. Each
+            decides whether it is served here (`Extension.capability`).
+        exclude_extensions: identifiers of installed extensions this endpoint does not offer.
     """
 
     def __init__(
@@ -133,7 +135,8 @@ class Endpoint:
         fast_path: bool = True,
         overlay: Overlay | None = None,
         tool_timeout: float | None = None,
-        extensions: Sequence[Extension | type[Extension] | str] | None = None,
+        extensions: Sequence[Extension | type[Extension] | str] = (),
+        exclude_extensions: Sequence[str] = (),
     ) -> None:
         if mode not in MODES and mode != SOURCELESS:
             raise ValueError(f"Endpoint {name!r}: mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -141,6 +144,8 @@ class Endpoint:
             raise ValueError(f"Endpoint {name!r}: an adapter endpoint serves providers, not a registry")
         if mode == "server" and providers is not None:
             raise ValueError(f"Endpoint {name!r}: a server endpoint serves a registry, not providers")
+        if isinstance(exclude_extensions, str) or isinstance(extensions, str):
+            raise ValueError(f"Endpoint {name!r}: extensions= and exclude_extensions= take lists, not one string")
         self.path = path.strip("/")
         self.name = name
         self.mode: Mode = mode
@@ -157,7 +162,8 @@ class Endpoint:
         self.fast_path = fast_path
         self._overlay = overlay
         self.tool_timeout = tool_timeout
-        self._extensions = None if extensions is None else tuple(extensions)
+        self.added_extensions = tuple(extensions)
+        self.excluded_extensions = tuple(exclude_extensions)
         self._served: ServedExtensions | None = None
         self._handler: MessageHandler | None = None
         self._chain: dict[str, Any] | None = None
@@ -305,7 +311,7 @@ class Endpoint:
     def served_extensions(self) -> ServedExtensions:
         """The extensions served here, with what they bring (worked out once per reset)."""
         if self._served is None:
-            self._served = ServedExtensions(self, self._extensions)
+            self._served = ServedExtensions(self, self.added_extensions, self.excluded_extensions)
         return self._served
 
     @property

@@ -15,7 +15,7 @@ other. docs/extensions.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from django.core.checks import CheckMessage, Error, Tags, register
@@ -31,7 +31,15 @@ from mcp_django.sources import Source
 if TYPE_CHECKING:
     from django.apps import AppConfig
 
-__all__ = ["Extension", "ExtensionProblem", "ServedExtensions", "ToolRunner", "installed_extensions", "load_extensions"]
+__all__ = [
+    "Extension",
+    "ExtensionProblem",
+    "ServedExtensions",
+    "ToolRunner",
+    "installed_extensions",
+    "load_extensions",
+    "offered_extensions",
+]
 
 ExtensionProblem = tuple[str, str, str]
 """`(check id, message, hint)`: a mistake found while loading the extensions, reported by `check_extensions`."""
@@ -98,19 +106,20 @@ class ServedExtensions:
 
     Args:
         endpoint: the endpoint each extension is asked about.
-        offered: the endpoint's own extensions (instances, classes or dotted paths); None: the installed ones.
+        added: the endpoint's own extensions (instances, classes or dotted paths), offered besides the
+            installed ones; one with an installed one's identifier takes its place.
+        excluded: identifiers of installed extensions the endpoint does not offer.
 
     Raises:
-        ValueError: `offered` names something that is not an extension (check E122 says which).
+        ValueError: `added` names something that is not an extension (check E122 says which).
     """
 
-    def __init__(self, endpoint: Any, offered: Sequence[Any] | None = None) -> None:
-        if offered is None:
-            extensions = installed_extensions()
-        else:
-            extensions, problems = load_extensions(offered)
-            if problems:
-                raise ValueError(f"Endpoint {getattr(endpoint, 'name', endpoint)!r}: {problems[0][1]}")
+    def __init__(self, endpoint: Any, added: Sequence[Any] = (), excluded: Collection[str] = ()) -> None:
+        extensions, problems = offered_extensions(added, excluded)
+        if problems:
+            raise ValueError(f"Endpoint {getattr(endpoint, 'name', endpoint)!r}: {problems[0][1]}")
+        self.offered: tuple[Extension, ...] = extensions
+        """Every extension offered here, served or not (`capability()` None), in order."""
         asked = ((extension, extension.capability(endpoint)) for extension in extensions)
         served = [(extension, capability) for extension, capability in asked if capability is not None]
         self.extensions: tuple[Extension, ...] = tuple(extension for extension, _ in served)
@@ -161,15 +170,29 @@ def installed_extensions() -> tuple[Extension, ...]:
     return _installed
 
 
+def offered_extensions(
+    added: Sequence[Any] = (), excluded: Collection[str] = ()
+) -> tuple[tuple[Extension, ...], list[ExtensionProblem]]:
+    """The extensions an endpoint offers: the installed ones but the `excluded` identifiers, then `added`.
+
+    An added extension with the identifier of an installed one takes its place (the endpoint's own
+    configuration of it); the problems are those of loading `added` (E120-E122).
+    """
+    own, problems = load_extensions(added, where="the endpoint's extensions=")
+    replacing = {extension.identifier: extension for extension in own}
+    installed = [replacing.pop(e.identifier, e) for e in installed_extensions() if e.identifier not in excluded]
+    return (*installed, *replacing.values()), problems
+
+
 def load_extensions(
-    entries: Iterable[Any], app_configs: Iterable[AppConfig] = ()
+    entries: Iterable[Any], app_configs: Iterable[AppConfig] = (), where: str = f"{SETTING_NAME}['EXTENSIONS']"
 ) -> tuple[tuple[Extension, ...], list[ExtensionProblem]]:
     """The extensions the settings' `entries` and the app configs' `mcp_extensions` name, and the problems found.
 
     An entry is an import string, an `Extension` subclass or an instance. The first extension of an
-    identifier wins; a later one is a problem (E120).
+    identifier wins; a later one is a problem (E120). `where` is how the hints name the list of `entries`.
     """
-    named = [(entry, f"{SETTING_NAME}['EXTENSIONS']") for entry in entries]
+    named = [(entry, where) for entry in entries]
     for app_config in app_configs:
         named += [(entry, f"{app_config.label}.mcp_extensions") for entry in getattr(app_config, "mcp_extensions", ())]
     found: dict[str, Extension] = {}

@@ -55,7 +55,8 @@ def endpoint(
     interceptor_protocol: bool = False,
     fast_path: bool = True,
     tool_timeout: float | None = None,
-    extensions: Sequence[Extension | type[Extension] | str] | None = None,
+    extensions: Sequence[Extension | type[Extension] | str] = (),
+    exclude_extensions: Sequence[str] = (),
     **gateway: Any,
 ) -> list[URLPattern]:
     """Return the URL patterns serving an MCP endpoint at `route`, with and without a trailing slash.
@@ -80,7 +81,8 @@ def endpoint(
             Under WSGI the view serves every endpoint either way.
         tool_timeout: seconds a tool call may run on this endpoint (a tool's own `timeout` wins);
             None follows `MCP_DJANGO["TOOL_TIMEOUT"]`.
-        extensions: the protocol extensions offered here; None offers every installed one (docs/extensions.md).
+        extensions: protocol extensions offered here besides the installed ones (docs/extensions.md).
+        exclude_extensions: identifiers of installed extensions not offered here.
         **gateway: the `GatewayEndpoint` arguments: with `mode="gateway"`, `backend` (required),
             `server_info`, `instructions`, `scope`, `tool_scopes` (docs/gateway.md); with any mode,
             `servers` makes a hub: remote servers beside the mode's local sources (docs/federation.md).
@@ -94,6 +96,7 @@ def endpoint(
         "fast_path": fast_path,
         "tool_timeout": tool_timeout,
         "extensions": extensions,
+        "exclude_extensions": exclude_extensions,
     }
     served: Endpoint
     if mode == "gateway" and (registry is not None or providers is not None):

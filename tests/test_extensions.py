@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
-from django.core.checks import Error
+from django.core.checks import Error, Warning
 from django.test import override_settings
 
-from mcp_django.checks import check_tool_runners
+from mcp_django.checks import check_endpoint_extensions, check_tool_runners
 from mcp_django.endpoints import Endpoint
 from mcp_django.extensions import Extension, check_extensions, installed_extensions, load_extensions
 from mcp_django.protocol.context import RequestContext
@@ -177,6 +177,70 @@ def test_an_endpoint_refuses_an_extension_that_is_not_one() -> None:
         endpoint.served_extensions  # noqa: B018
 
 
+TASKS = "io.modelcontextprotocol/tasks"
+
+
+def _offered(**options: Any) -> list[str]:
+    served = Endpoint("ext/mcp", name="ext-offered", mode="adapter", providers=[], **options).served_extensions
+    return [extension.identifier for extension in served.offered]
+
+
+def test_an_endpoint_s_own_extensions_are_offered_after_the_installed_ones() -> None:
+    installed = [extension.identifier for extension in installed_extensions()]
+
+    assert TASKS in installed
+    assert _offered() == installed
+    assert _offered(extensions=[ReceiptsExtension]) == [*installed, RECEIPTS]
+
+
+def test_an_endpoint_s_own_extension_takes_the_place_of_the_installed_one_with_its_identifier() -> None:
+    class QuietTasks(Extension):
+        identifier = TASKS
+
+    endpoint = Endpoint("ext/mcp", name="ext-quiet", mode="adapter", providers=[], extensions=[QuietTasks])
+    offered = endpoint.served_extensions.offered
+
+    assert [extension.identifier for extension in offered] == [e.identifier for e in installed_extensions()]
+    assert isinstance(offered[[e.identifier for e in offered].index(TASKS)], QuietTasks)
+    assert endpoint.tool_runner is None  # the installed tasks extension's runner is not there
+
+
+def test_an_endpoint_excludes_installed_extensions_by_identifier() -> None:
+    endpoint = Endpoint("ext/mcp", name="ext-excluding", mode="adapter", providers=[], exclude_extensions=[TASKS])
+
+    assert TASKS not in [extension.identifier for extension in endpoint.served_extensions.offered]
+    assert endpoint.tool_runner is None
+
+
+def test_an_endpoint_refuses_one_string_for_a_list_of_extensions() -> None:
+    with pytest.raises(ValueError, match="take lists, not one string"):
+        Endpoint("ext/mcp", name="ext-string", mode="adapter", exclude_extensions=TASKS)
+
+
+def test_the_checks_read_each_endpoint_s_extensions_and_run_those_only_endpoints_name_once() -> None:
+    with override_settings(ROOT_URLCONF="tests.extensions_urls"):
+        from mcp_django.endpoints import get_endpoint
+
+        messages = check_endpoint_extensions()
+        installed = ", ".join(sorted(extension.identifier for extension in installed_extensions()))
+        assert messages == [
+            Warning("Receipts are not printed.", hint="Plug in the printer.", id="tests.W001"),
+            Error(  # the endpoints in the order of their paths
+                "Extension 'tests.extensions_urls.NotThere' cannot be imported.",
+                hint=messages[1].hint,
+                obj=get_endpoint("three"),
+                id="mcp_django.E121",
+            ),
+            Error(
+                "Excluded extension 'example.com/missing' is not installed.",
+                hint=f"Name one of: {installed}.",
+                obj=get_endpoint("two"),
+                id="mcp_django.E151",
+            ),
+        ]
+        assert str(messages[1].hint).startswith("Fix the dotted path in the endpoint's extensions= (")
+
+
 task_registry = Registry("declared-as-tasks")
 
 
@@ -186,7 +250,12 @@ def long_report(rows: int) -> str:
     return f"{rows} rows"
 
 
-urlpatterns = endpoint("no-extensions/mcp", name="no-extensions", registry=task_registry, extensions=[])
+urlpatterns = endpoint(
+    "no-extensions/mcp",
+    name="no-extensions",
+    registry=task_registry,
+    exclude_extensions=["io.modelcontextprotocol/tasks"],
+)
 """A URLconf (this module) whose one endpoint declares a task tool and offers no extension to run it."""
 
 

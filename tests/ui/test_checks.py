@@ -40,7 +40,12 @@ def unserved_card() -> str:
 
 urlpatterns = [
     *endpoint("broken/mcp", name="apps-broken", registry=broken_registry, extensions=[AppsExtension]),
-    *endpoint("unserved/mcp", name="apps-unserved", registry=unserved_registry, extensions=[]),
+    *endpoint(
+        "unserved/mcp",
+        name="apps-unserved",
+        registry=unserved_registry,
+        exclude_extensions=["io.modelcontextprotocol/ui"],
+    ),
 ]
 """A URLconf (this module): one endpoint whose views cannot load, one whose app no extension serves."""
 
