@@ -168,11 +168,9 @@ MCP_DJANGO = {
         "mcp_django.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    # Skills (SEP-2640, docs/skills.md): the demo's and the conformance fixture's skills/ directories,
-    # served on the conformance endpoints, where the official suite's sep-2640-skills-* scenarios read them.
     # MCP_EXAMPLE_OTEL=console adds OpenTelemetry spans printed to stdout (example_project/telemetry.py).
-    "EXTENSIONS": ["mcp_django.skills.SkillsExtension", *example_telemetry.EXTENSIONS],
-    "SKILLS_ENDPOINTS": ["conformance", "conformance-view"],
+    # Skills (SEP-2640) are not installed here but named by the endpoints that serve them (urls.py).
+    "EXTENSIONS": [*example_telemetry.EXTENSIONS],
     # bob's group grants TEAM here; carol's group grants SYSTEM through a GroupScope row (see seed_demo).
     "SCOPE_GROUPS": {"mcp-team": "TEAM"},
     # Browser pages (besides localhost ones) that may call the endpoints, space-separated: docs/cors.md.

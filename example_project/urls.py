@@ -4,7 +4,11 @@ from django.contrib import admin
 from django.urls import include, path
 
 from example_project.demo.views import home
-from mcp_django.urls import endpoint
+from mcp_django.urls import endpoint, manifest_urlpatterns, well_known_urlpatterns
+
+# Skills (SEP-2640, docs/skills.md): the demo's and the conformance fixture's skills/ directories, served
+# on /mcp and on the conformance endpoints, where the official suite's sep-2640-skills-* scenarios read them.
+SKILLS = ["mcp_django.skills.SkillsExtension"]
 
 urlpatterns = [
     # The landing page: every endpoint below with its mode, and how to connect (example_project/demo/views.py).
@@ -17,6 +21,7 @@ urlpatterns = [
         name="conformance",
         allow_anonymous=True,
         interceptors=[],
+        extensions=SKILLS,
     ),
     # The same fixture served by the Django view and the project's middleware, not the fast path
     # (example_project/asgi.py): the conformance tests run against both.
@@ -27,6 +32,7 @@ urlpatterns = [
         allow_anonymous=True,
         interceptors=[],
         fast_path=False,
+        extensions=SKILLS,
     ),
     # An interceptor server: the demo's guard, for the chains that name the "demo" server (settings.py).
     *endpoint(
@@ -76,8 +82,12 @@ urlpatterns = [
         interceptors=[],
         servers=[{"SERVER": "conformance", "NAMESPACE": "conf"}, {"SERVER": "books", "NAMESPACE": "books"}],
     ),
-    # /mcp (and /mcp/): the server endpoint with every `@mcp_django.tool` of the project's apps.
-    path("", include("mcp_django.urls")),
+    # What `include("mcp_django.urls")` mounts, with the skills on /mcp: the server endpoint with every
+    # `@mcp_django.tool` of the project's apps, the adapter endpoint of its providers, the manifest.
+    *endpoint("mcp", name="server", extensions=SKILLS),
+    *endpoint("mcp/adapter", name="adapter", mode="adapter"),
+    *manifest_urlpatterns,
+    *well_known_urlpatterns,
     # The OAuth 2.1 authorization server: metadata, registration, login + consent, tokens (docs/oauth.md).
     path("", include("mcp_django.oauth.urls")),
 ]

@@ -150,6 +150,9 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 
 
 def _retired_key(key: str) -> CheckMessage:
+    if key == "SKILLS_ENDPOINTS":
+        hint = f"Add extensions=[{RETIRED[key]!r}] to those endpoints instead (docs/skills.md)."
+        return Error(f"{setting(key)} is gone: endpoints name the extension.", hint=hint, id="mcp_django.E150")
     entry = "{'URL': ..., 'FAIL_OPEN': ...}" if key == "INTERCEPTOR_SERVERS" else "{'URL': ...}"
     hint = f"Move its entries to {SETTING_NAME}['{RETIRED[key]}'] = {{'name': {entry}}} (docs/gateway.md)."
     return Error(f"{setting(key)} is gone: name remote servers in {RETIRED[key]!r}.", hint=hint, id="mcp_django.E140")

@@ -85,7 +85,6 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     # The Skills extension (docs/skills.md): directories of skill directories, searched before the apps'.
     "SKILLS_DIRS": [],
     # The endpoints (by name) that serve the installed skills; None: every endpoint.
-    "SKILLS_ENDPOINTS": None,
     # The scope a caller needs to see a skill, by skill name (USER when not listed).
     "SKILL_SCOPES": {},
     # Scopes and authentication (docs/scopes.md, docs/authentication.md).
@@ -146,8 +145,9 @@ DEFAULTS: Final[Mapping[str, Any]] = {
 RETIRED: Final[Mapping[str, str]] = {
     "GATEWAYS": "SERVERS",
     "INTERCEPTOR_SERVERS": "SERVERS",
+    "SKILLS_ENDPOINTS": "mcp_django.skills.SkillsExtension",  # an endpoint's extensions=
 }
-"""Keys `MCP_DJANGO` no longer accepts, and the key that replaced each (a check error names it)."""
+"""Keys `MCP_DJANGO` no longer accepts, and what replaced each (a check error names it)."""
 
 IMPORT_STRINGS: Final[frozenset[str]] = frozenset({"SESSION_STORE", "SCOPE_POLICY"})
 """Keys whose value is a dotted path (or the object itself), resolved lazily."""

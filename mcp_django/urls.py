@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from mcp_django.providers import Provider
     from mcp_django.registry import Registry
 
-__all__ = ["endpoint", "urlpatterns", "well_known_urlpatterns"]
+__all__ = ["endpoint", "manifest_urlpatterns", "urlpatterns", "well_known_urlpatterns"]
 
 
 def endpoint(
@@ -126,9 +126,12 @@ well_known_urlpatterns = [
 ]
 """RFC 9728 metadata of every protected endpoint; serve these at the site root."""
 
+manifest_urlpatterns = [path("mcp/.well-known/endpoints", public_view(endpoint_manifest), name="mcp-manifest")]
+"""The endpoints manifest (every mounted endpoint, its mode and sources) at `/mcp/.well-known/endpoints`."""
+
 urlpatterns = [
     *endpoint("mcp", name="server", mode="server"),
     *endpoint("mcp/adapter", name="adapter", mode="adapter"),
-    path("mcp/.well-known/endpoints", public_view(endpoint_manifest), name="mcp-manifest"),
+    *manifest_urlpatterns,
     *well_known_urlpatterns,
 ]

@@ -21,7 +21,6 @@ __all__ = ["EXTENSION", "SkillsExtension"]
 
 EXTENSION: Final = "io.modelcontextprotocol/skills"
 _E136: Final = "mcp_django.E136"
-_E137: Final = "mcp_django.E137"
 _E138: Final = "mcp_django.E138"
 
 
@@ -30,9 +29,9 @@ class SkillsExtension(Extension):
 
     Each file of a skill is a `skill://<name>/<path>` resource; `skills/list` and `skills/get` give
     the skills' entries (front matter and the digest and size of every file), and
-    `resources/directory/read` lists a skill's directories (`directoryRead: true`). Every endpoint
-    serves them, or those `MCP_DJANGO["SKILLS_ENDPOINTS"]` names; a gateway, whose resources are its
-    remote server's, and an endpoint of a project with no skill advertise nothing.
+    `resources/directory/read` lists a skill's directories (`directoryRead: true`). Every endpoint it
+    is offered on serves them (installed, or named in an endpoint's `extensions=`); a gateway, whose
+    resources are its remote server's, and an endpoint of a project with no skill advertise nothing.
     """
 
     identifier = EXTENSION
@@ -42,9 +41,6 @@ class SkillsExtension(Extension):
 
     def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
         """`{"directoryRead": true}` where skills are served; None elsewhere."""
-        names = mcp_settings.SKILLS_ENDPOINTS
-        if names is not None and getattr(endpoint, "name", None) not in names:
-            return None
         if getattr(endpoint, "mode", None) == "gateway" or not catalogue().skills:
             return None
         return {"directoryRead": True}
@@ -56,7 +52,7 @@ class SkillsExtension(Extension):
         return (self.source,)
 
     def check(self) -> list[CheckMessage]:
-        """E136-E138 for bad settings, then every skill that cannot be served as it is (E130-E135, W130-W132)."""
+        """E136 and E138 for bad settings, then every skill that cannot be served as it is (E130-E135, W130-W132)."""
         messages = _settings_problems()
         for problem in catalogue().problems:
             kind = Warning if problem.id.startswith("mcp_django.W") else Error
@@ -65,16 +61,11 @@ class SkillsExtension(Extension):
 
 
 def _settings_problems() -> list[CheckMessage]:
-    messages: list[CheckMessage] = []
-    names = mcp_settings.SKILLS_ENDPOINTS
-    if names is not None and (not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names)):
-        message = "MCP_DJANGO['SKILLS_ENDPOINTS'] must be a list of names."
-        messages.append(Error(message, hint="List endpoint names, or set None for every endpoint.", id=_E137))
     directories = mcp_settings.SKILLS_DIRS
     if not isinstance(directories, (list, tuple)) or not all(isinstance(d, (str, Path)) for d in directories):
         hint = "Set it to a list of paths, each a directory of skill directories."
-        return [*messages, Error("MCP_DJANGO['SKILLS_DIRS'] must be a list of paths.", hint=hint, id=_E136)]
-    messages += _scope_problems()
+        return [Error("MCP_DJANGO['SKILLS_DIRS'] must be a list of paths.", hint=hint, id=_E136)]
+    messages = _scope_problems()
     for directory in directories:
         if not Path(directory).is_dir():
             message = f"MCP_DJANGO['SKILLS_DIRS'] names {_short(str(directory))}, not a directory."

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.checks import Error, Warning
 from django.test import override_settings
 
+from mcp_django.checks import check_endpoint_extensions, check_settings
 from mcp_django.extensions import check_extensions
 from mcp_django.scopes import Scope
 from mcp_django.skills import SkillsExtension
@@ -35,10 +36,11 @@ def checks() -> list[Any]:
     return SkillsExtension().check()
 
 
-def test_the_example_project_passes_and_its_checks_run_with_the_projects() -> None:
+def test_the_example_project_passes_and_its_checks_run_once_though_only_its_endpoints_name_it() -> None:
     assert checks() == []
     with with_settings(SKILLS_DIRS="skills"):
-        assert [message.id for message in check_extensions()] == ["mcp_django.E136"]
+        assert [message.id for message in check_extensions()] == []  # not installed
+        assert [message.id for message in check_endpoint_extensions()] == ["mcp_django.E136"]
 
 
 def test_a_skill_md_without_front_matter_is_e130_and_not_served(skills_dir: Path) -> None:
@@ -176,13 +178,14 @@ def test_skills_dirs_that_are_not_a_list_of_directories_are_e136(tmp_path: Path)
         ]
 
 
-def test_skills_endpoints_that_are_not_a_list_of_names_is_e137() -> None:
-    with with_settings(SKILLS_ENDPOINTS="conformance"):
-        assert checks() == [
+def test_the_retired_skills_endpoints_setting_is_e150_whose_hint_shows_the_endpoint_argument() -> None:
+    with with_settings(SKILLS_ENDPOINTS=["conformance"]):
+        assert [message for message in check_settings() if message.id == "mcp_django.E150"] == [
             Error(
-                "MCP_DJANGO['SKILLS_ENDPOINTS'] must be a list of names.",
-                hint="List endpoint names, or set None for every endpoint.",
-                id="mcp_django.E137",
+                "MCP_DJANGO['SKILLS_ENDPOINTS'] is gone: endpoints name the extension.",
+                hint="Add extensions=['mcp_django.skills.SkillsExtension'] to those endpoints instead"
+                " (docs/skills.md).",
+                id="mcp_django.E150",
             )
         ]
 

@@ -1,5 +1,5 @@
-"""The Skills extension on real endpoints: installed by the example project, served where SKILLS_ENDPOINTS says,
-and behind each endpoint's admission (no credentials, no skills)."""
+"""The Skills extension on real endpoints: named by the example project's /mcp and conformance endpoints
+(`extensions=`), served there only, and behind each endpoint's admission (no credentials, no skills)."""
 
 from __future__ import annotations
 
@@ -39,46 +39,47 @@ async def test_the_conformance_endpoint_serves_every_installed_apps_skills_in_bo
     assert read["contents"][0]["mimeType"] == "text/markdown"
 
 
-def test_the_conformance_endpoint_advertises_the_extension_with_its_tasks_and_the_default_one_does_not() -> None:
-    conformance = get_endpoint("conformance").handler.capabilities(Era.STATELESS)["extensions"]
-    assert conformance[SKILLS] == {"directoryRead": True}
-    assert "io.modelcontextprotocol/tasks" in conformance
-    server = get_endpoint("server").handler.capabilities(Era.STATELESS)
-    assert SKILLS not in server.get("extensions", {})
-    assert not any(item["uri"].startswith("skill://") for item in server_resources())
+def test_the_endpoints_naming_the_extension_advertise_it_beside_the_installed_tasks_and_the_others_do_not() -> None:
+    for name in ("conformance", "server"):
+        served = get_endpoint(name).handler.capabilities(Era.STATELESS)["extensions"]
+        assert served[SKILLS] == {"directoryRead": True}
+        assert "io.modelcontextprotocol/tasks" in served
+    adapter = get_endpoint("adapter").handler.capabilities(Era.STATELESS)
+    assert SKILLS not in adapter.get("extensions", {})
+    assert not any(item["uri"].startswith("skill://") for item in adapter_resources())
 
 
-def server_resources() -> list[dict[str, Any]]:
-    return MCPTestClient("server", scope="SYSTEM", era="stateless").sync.list_resources()
+def adapter_resources() -> list[dict[str, Any]]:
+    return MCPTestClient("adapter", scope="SYSTEM", era="stateless").sync.list_resources()
 
 
 async def test_an_endpoint_not_serving_skills_answers_their_methods_as_unknown() -> None:
-    client = MCPTestClient("server", scope="SYSTEM", era="stateless")
+    client = MCPTestClient("adapter", scope="SYSTEM", era="stateless")
     reply: Any = await client.handler.handle(stateless("skills/list"), client.connection)
     assert reply["error"] == {"code": -32601, "message": "Method not found: skills/list"}
 
 
 @pytest.mark.django_db
-def test_with_skills_everywhere_a_protected_endpoint_refuses_callers_without_credentials_and_serves_the_rest() -> None:
-    with with_settings(SKILLS_ENDPOINTS=None):
-        client = Client()
-        refused = post(client, stateless("skills/list"), stateless_headers("skills/list"))
-        assert refused.status_code == 401
-        assert "skill://" not in refused.content.decode()
-        user = get_user_model().objects.create_user("reader")
-        token = Token.objects.create(user=user).key
-        headers = {**stateless_headers("skills/list"), "Authorization": f"Token {token}"}
-        served = post(client, stateless("skills/list"), headers)
-        assert served.status_code == 200, served.content
-        assert [entry["frontmatter"]["name"] for entry in json.loads(served.content)["result"]["skills"]] == [
-            "book-search",
-            "catalogue-report",
-            "fixture-tour",
-        ]
+def test_the_demo_s_protected_mcp_refuses_skills_to_callers_without_credentials_and_serves_the_rest() -> None:
+    client = Client()
+    refused = post(client, stateless("skills/list"), stateless_headers("skills/list"))
+    assert refused.status_code == 401
+    assert "skill://" not in refused.content.decode()
+    user = get_user_model().objects.create_user("reader")
+    token = Token.objects.create(user=user).key
+    headers = {**stateless_headers("skills/list"), "Authorization": f"Token {token}"}
+    served = post(client, stateless("skills/list"), headers)
+    assert served.status_code == 200, served.content
+    assert [entry["frontmatter"]["name"] for entry in json.loads(served.content)["result"]["skills"]] == [
+        "book-search",
+        "catalogue-report",
+        "fixture-tour",
+    ]
 
 
-def test_a_gateway_endpoint_never_serves_the_projects_skills() -> None:
-    with with_settings(SKILLS_ENDPOINTS=None):
+def test_a_gateway_endpoint_never_serves_the_projects_skills_even_where_the_extension_is_installed() -> None:
+    with with_settings(EXTENSIONS=["mcp_django.skills.SkillsExtension"]):
         gateway = get_endpoint("gateway")
         assert gateway.mode == "gateway"
+        assert SKILLS in [extension.identifier for extension in gateway.served_extensions.offered]
         assert SKILLS not in gateway.served_extensions.capabilities
