@@ -23,6 +23,7 @@ import pydantic
 import pydantic_core
 
 from mcp_django import content
+from mcp_django.exceptions import ToolError  # defined there; importable from here too
 from mcp_django.protocol.results import MAX_COMPLETION_VALUES, completion, tool_error
 
 __all__ = [
@@ -44,15 +45,6 @@ __all__ = [
     "tool_failure",
     "tool_result",
 ]
-
-
-class ToolError(Exception):
-    """Raise from a tool to return an `isError` result whose text is exactly the message.
-
-    Any other exception also becomes an `isError` result, but prefixed with
-    "Error executing tool <name>:" and logged with its traceback; `ToolError` is
-    for failures the model is meant to read and act on.
-    """
 
 
 def to_json(value: Any) -> str:

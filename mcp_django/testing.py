@@ -28,6 +28,7 @@ from django.utils.module_loading import import_string
 
 from mcp_django.admission import ADMITTED_SCOPE
 from mcp_django.endpoints import Endpoint, get_endpoint
+from mcp_django.exceptions import MCPCallError  # defined there; importable from here too
 from mcp_django.protocol import Connection, MessageHandler, MethodNotFound
 from mcp_django.protocol.context import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
@@ -47,16 +48,6 @@ __all__ = [
 ]
 
 _MAX_INPUT_ROUNDS = 10
-
-
-class MCPCallError(Exception):
-    """The server answered a request with a JSON-RPC error."""
-
-    def __init__(self, error: dict[str, Any]) -> None:
-        self.code: int = error["code"]
-        self.message: str = error["message"]
-        self.data: Any = error.get("data")
-        super().__init__(f"{self.code}: {self.message}")
 
 
 _UNSET: Any = object()

@@ -26,7 +26,7 @@ from typing import Any, Final, Generic, TypeAlias, TypeVar, overload
 import pydantic
 from asgiref.sync import async_to_sync, iscoroutinefunction
 
-from mcp_django.exceptions import RegistryFrozen
+from mcp_django.exceptions import ActionError, RegistryFrozen  # ActionError: importable from here too
 from mcp_django.executor import run_sync
 from mcp_django.protocol.errors import validation_problems
 
@@ -93,20 +93,6 @@ class Err:
 
 
 Result: TypeAlias = "Ok[Any] | Err"
-
-
-class ActionError(Exception):
-    """Raised by an action (or middleware) to fail with a code and a message the caller may read.
-
-    Args:
-        message: shown to the caller (and, through the bus provider, to the model).
-        code: a stable, machine-readable code; `"action_failed"` unless given.
-    """
-
-    def __init__(self, message: str, code: str = "action_failed") -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

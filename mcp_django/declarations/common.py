@@ -11,6 +11,7 @@ from asgiref.sync import iscoroutinefunction
 from typing_extensions import TypedDict
 
 from mcp_django.declarations.django_values import evaluate, needs_evaluation
+from mcp_django.exceptions import DeclarationError  # defined there; importable from here too
 from mcp_django.executor import run_sync
 from mcp_django.permissions import Permissions, parse_permissions
 from mcp_django.results import is_failure
@@ -35,10 +36,6 @@ NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 """The characters and length MCP allows in tool and prompt names (2025-11-25)."""
 
 AnyFunction: TypeAlias = Callable[..., Any]
-
-
-class DeclarationError(TypeError):
-    """A tool, resource, prompt or completion cannot be declared as written."""
 
 
 class ToolAnnotations(TypedDict, total=False):

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
 from mcp_django.protocol.context import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -77,32 +78,6 @@ def _without_subscription_id(message: Message) -> Message:
     meta = {key: value for key, value in meta.items() if key != _SUBSCRIPTION_ID}
     params = {key: value for key, value in params.items() if key != "_meta"} | ({"_meta": meta} if meta else {})
     return {key: value for key, value in message.items() if key != "params"} | ({"params": params} if params else {})
-
-
-class RemoteError(MCPError):
-    """The remote server answered a request with a JSON-RPC error: its code, message and data, unchanged."""
-
-    def __init__(self, code: int, message: str, data: Any = None, *, server: str = "") -> None:
-        super().__init__(message or "Remote error", data=data)
-        self.code = code
-        self.server = server
-
-
-class BackendUnavailable(MCPError):
-    """The remote server is down, did not answer in time, refused the gateway, or broke the protocol.
-
-    `reason` is one of `unreachable`, `timeout`, `refused`, `closed`, `protocol`, or `limit` (it sent
-    more than the gateway's bounds allow, `gateway.limits`); it travels as `data.reason` beside
-    `data.backend` (the configured name, never the URL or command).
-    """
-
-    code = INTERNAL_ERROR
-    default_message = "Backend unavailable"
-
-    def __init__(self, server: str, reason: str, detail: str) -> None:
-        super().__init__(f"Backend {server!r} unavailable: {detail}", data={"backend": server, "reason": reason})
-        self.server = server
-        self.reason = reason
 
 
 class NotForwardable(MCPError):
