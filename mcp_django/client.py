@@ -36,7 +36,7 @@ from mcp_django.interceptors import chain_options
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.overlay import installed, on_change
 
-__all__ = ["BackendUnavailable", "MCPClient", "RemoteError", "SyncMCPClient"]
+__all__ = ["BackendUnavailable", "MCPClient", "RemoteError", "SyncMCPClient", "connect"]
 
 _settings_chain: dict[str, Any] | None = None
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Extension",
     "ExtensionProblem",
+    "MethodSpec",
     "ServedExtensions",
     "ToolRunner",
     "installed_extensions",

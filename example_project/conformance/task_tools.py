@@ -12,7 +12,7 @@ from typing import Any
 
 import mcp_django
 from mcp_django import Context, ToolError
-from mcp_django.protocol.jsonrpc import InternalError
+from mcp_django.exceptions import InternalError
 
 CONFIRM_SCHEMA = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}

@@ -19,8 +19,8 @@ from typing import Any
 
 from django.apps import apps
 
+from mcp_django import Context
 from mcp_django.bus import BusProvider
-from mcp_django.context import Context
 from mcp_django.providers import ResourceProvider, ToolProvider
 from mcp_django.scopes import Scope
 
