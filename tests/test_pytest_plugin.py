@@ -106,7 +106,22 @@ async def test_the_http_client_without_credentials_is_refused(mcp_http_client: M
     assert raised.value.reason == "refused"
 
 
-def test_the_plugin_imports_no_django_until_a_fixture_is_used() -> None:
+@pytest.mark.parametrize("module", ["mcp_django.testing.pytest_plugin", "mcp_django.pytest_plugin"])
+def test_the_plugin_imports_no_django_until_a_fixture_is_used(module: str) -> None:
     # pytest loads it in every run of a project that installs mcp_django, Django configured or not
-    code = "import sys, mcp_django.pytest_plugin; assert 'django' not in sys.modules, 'django imported'"
+    code = f"import sys, {module}; assert 'django' not in sys.modules, 'django imported'"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent)
+
+
+def test_the_testing_package_and_the_old_paths_give_the_same_clients() -> None:
+    import mcp_django.testing as testing
+    from mcp_django.pytest_plugin import mcp_client
+    from mcp_django.testing.http import MCPHTTPTestClient as Moved
+    from mcp_django.testing.pytest_plugin import mcp_client as moved_fixture
+    from mcp_django.testing_http import MCPHTTPTestClient as Old
+
+    assert testing.MCPHTTPTestClient is Moved is Old
+    assert mcp_client is moved_fixture
+    assert testing.MCPTestClient.__module__ == "mcp_django.testing.client"
+    with pytest.raises(AttributeError, match="no attribute 'MCPTestClinet'"):
+        testing.MCPTestClinet  # noqa: B018

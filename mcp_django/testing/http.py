@@ -20,7 +20,7 @@ from mcp_django.gateway.http_client import HTTPConnection
 from mcp_django.gateway.remote import RemoteError, RemoteServer
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.scopes import User
-from mcp_django.testing import MCPCallError, MCPClientMethods
+from mcp_django.testing.client import MCPCallError, MCPClientMethods
 
 __all__ = ["MCPHTTPTestClient"]
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from mcp_django.testing import MCPTestClient
-    from mcp_django.testing_http import MCPHTTPTestClient
+    from mcp_django.testing.client import MCPTestClient
+    from mcp_django.testing.http import MCPHTTPTestClient
 
 __all__ = ["mcp_client", "mcp_era", "mcp_http_client"]
 
@@ -43,7 +43,7 @@ def mcp_client() -> Callable[..., MCPTestClient]:
     `target` is an endpoint's name or path, a dotted path to an `Endpoint` or `Registry`, or one of
     them; the other arguments are `MCPTestClient`'s.
     """
-    from mcp_django.testing import MCPTestClient
+    from mcp_django.testing.client import MCPTestClient
 
     def make(target: Any, **options: Any) -> MCPTestClient:
         return MCPTestClient(target, **options)
@@ -59,7 +59,7 @@ def mcp_http_client(live_server: Any) -> Callable[..., MCPHTTPTestClient]:
     client as `async with`, so it closes on the test's event loop. The live server makes the test use
     a transactional database, so the users and tokens a test creates are seen by the server's threads.
     """
-    from mcp_django.testing_http import MCPHTTPTestClient
+    from mcp_django.testing.http import MCPHTTPTestClient
 
     def make(path: str, **options: Any) -> MCPHTTPTestClient:
         return MCPHTTPTestClient(live_server.url + "/" + path.lstrip("/"), **options)
