@@ -206,7 +206,9 @@ def test_the_wheels_pytest_plugin_serves_a_small_projects_tests(dist: Path, tmp_
 
     output = run(python, "-m", "pytest", "-p", "no:cacheprovider", "-v", cwd=project)
 
-    assert "mcp_django.pytest_plugin" in run(python, "-m", "pytest", "--trace-config", "--co", "-q", cwd=project)
+    assert "mcp_django.testing.pytest_plugin" in run(
+        python, "-m", "pytest", "--trace-config", "--co", "-q", cwd=project
+    )
     assert "4 passed" in output, output
 
 
