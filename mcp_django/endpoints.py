@@ -114,7 +114,7 @@ class Endpoint:
         tool_timeout: seconds a tool call may run here (a tool's own `timeout` wins); None
             follows `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
         extensions: protocol extensions offered here besides the installed ones (instances, classes,
-            dotted paths); one with an installed one's identifier replaces it on this endpoint. Each
+            dotted paths; None: none); one with an installed one's identifier replaces it here. Each
             decides whether it is served here (`Extension.capability`).
         exclude_extensions: identifiers of installed extensions this endpoint does not offer.
     """
@@ -135,7 +135,7 @@ class Endpoint:
         fast_path: bool = True,
         overlay: Overlay | None = None,
         tool_timeout: float | None = None,
-        extensions: Sequence[Extension | type[Extension] | str] = (),
+        extensions: Sequence[Extension | type[Extension] | str] | None = None,
         exclude_extensions: Sequence[str] = (),
     ) -> None:
         if mode not in MODES and mode != SOURCELESS:
@@ -162,7 +162,7 @@ class Endpoint:
         self.fast_path = fast_path
         self._overlay = overlay
         self.tool_timeout = tool_timeout
-        self.added_extensions = tuple(extensions)
+        self.added_extensions = tuple(extensions or ())
         self.excluded_extensions = tuple(exclude_extensions)
         self._served: ServedExtensions | None = None
         self._handler: MessageHandler | None = None

@@ -55,7 +55,7 @@ def endpoint(
     interceptor_protocol: bool = False,
     fast_path: bool = True,
     tool_timeout: float | None = None,
-    extensions: Sequence[Extension | type[Extension] | str] = (),
+    extensions: Sequence[Extension | type[Extension] | str] | None = None,
     exclude_extensions: Sequence[str] = (),
     **gateway: Any,
 ) -> list[URLPattern]:

@@ -189,7 +189,7 @@ def test_an_endpoint_s_own_extensions_are_offered_after_the_installed_ones() -> 
     installed = [extension.identifier for extension in installed_extensions()]
 
     assert TASKS in installed
-    assert _offered() == installed
+    assert _offered() == _offered(extensions=None) == installed
     assert _offered(extensions=[ReceiptsExtension]) == [*installed, RECEIPTS]
 
 
