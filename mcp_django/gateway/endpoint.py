@@ -32,7 +32,7 @@ from mcp_django import notifications
 from mcp_django.admission import Admission, Credentials
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import SOURCELESS, Endpoint, Mode
-from mcp_django.extensions import ServedExtensions, installed_extensions, load_extensions
+from mcp_django.extensions import ServedExtensions
 from mcp_django.gateway.connection import RemoteServer
 from mcp_django.gateway.source import RemoteSource, ensure_input_schemas
 from mcp_django.gateway.tasks import RemoteTasksExtension
@@ -202,12 +202,10 @@ class GatewayEndpoint(Endpoint):
     def served_extensions(self) -> ServedExtensions:
         """The endpoint's extensions, and the remote servers' tasks where one advertises them (`gateway.tasks`)."""
         if self._served is None:
-            offered: Sequence[Any] = installed_extensions() if self._extensions is None else self._extensions
+            added = tuple(self.added_extensions)
             if REMOTE_TASKS.capability(self) is not None:
-                extensions, problems = load_extensions(offered)
-                if not problems:  # else ServedExtensions raises, naming the problem
-                    offered = (*(e for e in extensions if e.identifier != REMOTE_TASKS.identifier), REMOTE_TASKS)
-            self._served = ServedExtensions(self, offered)
+                added += (REMOTE_TASKS,)  # in place of the installed tasks extension, which has no task here
+            self._served = ServedExtensions(self, added, self.excluded_extensions)
         return self._served
 
     def describe(self) -> tuple[Mapping[str, Any], str | None]:
