@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from example_project.demo.ninja_api import api as ninja_api
 from example_project.demo.views import home
 from mcp_django.urls import endpoint, manifest_urlpatterns, well_known_urlpatterns
 
@@ -14,6 +15,8 @@ urlpatterns = [
     # The landing page: every endpoint below with its mode, and how to connect (example_project/demo/views.py).
     path("", home, name="home"),
     path("admin/", admin.site.urls),
+    # The demo's django-ninja API over HTTP; the same operations are tools on /mcp/adapter (docs/ninja.md).
+    path("ninja/", ninja_api.urls),
     # The conformance fixture server, open to anonymous callers as the official suite expects.
     *endpoint(
         "conformance/mcp",

@@ -19,6 +19,8 @@ class DemoConfig(AppConfig):
         "example_project.demo.toolsets.BookToolset",
         "example_project.demo.toolsets.BookAPITools",
         "example_project.demo.toolsets.CatalogueStatsTools",
+        "example_project.demo.toolsets.BookNinjaTools",
+        "example_project.demo.toolsets.BookAdminActions",
     ]
     # The command bus's actions (registered when Django starts); the two Catalogue providers expose them.
     mcp_bus_modules = ["example_project.demo.actions"]

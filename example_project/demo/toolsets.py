@@ -8,15 +8,22 @@ model permissions (``seed_demo`` grants them: alice may view, bob add and change
 ``create_api_book``, ``update_api_book``): each call runs through the viewset, so its
 ``DjangoModelPermissions``, its throttle and its serializer's validation apply to the MCP caller.
 ``CatalogueStatsTools`` publishes an ``APIView``'s GET as ``get_catalogue_stats``.
+
+``BookNinjaTools`` publishes the django-ninja API of ``ninja_api.py`` (``find_books``, ``read_book``,
+``suggest_book``, ``staff_report``): Ninja's own authentication, validation and ``HttpError``s apply.
+
+``BookAdminActions`` publishes the book admin's actions (``book_delete_selected``,
+``book_clear_summaries``) to staff users the admin allows them, after the user confirms.
 """
 
 from __future__ import annotations
 
 from mcp_django.scopes import Scope
-from mcp_django.toolsets import APIToolset, ModelToolset
+from mcp_django.toolsets import AdminActionsToolset, APIToolset, ModelToolset, NinjaToolset
 
 from .api import BookViewSet, CatalogueStatsView
 from .models import Book
+from .ninja_api import api as ninja_api
 
 
 class BookToolset(ModelToolset):
@@ -52,3 +59,21 @@ class CatalogueStatsTools(APIToolset):
     name = "Catalogue stats"
     view = CatalogueStatsView
     basename = "catalogue_stats"
+
+
+class BookNinjaTools(NinjaToolset):
+    """The django-ninja API over the books, as tools (docs/ninja.md)."""
+
+    id = "demo.book_ninja"
+    name = "Book API (Ninja)"
+    api = ninja_api
+    write_scope = Scope.TEAM  # suggest_book only for TEAM callers; its own check wants demo.add_book
+
+
+class BookAdminActions(AdminActionsToolset):
+    """The book admin's actions, as tools (docs/admin-actions.md)."""
+
+    id = "demo.book_admin_actions"
+    name = "Book admin actions"
+    model = Book
+    max_objects = 20

@@ -14,6 +14,7 @@ import io
 import json
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from http import HTTPStatus
 from typing import Any, Self
 from urllib.parse import urlencode
 
@@ -21,7 +22,7 @@ from django.core.handlers.wsgi import WSGIRequest
 
 from mcp_django.checks_support import short
 from mcp_django.context import Context
-from mcp_django.declarations import NAME_PATTERN, Tool
+from mcp_django.declarations import NAME_PATTERN, Tool, ToolAnnotations
 from mcp_django.declarations.apps import app_of
 from mcp_django.declarations.common import DeclarationError
 from mcp_django.declarations.signatures import ArgumentsInvalid
@@ -37,6 +38,8 @@ __all__ = [
     "all_toolsets",
     "caller",
     "caller_request",
+    "http_status",
+    "method_annotations",
     "parameter",
     "tool_function",
 ]
@@ -95,18 +98,39 @@ def caller_request(
     query: Mapping[str, Any] | None = None,
     body: Mapping[str, Any] | None = None,
     *,
+    path: str = "/",
+    form: Mapping[str, Any] | None = None,
     server_name: str = "localhost",
     remote_addr: str = "127.0.0.1",
 ) -> WSGIRequest:
-    """A real `HttpRequest` made by the caller of `ctx`, for DRF code: a JSON body, a query string, and the
-    caller forced as its user the way DRF's own test client forces one (`_force_auth_user`, which
-    `rest_framework.request.Request` reads): the caller was authenticated at admission."""
-    content = json.dumps(body).encode() if body is not None else b""
+    """A real `HttpRequest` made by the caller of `ctx`, for view code (DRF, django-ninja, the admin).
+
+    Args:
+        ctx: the call's context; its caller becomes `request.user` (a copy with fresh permissions,
+            `caller`), and is also forced the way DRF's own test client forces one (`_force_auth_user`,
+            which `rest_framework.request.Request` reads): the caller was authenticated at admission.
+        method: the HTTP method.
+        query: the query string's parameters (lists repeat the key; booleans are `true`/`false`).
+        body: a JSON body.
+        path: the request's path (what URL resolution and `build_absolute_uri()` see).
+        form: a form-encoded body instead (what `request.POST` reads), for the admin's views.
+        server_name: the host the request names; it must be in `ALLOWED_HOSTS` where the view builds URLs.
+        remote_addr: the client address (what anonymous throttles key on).
+
+    The request is exempt from CSRF checks (`_dont_enforce_csrf_checks`, as Django's test client sets
+    it): it carries no cookie, so there is no cross-site request to forge.
+    """
+    if form is not None:
+        content = urlencode({key: _query_value(value) for key, value in form.items()}, doseq=True).encode()
+        content_type = "application/x-www-form-urlencoded"
+    else:
+        content = json.dumps(body).encode() if body is not None else b""
+        content_type = "application/json"
     query_string = urlencode({key: _query_value(value) for key, value in (query or {}).items()}, doseq=True)
     request = WSGIRequest(
         {
             "REQUEST_METHOD": method.upper(),
-            "PATH_INFO": "/",
+            "PATH_INFO": path,
             "SCRIPT_NAME": "",
             "QUERY_STRING": query_string,
             "SERVER_NAME": server_name,
@@ -114,14 +138,33 @@ def caller_request(
             "SERVER_PROTOCOL": "HTTP/1.1",
             "REMOTE_ADDR": remote_addr,
             "HTTP_ACCEPT": "application/json",
-            "CONTENT_TYPE": "application/json",
+            "CONTENT_TYPE": content_type,
             "CONTENT_LENGTH": str(len(content)),
             "wsgi.input": io.BytesIO(content),
             "wsgi.url_scheme": "https",
         }
     )
-    request._force_auth_user = caller(ctx)  # type: ignore[attr-defined]  # read by rest_framework.request.Request
+    user = caller(ctx)
+    request.user = user  # what AuthenticationMiddleware would have set
+    request._force_auth_user = user  # type: ignore[attr-defined]  # read by rest_framework.request.Request
+    request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]  # read by CsrfViewMiddleware
     return request
+
+
+def http_status(code: int) -> str:
+    """`"404 Not Found"`: a status code with its reason phrase, as error results name it."""
+    return f"{code} {HTTPStatus(code).phrase}" if code in HTTPStatus._value2member_map_ else str(code)
+
+
+def method_annotations(method: str) -> ToolAnnotations:
+    """The tool annotations of an HTTP method: GET reads, POST adds, PUT/PATCH/DELETE change what exists."""
+    method = method.lower()
+    if method in ("get", "head"):
+        return ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+    hints = ToolAnnotations(readOnlyHint=False, destructiveHint=method != "post", openWorldHint=False)
+    if method in ("put", "delete"):
+        hints["idempotentHint"] = True
+    return hints
 
 
 def _query_value(value: Any) -> Any:
@@ -214,14 +257,14 @@ class Toolset(ToolProvider):
         """Record a misconfiguration for the system checks."""
         self.problems.append((check_id, message, hint))
 
-    def named(self, tools: list[Tool], check_id: str) -> list[Tool]:
-        """`tools`, after recording a `check_id` problem for each name MCP rejects."""
+    def named(
+        self, tools: list[Tool], check_id: str, hint: str = "Set basename (and plural) to letters, digits and _."
+    ) -> list[Tool]:
+        """`tools`, after recording a `check_id` problem (with `hint`) for each name MCP rejects."""
         for tool in tools:
             if not NAME_PATTERN.fullmatch(tool.name):
                 self.problem(
-                    check_id,
-                    f"{type(self).__name__}: tool name {tool.name[:40]!r} is not a valid MCP name.",
-                    "Set basename (and plural) to letters, digits and _.",
+                    check_id, f"{type(self).__name__}: tool name {tool.name[:40]!r} is not a valid MCP name.", hint
                 )
         return tools
 

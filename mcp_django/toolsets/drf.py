@@ -19,7 +19,6 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
-from http import HTTPStatus
 from typing import Annotated, Any, ClassVar, Final
 
 import pydantic
@@ -28,7 +27,7 @@ from django.db import models
 from mcp_django.context import Context
 from mcp_django.declarations import Tool, ToolError
 from mcp_django.declarations.django_values import serializer_schema
-from mcp_django.toolsets.base import Toolset, ToolsetTool, caller_request, parameter, tool_function
+from mcp_django.toolsets.base import Toolset, ToolsetTool, caller_request, http_status, parameter, tool_function
 from mcp_django.toolsets.lookups import resolve_field, value_annotation
 from mcp_django.toolsets.schemas import describe_errors, serializer_parameters
 
@@ -230,7 +229,7 @@ class APIToolset(Toolset):
         response = route.handler(self.request(ctx, route.method, query, body), **url_kwargs)
         data = getattr(response, "data", None)
         code = response.status_code
-        status = f"{code} {HTTPStatus(code).phrase}" if code in HTTPStatus._value2member_map_ else str(code)
+        status = http_status(code)
         if data is None and code >= 300:
             data = response.content.decode(errors="replace") if hasattr(response, "content") else ""
         if code >= 400:
