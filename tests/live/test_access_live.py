@@ -33,6 +33,7 @@ async def test_each_demo_user_sees_their_own_adapter_tools(example_server: LiveS
     assert not any(name.startswith(("books_by_", "count_")) for name in alice)
     team_only = {name for name in bob if name.startswith(("books_by_", "catalogue.book."))}
     team_only |= {"create_book", "update_book", "delete_book"}  # the demo's BookToolset: write_scope TEAM
+    team_only |= {"suggest_book"}  # the demo's BookNinjaTools: write_scope TEAM
     assert bob - alice == team_only
     assert not any(name.startswith("count_") for name in bob)
     assert {"count_demo_book", "count_auth_user"} <= carol - bob

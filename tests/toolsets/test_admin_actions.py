@@ -186,3 +186,25 @@ def test_an_unregistered_model_is_e224_and_an_unknown_action_is_e225() -> None:
             "Choose among delete_selected, clear_summaries.",
         ),
     ]
+
+
+def test_max_objects_below_one_is_e226_and_a_bad_tool_name_is_e227() -> None:
+    class NoObjects(AdminActionsToolset):
+        model = Book
+        max_objects = 0
+
+    class Spaced(AdminActionsToolset):
+        model = Book
+        include = ["clear_summaries"]
+        basename = "livre à lire"
+
+    found = [(m.id, m.msg, m.hint) for m in toolset_messages(NoObjects()) + toolset_messages(Spaced())]
+    gc.collect()
+    assert found == [
+        ("mcp_django.E226", "NoObjects.max_objects must be at least 1.", "Set max_objects to 1 or more."),
+        (
+            "mcp_django.E227",
+            "Spaced: tool name 'livre à lire_clear_summaries' is not a valid MCP name.",
+            "Set basename or names to letters, digits and _.",
+        ),
+    ]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from django.http import HttpRequest
-from ninja import Router, Schema
+from ninja import Form, Router, Schema
 from ninja.errors import HttpError
 
 from example_project.demo.models import Book
@@ -49,6 +49,15 @@ async def whoami(request: HttpRequest) -> str:
 @router.delete("/books/{book_id}")
 def forget_book(request: HttpRequest, book_id: int) -> None:
     """Not served: excluded."""
+
+
+forms = Router()
+
+
+@forms.post("/notes", operation_id="add_note")
+def add_note(request: HttpRequest, text: Form[str]) -> str:
+    """Not servable: a form body."""
+    return text
 
 
 class RouterTools(NinjaToolset):
@@ -205,5 +214,23 @@ def test_a_bad_tool_name_is_e222() -> None:
             "mcp_django.E222",
             "Spaced: tool name 'who am i' is not a valid MCP name.",
             "Set names = {operation_id: name} to letters, digits and _.",
+        )
+    ]
+
+
+def test_an_operation_with_a_form_body_is_e223_and_left_out() -> None:
+    class FormTools(NinjaToolset):
+        api = forms
+
+    toolset = FormTools()
+    found = [(m.id, m.msg, m.hint) for m in toolset_messages(toolset)]
+    assert not toolset.tools
+    del toolset
+    gc.collect()
+    assert found == [
+        (
+            "mcp_django.E223",
+            "FormTools: operation 'add_note' takes a form or file body.",
+            "Exclude it, or give it path, query and JSON body parameters only.",
         )
     ]
