@@ -12,7 +12,7 @@ import datetime
 from django.db.models import Count
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import Field, NinjaAPI, Query, Schema
+from ninja import Field, NinjaAPI, Query, Schema, Status
 from ninja.errors import HttpError
 from ninja.security import SessionAuthIsStaff, django_auth
 
@@ -67,7 +67,7 @@ def read_book(request: HttpRequest, book_id: int) -> Book:
 
 
 @api.post("/books", response={201: BookOut})
-def suggest_book(request: HttpRequest, payload: BookIn) -> tuple[int, Book]:
+def suggest_book(request: HttpRequest, payload: BookIn) -> Status[Book]:
     """Suggest a book for the catalogue (needs the demo.add_book permission)."""
     if not request.user.has_perm("demo.add_book"):
         raise HttpError(403, "Adding books needs the demo.add_book permission.")
@@ -75,7 +75,7 @@ def suggest_book(request: HttpRequest, payload: BookIn) -> tuple[int, Book]:
         raise HttpError(400, "A catalogued book cannot come from the future.")
     if Book.objects.filter(title__iexact=payload.title).exists():
         raise HttpError(409, f"The catalogue already has {payload.title!r}.")
-    return 201, Book.objects.create(**payload.dict())
+    return Status(201, Book.objects.create(**payload.dict()))
 
 
 @api.get("/report", response=Report, auth=SessionAuthIsStaff())

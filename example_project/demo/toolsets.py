@@ -13,7 +13,8 @@ model permissions (``seed_demo`` grants them: alice may view, bob add and change
 ``suggest_book``, ``staff_report``): Ninja's own authentication, validation and ``HttpError``s apply.
 
 ``BookAdminActions`` publishes the book admin's actions (``book_delete_selected``,
-``book_clear_summaries``) to staff users the admin allows them, after the user confirms.
+``book_clear_summaries``) to staff users the admin allows them, after the user confirms, and the
+changelist as ``book_changelist``.
 """
 
 from __future__ import annotations
@@ -77,3 +78,4 @@ class BookAdminActions(AdminActionsToolset):
     name = "Book admin actions"
     model = Book
     max_objects = 20
+    changelist = True  # book_changelist: the admin's list as a read tool

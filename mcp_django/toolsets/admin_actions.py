@@ -16,6 +16,7 @@ destructive asks the user to confirm, listing the objects, before it runs. Each 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Final
 
@@ -29,7 +30,7 @@ from mcp_django.declarations import Tool, ToolError
 from mcp_django.toolsets.base import Toolset, ToolsetTool, caller_request, parameter, tool_function
 from mcp_django.toolsets.lookups import value_annotation
 
-__all__ = ["ActionRun", "AdminActionsToolset"]
+__all__ = ["ActionRun", "AdminActionsToolset", "Changelist"]
 
 _STANDARD_PERMISSIONS: Final = ("add", "change", "delete", "view")
 _CONFIRM: Final = {
@@ -46,6 +47,15 @@ class ActionRun(pydantic.BaseModel):
     ran: bool = pydantic.Field(description="False when the user declined to confirm: nothing changed.")
     objects: list[str] = pydantic.Field(description="The objects selected, as the admin names them.")
     messages: list[str] = pydantic.Field(description="What the action told the user (`message_user`).")
+
+
+class Changelist(pydantic.BaseModel):
+    """A page of the admin's changelist: its rows with the `list_display` columns."""
+
+    count: int = pydantic.Field(description="How many objects match, over all pages.")
+    rows: list[dict[str, Any]] = pydantic.Field(
+        description="`pk` and each `list_display` column, as the admin shows it."
+    )
 
 
 class _Messages:
@@ -70,6 +80,8 @@ class AdminActionsToolset(Toolset):
         destructive: action names that ask for confirmation, beside `delete_selected` and any action
             function with `mcp_destructive = True`.
         max_objects: the most objects one call may act on; a larger selection is refused.
+        changelist: also serve `<basename>_changelist`, the changelist as a read tool (its search,
+            filters and `list_display` columns, at most `max_objects` rows a call).
         basename: the tool names' prefix (default: the model's name).
     """
 
@@ -80,6 +92,7 @@ class AdminActionsToolset(Toolset):
     names: ClassVar[Mapping[str, str]] = {}
     destructive: ClassVar[Sequence[str]] = ()
     max_objects: ClassVar[int] = 100
+    changelist: ClassVar[bool] = False
     basename: ClassVar[str] = ""
 
     # -- what a subclass may override
@@ -132,6 +145,8 @@ class AdminActionsToolset(Toolset):
             for action, (function, description) in actions.items()
             if (self.include is None or action in self.include) and action not in self.exclude
         ]
+        if self.changelist:
+            tools.append(self._changelist_tool())
         return self.named(tools, "mcp_django.E227", "Set basename or names to letters, digits and _.")
 
     def _simple_filters(self) -> dict[str, models.Field[Any, Any]]:
@@ -148,7 +163,8 @@ class AdminActionsToolset(Toolset):
                     fields[item] = field
         return fields
 
-    def _tool(self, action: str, function: Callable[..., Any], description: str) -> Tool:
+    def _selection(self) -> list[inspect.Parameter]:
+        """The arguments that select objects as the changelist does: ids, the search, the simple filters."""
         assert self.model is not None
         opts = self.model._meta
         pk = value_annotation(opts.pk)
@@ -166,6 +182,12 @@ class AdminActionsToolset(Toolset):
         for key, field in self._filters.items():
             described = pydantic.Field(description=f"Only those whose {field.verbose_name} is this.")
             parameters.append(parameter(key, Annotated[value_annotation(field), described], None))
+        return parameters
+
+    def _tool(self, action: str, function: Callable[..., Any], description: str) -> Tool:
+        assert self.model is not None
+        opts = self.model._meta
+        parameters = self._selection()
         tool_name = self.names.get(action) or f"{self._basename}_{action}"
         destructive = self.is_destructive(action, function)
         text = f"{description} (the admin's action on {opts.verbose_name_plural})."
@@ -181,37 +203,59 @@ class AdminActionsToolset(Toolset):
             timeout=self.timeout,
         )
 
+    def _changelist_tool(self) -> Tool:
+        assert self.model is not None
+        opts = self.model._meta
+        limit = pydantic.Field(ge=1, le=self.max_objects, description=f"How many rows (at most {self.max_objects}).")
+        parameters = [*self._selection(), parameter("limit", Annotated[int, limit], min(20, self.max_objects))]
+        name = self.names.get("changelist") or f"{self._basename}_changelist"
+        return ToolsetTool(
+            tool_function(self.list_rows, name, parameters, Changelist),
+            name=name,
+            description=f"The admin's list of {opts.verbose_name_plural}: search, filter, read its columns.",
+            annotations={"readOnlyHint": True, "openWorldHint": False},
+            scope=self.scope,
+            timeout=self.timeout,
+        )
+
     # -- serving (in the tool's thread)
+
+    def list_rows(self, ctx: Context, **given: Any) -> dict[str, Any]:
+        """The changelist's first rows for a selection, as the caller may see it in the admin."""
+        from django.contrib.admin.utils import lookup_field
+
+        request = self._request(ctx, "GET", self._query(given), None)
+        self._admit(request)
+        queryset = self._selected(request, given.get("ids"))
+        columns = [name for name in self._admin.get_list_display(request) if name != "action_checkbox"]
+        rows = []
+        for obj in queryset[: given.get("limit", min(20, self.max_objects))]:
+            row: dict[str, Any] = {"pk": obj.pk}
+            for column in columns:
+                value = lookup_field(column, obj, self._admin)[2]
+                key = "object" if column == "__str__" else str(getattr(column, "__name__", column))
+                row[key] = value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+            rows.append(row)
+        return {"count": queryset.count(), "rows": rows}
 
     def run(self, ctx: Context, action: str, given: dict[str, Any]) -> dict[str, Any]:
         """Select the objects as the changelist does, check the admin's permissions, confirm, run and log."""
-        from django.contrib.admin.options import IncorrectLookupParameters
-        from django.contrib.admin.views.main import SEARCH_VAR
+        from django.contrib.admin import helpers
 
         assert self.model is not None
         noun = str(self.model._meta.verbose_name_plural)
-        ids = given.pop("ids", None)
-        if ids is None and not given:
+        ids = given.get("ids")
+        if not given:
             raise ToolError("Select the objects: give ids, search or a filter.")
-        query: dict[str, Any] = {SEARCH_VAR: given.pop("search")} if "search" in given else {}
-        query |= {f"{key}__exact": _filter_value(value) for key, value in given.items()}
-        request = self._request(ctx, action, query, ids or [])
-        site = self._admin.admin_site
-        if not site.has_permission(request):
-            raise ToolError("Permission denied: the admin site lets in active staff users only.")
-        if not self._admin.has_view_or_change_permission(request):
-            raise ToolError(f"Permission denied: you may not see {noun} in the admin.")
+        form = {"action": action, helpers.ACTION_CHECKBOX_NAME: ids or [], "index": 0, "post": "yes"}
+        request = self._request(ctx, "POST", self._query(given), form)
+        self._admit(request)
         offered = self._admin.get_actions(request)
         if action not in offered:
             raise ToolError(f"Permission denied: {self._needs(action)}")
         chosen: Any = offered[action]  # (function, name, description)
         function, description = chosen[0], chosen[2]
-        try:
-            queryset = self._admin.get_changelist_instance(request).get_queryset(request)
-        except IncorrectLookupParameters as exc:
-            raise ToolError(f"Invalid selection: {exc or 'a filter value the admin refuses'}.") from exc
-        if ids is not None:
-            queryset = queryset.filter(pk__in=ids)
+        queryset = self._selected(request, ids)
         count = queryset.count()
         if count > self.max_objects:
             raise ToolError(f"The selection has {count} {noun}, more than {self.max_objects}: narrow it.")
@@ -239,15 +283,37 @@ class AdminActionsToolset(Toolset):
             self._log(request, action, function, str(description), objects)
         return result | {"ran": True, "messages": messages.texts}
 
-    def _request(self, ctx: Context, action: str, query: Mapping[str, Any], ids: list[Any]) -> Any:
-        """The changelist's POST of an action, as the admin's form sends it (`post=yes`: already confirmed)."""
-        from django.contrib.admin import helpers
+    def _query(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The changelist's query string for a selection: `q` for the search, `<field>__exact` per filter."""
+        from django.contrib.admin.views.main import SEARCH_VAR
 
-        form = {"action": action, helpers.ACTION_CHECKBOX_NAME: ids, "index": 0, "post": "yes"}
+        query: dict[str, Any] = {SEARCH_VAR: given["search"]} if "search" in given else {}
+        return query | {f"{key}__exact": _filter_value(given[key]) for key in self._filters if key in given}
+
+    def _request(self, ctx: Context, method: str, query: Mapping[str, Any], form: Mapping[str, Any] | None) -> Any:
+        """A request to the changelist (`post=yes` in an action's form: the elicitation was its confirmation)."""
         assert self.model is not None
         opts = self.model._meta
         path = f"/admin/{opts.app_label}/{opts.model_name}/"
-        return caller_request(ctx, "POST", query, path=path, form=form)
+        return caller_request(ctx, method, query, path=path, form=form)
+
+    def _admit(self, request: Any) -> None:
+        """Refuse a caller the admin site or the changelist would refuse."""
+        assert self.model is not None
+        if not self._admin.admin_site.has_permission(request):
+            raise ToolError("Permission denied: the admin site lets in active staff users only.")
+        if not self._admin.has_view_or_change_permission(request):
+            raise ToolError(f"Permission denied: you may not see {self.model._meta.verbose_name_plural} in the admin.")
+
+    def _selected(self, request: Any, ids: Sequence[Any] | None) -> models.QuerySet[Any]:
+        """The changelist's rows for the request's search and filters, among `ids` when given."""
+        from django.contrib.admin.options import IncorrectLookupParameters
+
+        try:
+            queryset = self._admin.get_changelist_instance(request).get_queryset(request)
+        except IncorrectLookupParameters as exc:
+            raise ToolError(f"Invalid selection: {exc or 'a filter value the admin refuses'}.") from exc
+        return queryset if ids is None else queryset.filter(pk__in=ids)
 
     def _needs(self, action: str) -> str:
         assert self.model is not None

@@ -162,6 +162,26 @@ async def test_a_selection_over_max_objects_is_refused(
     assert not await Book.objects.filter(summary="").aexists()
 
 
+async def test_the_changelist_tool_reads_the_admin_s_columns_with_its_search_and_filters(
+    mcp_client: Callable[..., MCPTestClient], books: list[Book], reader: Any
+) -> None:
+    refused = await mcp_client(ADAPTER, user=reader).call_tool("book_changelist", {})
+    assert_tool_error(refused, "^Permission denied: the admin site lets in active staff users only.$")
+
+    client = mcp_client(ADAPTER, user=await staff(reader))
+    found = assert_tool_result(await client.call_tool("book_changelist", {"search": "le guin", "year": 1974}))
+    assert found["structuredContent"] == {
+        "count": 1,
+        "rows": [{"pk": books[3].pk, "title": "The Dispossessed", "author": "Ursula K. Le Guin", "year": 1974}],
+    }
+    first = assert_tool_result(await client.call_tool("book_changelist", {"limit": 2}))["structuredContent"]
+    assert (first["count"], [row["title"] for row in first["rows"]]) == (6, ["Dune", "Foundation"])
+    assert_tool_error(
+        await client.call_tool("book_changelist", {"limit": 21}),
+        "^Invalid arguments for tool book_changelist: limit: Input should be less than or equal to 20$",
+    )
+
+
 def test_an_unregistered_model_is_e224_and_an_unknown_action_is_e225() -> None:
     from django.contrib.auth.models import Permission
 
