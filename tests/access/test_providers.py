@@ -108,6 +108,8 @@ def test_the_project_registry_holds_the_demo_providers_loaded_in_ready() -> None
         "demo.book_toolset",
         "demo.book_api",
         "demo.catalogue_stats",
+        "demo.book_ninja",
+        "demo.book_admin_actions",
     ]
     with pytest.raises(LookupError, match="No MCP provider has the id 'nope'"):
         provider_registry.get("nope")
