@@ -128,7 +128,8 @@ class AdminActionsToolset(Toolset):
             for wanted in [site_name for site_name, _ in site.actions] + list(self._admin.actions):
                 found = self._admin.get_action(wanted)
                 if found is not None:
-                    actions.setdefault(found[1], (found[0], str(found[2])))
+                    function, action, description = _parts(found)
+                    actions.setdefault(action, (function, description))
         for option in ("include", "exclude", "names", "destructive"):
             unknown = [item for item in getattr(self, option) or () if item not in actions]
             if unknown:
@@ -253,8 +254,7 @@ class AdminActionsToolset(Toolset):
         offered = self._admin.get_actions(request)
         if action not in offered:
             raise ToolError(f"Permission denied: {self._needs(action)}")
-        chosen: Any = offered[action]  # (function, name, description)
-        function, description = chosen[0], chosen[2]
+        function, _, description = _parts(offered[action])
         queryset = self._selected(request, ids)
         count = queryset.count()
         if count > self.max_objects:
@@ -267,7 +267,7 @@ class AdminActionsToolset(Toolset):
             raise ToolError(f"No {noun} match the selection.")
         shown = [str(obj) for obj in objects]
         result = {"action": action, "ran": False, "objects": shown, "messages": []}
-        if self.is_destructive(action, function) and not self._confirmed(ctx, str(description), shown):
+        if self.is_destructive(action, function) and not self._confirmed(ctx, description, shown):
             result["messages"] = ["Not run: the user did not confirm. Nothing changed."]
             return result
         messages = _Messages()
@@ -280,7 +280,7 @@ class AdminActionsToolset(Toolset):
                 raise ToolError(f"Permission denied: {exc or self._needs(action)}") from exc
             if response is not None and not 300 <= response.status_code < 400:
                 raise ToolError(_page(response))
-            self._log(request, action, function, str(description), objects)
+            self._log(request, action, function, description, objects)
         return result | {"ran": True, "messages": messages.texts}
 
     def _query(self, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -356,6 +356,15 @@ def _run(toolset: AdminActionsToolset, action: str) -> Callable[..., Any]:
         return toolset.run(ctx, action, given)
 
     return call
+
+
+def _parts(action: Any) -> tuple[Callable[..., Any], str, str]:
+    """An action's function, name and description: an `Action` on Django 6.1 (whose tuple form is
+    deprecated), a `(function, name, description)` tuple before."""
+    if hasattr(action, "func"):
+        return action.func, str(action.name), str(action.description)
+    function, name, description = action
+    return function, str(name), str(description)
 
 
 def _filter_value(value: Any) -> Any:
