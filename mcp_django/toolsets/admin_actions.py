@@ -16,6 +16,7 @@ destructive asks the user to confirm, listing the objects, before it runs. Each 
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Final
@@ -267,7 +268,7 @@ class AdminActionsToolset(Toolset):
             raise ToolError(f"No {noun} match the selection.")
         shown = [str(obj) for obj in objects]
         result = {"action": action, "ran": False, "objects": shown, "messages": []}
-        if self.is_destructive(action, function) and not self._confirmed(ctx, description, shown):
+        if self.is_destructive(action, function) and not self._confirmed(ctx, action, description, objects):
             result["messages"] = ["Not run: the user did not confirm. Nothing changed."]
             return result
         messages = _Messages()
@@ -325,10 +326,17 @@ class AdminActionsToolset(Toolset):
         why = f" (it needs {', '.join(needed)})" if needed else ""
         return f"the admin does not offer you the action {action!r}{why}."
 
-    def _confirmed(self, ctx: Context, description: str, shown: list[str]) -> bool:
-        listing = "\n".join(f"- {text}" for text in shown)
-        question = f"{description}: {len(shown)} object{'s' if len(shown) != 1 else ''}.\n{listing}\nRun it?"
-        answer = ctx.elicit_sync(question, _CONFIRM, key="confirm")
+    def _confirmed(self, ctx: Context, action: str, description: str, objects: list[models.Model]) -> bool:
+        """Whether the user confirms running the action on exactly these objects.
+
+        The question's key names the action and the objects: where the answer comes back in a later
+        round (the 2026 era reruns the call with it), a selection that changed meanwhile is asked again.
+        """
+        listing = "\n".join(f"- {obj}" for obj in objects)
+        count = len(objects)
+        question = f"{description}: {count} object{'s' if count != 1 else ''}.\n{listing}\nRun it?"
+        selection = hashlib.sha256(repr((action, [obj.pk for obj in objects])).encode()).hexdigest()[:16]
+        answer = ctx.elicit_sync(question, _CONFIRM, key=f"confirm-{selection}")
         return bool(answer.get("action") == "accept" and (answer.get("content") or {}).get("confirm") is True)
 
     def _log(

@@ -104,6 +104,27 @@ async def test_a_destructive_action_lists_the_objects_runs_once_confirmed_and_la
     ]
 
 
+async def test_a_selection_that_changes_before_the_answer_comes_back_is_asked_about_again(
+    mcp_client: Callable[..., MCPTestClient], summarised: list[Book], editor: Any
+) -> None:
+    asked: list[str] = []
+
+    async def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params["message"])
+        if len(asked) == 1:  # someone adds a matching book while the user reads the question
+            await Book.objects.acreate(title="Always Coming Home", author="Ursula K. Le Guin", year=1985, summary="x")
+        return {"action": "accept", "content": {"confirm": True}}
+
+    client = mcp_client(ADAPTER, user=await staff(editor), era="stateless", on_input=answer)
+    result = assert_tool_result(await client.call_tool("book_clear_summaries", {"search": "le guin"}))
+
+    assert [message.split("\n")[0] for message in asked] == [
+        "Clear the summaries: 2 objects.",
+        "Clear the summaries: 3 objects.",
+    ]
+    assert result["structuredContent"]["messages"] == ["Cleared 3 summaries."]
+
+
 async def test_a_declined_confirmation_changes_nothing(
     mcp_client: Callable[..., MCPTestClient], summarised: list[Book], editor: Any
 ) -> None:
