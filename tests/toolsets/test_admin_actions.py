@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.contrib.admin.models import CHANGE, DELETION, LogEntry
+from django.contrib.auth.models import Permission
 
 from example_project.demo.models import Book
 from mcp_django.testing import MCPTestClient, assert_tool_error, assert_tool_result
@@ -57,6 +58,19 @@ async def test_an_action_is_refused_without_its_allowed_permissions_and_nothing_
     )
     assert not await Book.objects.filter(summary="").aexists()
     assert not await LogEntry.objects.aexists()
+
+
+async def test_a_permission_revoked_in_the_admin_refuses_the_next_call(
+    mcp_client: Callable[..., MCPTestClient], summarised: list[Book], editor: Any
+) -> None:
+    client = mcp_client(ADAPTER, user=await staff(editor), on_input=answering(True, []))
+    assert_tool_result(await client.call_tool("book_clear_summaries", {"ids": [summarised[0].pk]}))
+
+    change = await Permission.objects.aget(content_type__app_label="demo", codename="change_book")
+    await editor.user_permissions.aremove(change)
+    refused = await client.call_tool("book_clear_summaries", {"ids": [summarised[1].pk]})
+    assert_tool_error(refused, r"\(it needs demo.change_book\).$")
+    assert (await Book.objects.aget(pk=summarised[1].pk)).summary == "A summary."
 
 
 @pytest.mark.parametrize("era", ["handshake", "stateless"])
@@ -204,8 +218,6 @@ async def test_the_changelist_tool_reads_the_admin_s_columns_with_its_search_and
 
 
 def test_an_unregistered_model_is_e224_and_an_unknown_action_is_e225() -> None:
-    from django.contrib.auth.models import Permission
-
     class NotRegistered(AdminActionsToolset):
         model = Permission
 

@@ -30,3 +30,18 @@ async def test_seed_demo_grants_each_demo_user_the_book_permissions_the_toolset_
 
     carol = mcp_client("mcp/adapter", user=users["carol"])
     assert_tool_result(await carol.call_tool("delete_book", {"id": book_id}))
+
+
+async def test_seed_demo_s_users_reach_the_ninja_api_and_its_superuser_the_admin_s_actions(
+    mcp_client: Callable[..., MCPTestClient], transactional_db: None
+) -> None:
+    await sync_to_async(call_command)("seed_demo", stdout=io.StringIO())
+    users = {user.username: user async for user in get_user_model().objects.filter(username__in=["alice", "admin"])}
+
+    alice = mcp_client("mcp/adapter", user=users["alice"])
+    assert_tool_result(await alice.call_tool("find_books", {"author": "herbert"}), text='"title": "Dune"')
+    assert_tool_error(await alice.call_tool("book_changelist", {}), "the admin site lets in active staff users only")
+
+    admin = mcp_client("mcp/adapter", user=users["admin"])
+    listed = assert_tool_result(await admin.call_tool("book_changelist", {"search": "dune"}))
+    assert [row["title"] for row in listed["structuredContent"]["rows"]] == ["Dune"]

@@ -149,6 +149,14 @@ async def test_ninja_s_validation_errors_and_http_errors_are_error_results_that_
     assert await Book.objects.filter(title="Solaris").aexists()
 
 
+async def test_write_scope_hides_the_writing_operations_from_callers_below_it(
+    mcp_client: Callable[..., MCPTestClient], reader: Any
+) -> None:
+    tools = {tool["name"] for tool in await mcp_client(ADAPTER, user=reader).list_tools()}
+    assert {"find_books", "read_book", "staff_report"} <= tools
+    assert "suggest_book" not in tools
+
+
 async def test_the_operation_sees_the_mcp_caller_as_request_user(
     mcp_client: Callable[..., MCPTestClient], books: list[Book], reader: Any, stranger: Any
 ) -> None:
