@@ -92,7 +92,7 @@ class NinjaToolset(Toolset):
         """
         if operation_id in self.names:
             return self.names[operation_id]
-        for function in function_names:
+        for function in sorted(function_names, key=len, reverse=True):  # `list_books` before `books`
             if operation_id.endswith(f"_{function}"):
                 return function
         return operation_id
@@ -212,7 +212,7 @@ class NinjaToolset(Toolset):
     def _output_schema(self, details: Mapping[str, Any]) -> dict[str, Any] | None:
         """The success response's schema when it is an object (structured content must be one)."""
         responses = details.get("responses", {})
-        codes = sorted(code for code in responses if 200 <= int(code) < 300)
+        codes = sorted(code for code in responses if str(code).isdigit() and 200 <= int(code) < 300)
         success = responses[codes[0]] if len(codes) == 1 else {}
         schema = success.get("content", {}).get("application/json", {}).get("schema")
         if not schema or self._resolve(schema).get("type") != "object":
