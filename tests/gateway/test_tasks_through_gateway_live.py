@@ -20,7 +20,7 @@ from tests.http_support import ACCEPT, stateless, stateless_headers
 pytestmark = pytest.mark.live
 
 TASKS = "io.modelcontextprotocol/tasks"
-DECLARES_TASKS = {"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}}
+DECLARES_TASKS: dict[str, Any] = {"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}}
 
 
 def send(

@@ -19,5 +19,11 @@ urlpatterns = [
         allow_anonymous=True,
         extensions=["mcp_django.ui.extension.AppsExtension"],
     ),
-    *endpoint("apps-server/mcp", name="apps-server", registry=server_registry, allow_anonymous=True, exclude_extensions=["io.modelcontextprotocol/ui"]),
+    *endpoint(
+        "apps-server/mcp",
+        name="apps-server",
+        registry=server_registry,
+        allow_anonymous=True,
+        exclude_extensions=["io.modelcontextprotocol/ui"],
+    ),
 ]
