@@ -28,6 +28,7 @@ from mcp_django.models import (
     ProviderState,
     ToolCallRecord,
     ToolState,
+    UpstreamCredential,
 )
 from mcp_django.providers import provider_registry
 from mcp_django.scopes import Scope
@@ -41,11 +42,13 @@ if TYPE_CHECKING:
     _InterceptorServerAdminBase = admin.ModelAdmin[InterceptorServer]
     _ControlRoomAdminBase = admin.ModelAdmin[ControlRoom]
     _ToolStateAdminBase = admin.ModelAdmin[ToolState]
+    _UpstreamCredentialAdminBase = admin.ModelAdmin[UpstreamCredential]
 else:  # ModelAdmin is generic only in django-stubs
     _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = _InterceptorServerAdminBase = admin.ModelAdmin
     _ProviderStateAdminBase = _InterceptorStateAdminBase = _ControlRoomAdminBase = _ToolStateAdminBase = (
         admin.ModelAdmin
     )
+    _UpstreamCredentialAdminBase = admin.ModelAdmin
 
 
 @admin.register(MCPSession)
@@ -155,6 +158,29 @@ def _switch(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any], ena
         message = ngettext("Disabled %(count)d %(items)s.", "Disabled %(count)d %(items)s.", changed)
     items = model_ngettext(queryset, changed)  # the model's verbose name, singular or plural, as Django's actions say
     model_admin.message_user(request, message % {"count": changed, "items": items}, messages.SUCCESS)
+
+
+@admin.register(UpstreamCredential)
+class UpstreamCredentialAdmin(_UpstreamCredentialAdminBase):
+    """Who has connected their own account to which remote server: read-only, never a token; deleting disconnects."""
+
+    list_display = ["user", "server", "issuer", "scope", "expires_at", "created", "updated"]
+    list_filter = ["server", "issuer"]
+    search_fields = ["server", f"user__{get_user_model().USERNAME_FIELD}"]
+    fields = readonly_fields = ["user", "server", "issuer", "scope", "expires_at", "created", "updated"]
+    list_select_related = ["user"]
+    actions = ["disconnect"]
+
+    @admin.action(description="Disconnect the selected accounts", permissions=["delete"])
+    def disconnect(self, request: HttpRequest, queryset: QuerySet[UpstreamCredential]) -> None:
+        count, _ = queryset.delete()
+        self.message_user(request, f"{count} connection(s) ended: those users must connect again.", messages.SUCCESS)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(ProviderState)

@@ -24,6 +24,7 @@ class MCPDjangoConfig(AppConfig):
         from mcp_django.gateway import (
             interceptor_checks,  # noqa: F401  # and those of the interceptor servers
             remote_chain,  # noqa: F401  # runs the chains' {"SERVER": ...} entries
+            upstream_checks,  # noqa: F401  # and those of the servers users sign in to (AUTH "oauth")
         )
         from mcp_django.registry import all_registries
         from mcp_django.toolsets import checks as toolset_checks  # noqa: F401  # and those of the toolsets

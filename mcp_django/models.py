@@ -361,3 +361,34 @@ class ControlRoom(models.Model):
 
     def __str__(self) -> str:
         return "MCP dashboard"
+
+
+class UpstreamCredential(models.Model):
+    """One user's OAuth tokens for one remote MCP server of `SERVERS` (an entry with `"AUTH": "oauth"`).
+
+    The tokens (and a client secret the remote's authorization server gave at registration) are one
+    Fernet token in `secret`, under keys derived from `SECRET_KEY` (`SECRET_KEY_FALLBACKS` still
+    decrypt); the other fields say who is connected to what, for the admin. docs/federation.md.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mcp_upstream_credentials"
+    )
+    server = models.CharField(max_length=100, help_text="The name of the remote server in MCP_DJANGO['SERVERS'].")
+    issuer = models.CharField(max_length=500, help_text="The authorization server that issued the tokens.")
+    token_endpoint = models.CharField(max_length=500, editable=False)
+    client_id = models.CharField(max_length=500, editable=False)
+    scope = models.CharField(max_length=500, blank=True, default="")
+    secret = models.TextField(editable=False, help_text="The encrypted tokens.")
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="When the access token expires.")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "MCP upstream connection"
+        verbose_name_plural = "MCP upstream connections"
+        ordering = ["server", "user"]
+        constraints = [models.UniqueConstraint(fields=["user", "server"], name="mcp_upstream_one_per_user_server")]
+
+    def __str__(self) -> str:
+        return f"{self.user} → {self.server}"

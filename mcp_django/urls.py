@@ -3,6 +3,8 @@
 - `mcp` (and `mcp/`): the **server** endpoint, every static declaration (`@mcp_django.tool`, ...);
 - `mcp/adapter`: the **adapter** endpoint, every provider the apps list in `mcp_providers`;
 - `mcp/.well-known/endpoints`: the JSON manifest of every mounted endpoint, its path and mode;
+- `mcp/upstream/`: where a signed-in user connects their own account to each remote server whose
+  `SERVERS` entry says `"AUTH": "oauth"` (docs/federation.md);
 - `.well-known/oauth-protected-resource/<endpoint path>`: RFC 9728 metadata of each protected endpoint.
   It belongs at the site root: when you include these URLs under a prefix, also mount
   `path("", include(well_known_urlpatterns))`.
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from django.urls import URLPattern, path
 
 from mcp_django.endpoints import Endpoint, Mode
+from mcp_django.gateway import upstream_views
 from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.transports.public import public_view
 from mcp_django.transports.view import MCPView
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
     from mcp_django.providers import Provider
     from mcp_django.registry import Registry
 
-__all__ = ["endpoint", "manifest_urlpatterns", "urlpatterns", "well_known_urlpatterns"]
+__all__ = ["endpoint", "manifest_urlpatterns", "upstream_urlpatterns", "urlpatterns", "well_known_urlpatterns"]
 
 
 def endpoint(
@@ -128,10 +131,18 @@ well_known_urlpatterns = [
 
 manifest_urlpatterns = [path("mcp/.well-known/endpoints", public_view(endpoint_manifest), name="mcp-manifest")]
 """The endpoints manifest (every mounted endpoint, its mode and sources) at `/mcp/.well-known/endpoints`."""
+upstream_urlpatterns = [
+    path("mcp/upstream/", upstream_views.connections, name="mcp-upstream"),
+    path("mcp/upstream/<str:server>/connect", upstream_views.connect, name="mcp-upstream-connect"),
+    path("mcp/upstream/<str:server>/callback", upstream_views.callback, name="mcp-upstream-callback"),
+    path("mcp/upstream/<str:server>/disconnect", upstream_views.disconnect, name="mcp-upstream-disconnect"),
+]
+"""Where signed-in users connect their own accounts to the `"AUTH": "oauth"` servers (docs/federation.md)."""
 
 urlpatterns = [
     *endpoint("mcp", name="server", mode="server"),
     *endpoint("mcp/adapter", name="adapter", mode="adapter"),
     *manifest_urlpatterns,
+    *upstream_urlpatterns,
     *well_known_urlpatterns,
 ]

@@ -33,6 +33,7 @@ from mcp_django.gateway.remote import (
     RemoteError,
     RemoteServer,
     SessionExpired,
+    UpstreamOAuth,
 )
 from mcp_django.gateway.stdio_client import StdioConnection
 
@@ -49,16 +50,20 @@ __all__ = [
     "RemoteError",
     "RemoteServer",
     "SessionExpired",
+    "UpstreamOAuth",
     "config_problems",
     "connect",
+    "oauth_of",
     "pool",
     "remote_server",
 ]
 
 CONFIG_KEYS: Final = frozenset(
-    {"URL", "HEADERS", "TOKEN", "COMMAND", "ENV", "CWD", "CONNECT_TIMEOUT", "READ_TIMEOUT", "PROTOCOL_VERSION"}
+    {"URL", "HEADERS", "TOKEN", "COMMAND", "ENV", "CWD", "CONNECT_TIMEOUT", "READ_TIMEOUT", "PROTOCOL_VERSION", "AUTH"}
 )
 """The connection's keys of one `MCP_DJANGO["SERVERS"]` entry (or of a `backend=` dict)."""
+OAUTH_KEYS: Final = frozenset({"TYPE", "CLIENT_ID", "CLIENT_SECRET", "SCOPES"})
+"""The keys of an `AUTH` dict (`{"TYPE": "oauth", ...}`); `"AUTH": "oauth"` is `{"TYPE": "oauth"}`."""
 POLICY_KEYS: Final = frozenset({"FAIL_OPEN", "TIMEOUT_MS"})
 """The other keys of a `SERVERS` entry: how an interceptor chain treats the server (`interceptor_servers`)."""
 SERVER_KEYS: Final = CONFIG_KEYS | POLICY_KEYS
@@ -88,6 +93,29 @@ def config_problems(config: Any) -> list[str]:
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
             problems.append(f"{key} must be a positive number of seconds")
     return problems
+
+
+def oauth_of(auth: Any) -> UpstreamOAuth | None:
+    """The `UpstreamOAuth` an entry's `AUTH` value asks for: None without one.
+
+    Raises:
+        ValueError: a malformed `AUTH` (checks `mcp_django.E165` and `E168` say what).
+    """
+    if auth is None:
+        return None
+    if auth == "oauth":
+        return UpstreamOAuth()
+    if not (isinstance(auth, Mapping) and auth.get("TYPE") == "oauth" and set(auth) <= OAUTH_KEYS):
+        raise ValueError("AUTH must be 'oauth' or a dict with TYPE 'oauth'")
+    client_id, secret, scopes = auth.get("CLIENT_ID"), auth.get("CLIENT_SECRET"), auth.get("SCOPES", ())
+    if not (
+        (client_id is None or (isinstance(client_id, str) and client_id))
+        and (secret is None or (isinstance(secret, str) and client_id))
+        and isinstance(scopes, (list, tuple))
+        and all(isinstance(scope, str) and scope and " " not in scope for scope in scopes)
+    ):
+        raise ValueError("AUTH has a bad CLIENT_ID, CLIENT_SECRET or SCOPES")
+    return UpstreamOAuth(client_id=client_id, client_secret=secret, scopes=tuple(scopes))
 
 
 def remote_server(spec: str | Mapping[str, Any] | RemoteServer, *, name: str | None = None) -> RemoteServer:
@@ -124,6 +152,7 @@ def remote_server(spec: str | Mapping[str, Any] | RemoteServer, *, name: str | N
         connect_timeout=float(spec.get("CONNECT_TIMEOUT") or mcp_settings.GATEWAY_CONNECT_TIMEOUT),
         read_timeout=float(spec.get("READ_TIMEOUT") or mcp_settings.GATEWAY_READ_TIMEOUT),
         protocol_version=spec.get("PROTOCOL_VERSION"),
+        oauth=oauth_of(spec.get("AUTH")),
     )
 
 
@@ -146,6 +175,12 @@ class ConnectionPool:
             kind = HTTPConnection if server.transport == "http" else StdioConnection
             connection = connections[server] = kind(server)
         return connection
+
+    async def drop(self, server: RemoteServer) -> None:
+        """Close and forget the connection to `server` on the running loop, if there is one (a replaced token's)."""
+        connection = self._by_loop.get(asyncio.get_running_loop(), {}).pop(server, None)
+        if connection is not None:
+            await connection.aclose()
 
     async def aclose(self) -> None:
         """Close every connection of the running loop (stops stdio processes, ends HTTP sessions)."""

@@ -52,6 +52,7 @@ __all__ = [
     "RemoteError",
     "RemoteServer",
     "SessionExpired",
+    "UpstreamOAuth",
 ]
 
 logger = logging.getLogger("mcp_django.gateway")
@@ -92,12 +93,26 @@ class SessionExpired(Exception):
 
 
 @dataclass(frozen=True)
+class UpstreamOAuth:
+    """How the site signs each of its users in to a remote server's authorization server (`"AUTH": "oauth"`).
+
+    `client_id` (and `client_secret`) when the site was registered by hand; None registers it
+    dynamically (RFC 7591). `scopes` are asked for; none asks for what the server's metadata lists.
+    """
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    scopes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class RemoteServer:
     """Where a remote MCP server is and how to talk to it: a Streamable HTTP `url`, or a stdio `command`.
 
     `headers` and `token` (sent as `Authorization: Bearer <token>`) are the gateway's own credentials
     for the server, from settings; a caller's credentials are never sent. `protocol_version` pins a
-    revision; None tries 2026-07-28 (`server/discover`) first and falls back to `initialize`.
+    revision; None tries 2026-07-28 (`server/discover`) first and falls back to `initialize`. With
+    `oauth`, each caller's own token for the server (`gateway.upstream`) is the `token` of a copy.
     """
 
     name: str
@@ -110,6 +125,7 @@ class RemoteServer:
     connect_timeout: float = 10.0
     read_timeout: float = 60.0
     protocol_version: str | None = None
+    oauth: UpstreamOAuth | None = None
 
     @property
     def transport(self) -> str:

@@ -20,7 +20,9 @@ remote through this source as it reaches any other. It adds what fronting a serv
 
 The remote's server info, instructions and features are the source's `description()` (read by
 `prepare()`): the hook an endpoint mirrors them from. Only the server's own credentials (settings) reach
-the remote; nothing of the caller's request but the operation's params does. docs/federation.md.
+the remote, or, for a server with `"AUTH": "oauth"`, the caller's own token for it (`gateway.upstream`: a
+caller who has not connected gets a tool error naming the page to connect on); nothing of the caller's
+request but the operation's params does. docs/federation.md.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from mcp_django.gateway.connection import (
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
 from mcp_django.gateway.limits import call_deadline, remember
 from mcp_django.gateway.listing import Listing
+from mcp_django.gateway.upstream import NotConnected, connection_for
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import (
     INVALID_PARAMS,
@@ -54,6 +57,7 @@ from mcp_django.protocol.jsonrpc import (
     ResourceNotFound,
 )
 from mcp_django.protocol.meta import param_headers_of
+from mcp_django.protocol.results import tool_error
 from mcp_django.scopes import Scope
 from mcp_django.sources import Items, Source
 
@@ -170,7 +174,11 @@ class RemoteSource(Source):
         """Open the connection and read what the server says about itself; None while it cannot be reached.
 
         Notifications of the server go to `on_notification` (set by the endpoint), once per connection.
+        A server reached with each caller's own token (`"AUTH": "oauth"`) has no connection of its own
+        to open: it describes itself to nobody but its callers.
         """
+        if self.remote.oauth is not None:
+            return None
         connection = self.connection
         if self.on_notification is not None and connection not in self._listened:
             self._listened.add(connection)
@@ -255,11 +263,11 @@ class RemoteSource(Source):
 
     async def forward(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """Send one request on the caller's behalf (`forwarding.forward`)."""
-        return await forward(self.connection, method, params, ctx)
+        return await forward(await connection_for(self.remote, ctx.principal), method, params, ctx)
 
     async def forward_asking(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """Send one request that may answer `input_required`: the caller answers (`forwarding.forward_asking`)."""
-        return await forward_asking(self.connection, method, params, ctx)
+        return await forward_asking(await connection_for(self.remote, ctx.principal), method, params, ctx)
 
     async def _list(self, method: str, key: str, ctx: RequestContext) -> list[dict[str, Any]]:
         """Every item of a remote list; nothing (logged) when the remote is down and that is tolerated.
@@ -379,7 +387,10 @@ class _RemoteTool:
 
     async def call(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> Mapping[str, Any]:
         params = {"name": self.name, "arguments": dict(arguments or {})}
-        return await self.source.forward_asking("tools/call", params, request)
+        try:
+            return await self.source.forward_asking("tools/call", params, request)
+        except NotConnected as error:  # the model reads it and tells the user where to connect
+            return tool_error(error.message)
 
 
 class _RemoteResource:

@@ -1,0 +1,81 @@
+"""System checks of the servers that sign each user in with OAuth (`"AUTH": "oauth"`): E165 to E169, W165, W166.
+
+docs/checks.md; `MCPDjangoConfig.ready()` registers them beside the gateway's other checks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from django.apps import AppConfig
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+
+from mcp_django.admission import LOCAL_HOSTS
+from mcp_django.checks_support import setting as _setting
+from mcp_django.conf import mcp_settings
+from mcp_django.gateway.connection import OAUTH_KEYS, oauth_of
+from mcp_django.gateway.upstream import CONNECT_PAGE
+
+__all__ = ["check_upstream_oauth"]
+
+_DOCS: Final = "(docs/federation.md)"
+
+
+@register(Tags.compatibility, Tags.urls)
+def check_upstream_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check each `SERVERS` entry's `AUTH` (E165 to E168, W165), Authlib (E169) and the connect page (W166)."""
+    servers = mcp_settings.SERVERS
+    if not isinstance(servers, Mapping):
+        return []  # mcp_django.E040
+    messages: list[CheckMessage] = []
+    oauth = False
+    for name, config in servers.items():
+        if isinstance(config, Mapping) and config.get("AUTH") is not None:
+            problems = _problems(f"{_setting('SERVERS')}[{str(name)[:20]!r}]", config)
+            messages += problems
+            oauth = oauth or not problems
+    if oauth:
+        messages += _deployment()
+    return messages
+
+
+def _problems(where: str, config: Mapping[str, Any]) -> list[CheckMessage]:
+    auth = config["AUTH"]
+    if not (auth == "oauth" or (isinstance(auth, Mapping) and auth.get("TYPE") == "oauth" and set(auth) <= OAUTH_KEYS)):
+        hint = f"Say 'oauth', or {{'TYPE': 'oauth', 'CLIENT_ID': ..., 'SCOPES': [...]}} {_DOCS}."
+        return [Error(f"{where} AUTH is not 'oauth' nor an OAuth dict.", hint=hint, id="mcp_django.E165")]
+    if config.get("COMMAND") is not None or not isinstance(config.get("URL"), str):
+        hint = "Per-user OAuth needs a URL: a stdio server has no authorization server."
+        return [Error(f"{where} AUTH 'oauth' is for HTTP servers only.", hint=hint, id="mcp_django.E166")]
+    headers = config.get("HEADERS") or {}
+    if config.get("TOKEN") or (isinstance(headers, Mapping) and "authorization" in {str(k).lower() for k in headers}):
+        hint = "Remove TOKEN and the Authorization header: each user's own token is sent instead."
+        return [Error(f"{where} has AUTH 'oauth' and a TOKEN of its own.", hint=hint, id="mcp_django.E167")]
+    try:
+        oauth_of(auth)
+    except ValueError:
+        hint = "CLIENT_ID and CLIENT_SECRET are strings (a secret needs an id); SCOPES a list of words."
+        return [Error(f"{where} AUTH has a bad CLIENT_ID, CLIENT_SECRET or SCOPES.", hint=hint, id="mcp_django.E168")]
+    url = urlsplit(config["URL"])
+    if url.scheme == "http" and url.hostname not in LOCAL_HOSTS:
+        hint = "Use https: the users' tokens would cross the network in the clear."
+        return [Warning(f"{where} sends users' tokens over plain http.", hint=hint, id="mcp_django.W165")]
+    return []
+
+
+def _deployment() -> list[CheckMessage]:
+    from django.urls import NoReverseMatch, reverse
+
+    messages: list[CheckMessage] = []
+    if importlib.util.find_spec("authlib") is None:
+        hint = "Install the extra: pip install 'django-mcp-host[upstream]'."
+        messages.append(Error("AUTH 'oauth' servers need Authlib, not installed.", hint=hint, id="mcp_django.E169"))
+    try:
+        reverse(CONNECT_PAGE)
+    except NoReverseMatch:
+        hint = "Include mcp_django.urls: users connect their accounts at its mcp/upstream/ page."
+        messages.append(Warning("AUTH 'oauth' servers but no connect page.", hint=hint, id="mcp_django.W166"))
+    return messages

@@ -1,0 +1,151 @@
+"""The pages where a signed-in user connects their own account to each remote server with `"AUTH": "oauth"`.
+
+- `mcp-upstream` (GET): the servers, whether the user is connected to each, and the buttons;
+- `mcp-upstream-connect` (POST): discovery, registration, then a redirect to the authorization server
+  with a fresh `state` and PKCE verifier, both kept (encrypted) in the user's session;
+- `mcp-upstream-callback` (GET): the authorization server's answer: the `state` must be one this
+  session started for this server (and is spent), then the code and verifier are exchanged for tokens;
+- `mcp-upstream-disconnect` (POST): forgets the user's tokens for the server.
+
+The OAuth work is `gateway.upstream_oauth`'s; the storage `gateway.upstream`'s. docs/federation.md.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, Final
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from mcp_django.conf import mcp_settings
+from mcp_django.gateway import upstream_oauth
+from mcp_django.gateway.connection import RemoteServer, remote_server
+from mcp_django.gateway.upstream import CONNECT_PAGE, decrypt, encrypt, save_tokens
+from mcp_django.models import UpstreamCredential
+
+__all__ = ["callback", "connect", "connections", "disconnect", "oauth_servers"]
+
+_SESSION_KEY: Final = "mcp_django.upstream"
+_PENDING_KEPT: Final = 5
+"""Flows one session may have started and not finished (a user with several tabs); older ones lapse."""
+
+
+def oauth_servers() -> list[RemoteServer]:
+    """The `SERVERS` entries that sign each user in with OAuth, in settings order (broken ones left out: checks)."""
+    found = []
+    for name in mcp_settings.SERVERS:
+        try:
+            server = remote_server(name)
+        except (LookupError, ValueError):
+            continue
+        if server.oauth is not None and server.url is not None:
+            found.append(server)
+    return found
+
+
+def _server(name: str) -> RemoteServer:
+    for server in oauth_servers():
+        if server.name == name:
+            return server
+    raise Http404("No such server signs users in with OAuth")
+
+
+def _page(request: HttpRequest, error: str | None = None, status: int = 200) -> HttpResponse:
+    rows = {row.server: row for row in UpstreamCredential.objects.filter(user=request.user)}
+    servers = [{"name": server.name, "credential": rows.get(server.name)} for server in oauth_servers()]
+    return render(request, "mcp_django/upstream.html", {"servers": servers, "error": error}, status=status)
+
+
+@login_required
+@require_GET
+def connections(request: HttpRequest) -> HttpResponse:
+    """The user's connections to the remote servers."""
+    return _page(request)
+
+
+@login_required
+@require_POST
+def connect(request: HttpRequest, server: str) -> HttpResponse:
+    """Start connecting the user's account to `server`: off to its authorization server."""
+    remote = _server(server)
+    redirect_uri = request.build_absolute_uri(reverse("mcp-upstream-callback", args=[remote.name]))
+    try:
+        discovery = upstream_oauth.discover(remote)
+        registration = upstream_oauth.register(remote, discovery, redirect_uri)
+    except upstream_oauth.UpstreamAuthError as error:
+        return _page(request, f"{remote.name} cannot be connected: {error}", status=502)
+    state, verifier = secrets.token_urlsafe(32), secrets.token_urlsafe(48)
+    pending: dict[str, str] = dict(request.session.get(_SESSION_KEY) or {})
+    flow = {
+        "server": remote.name,
+        "verifier": verifier,
+        "redirect_uri": redirect_uri,
+        "client_id": registration.client_id,
+        "client_secret": registration.client_secret,
+        "discovery": [
+            discovery.resource,
+            discovery.issuer,
+            discovery.authorization_endpoint,
+            discovery.token_endpoint,
+            discovery.registration_endpoint,
+            list(discovery.scopes),
+        ],
+    }
+    pending[state] = encrypt(flow)
+    request.session[_SESSION_KEY] = dict(list(pending.items())[-_PENDING_KEPT:])
+    url = upstream_oauth.authorization_url(remote, discovery, registration, redirect_uri, state, verifier)
+    return HttpResponseRedirect(url)
+
+
+def _flow(request: HttpRequest, state: str, server: str) -> dict[str, Any] | None:
+    """The flow this session started with `state` for `server`, spent (a state answers once); None if none."""
+    pending: dict[str, str] = dict(request.session.get(_SESSION_KEY) or {})
+    sealed = pending.pop(state, None) if state else None
+    request.session[_SESSION_KEY] = pending
+    flow = decrypt(sealed) if sealed is not None else None
+    return flow if flow is not None and flow.get("server") == server else None
+
+
+@login_required
+@require_GET
+def callback(request: HttpRequest, server: str) -> HttpResponse:
+    """The authorization server's answer: check `state`, exchange the code (with the PKCE verifier), keep the tokens."""
+    remote = _server(server)
+    flow = _flow(request, request.GET.get("state", ""), remote.name)
+    if flow is None:
+        return _page(request, f"{remote.name}: this answer is not for a connection you started here.", 400)
+    if "error" in request.GET:
+        return _page(request, f"{remote.name} did not connect: {request.GET['error'][:200]}", 400)
+    resource, issuer, authorize, token_endpoint, registration_endpoint, scopes = flow["discovery"]
+    if "iss" in request.GET and request.GET["iss"] != issuer:  # RFC 9207: a mix-up attack
+        return _page(request, f"{remote.name}: the answer came from another authorization server.", 400)
+    discovery = upstream_oauth.Discovery(
+        resource, issuer, authorize, token_endpoint, registration_endpoint, tuple(scopes)
+    )
+    registration = upstream_oauth.Registration(flow["client_id"], flow["client_secret"])
+    try:
+        token = upstream_oauth.exchange_code(
+            remote,
+            token_endpoint,
+            registration,
+            code=request.GET.get("code", ""),
+            redirect_uri=flow["redirect_uri"],
+            verifier=flow["verifier"],
+            resource=resource,
+        )
+    except upstream_oauth.UpstreamAuthError as error:
+        return _page(request, f"{remote.name} did not connect: {error}", 502)
+    save_tokens(request.user, remote.name, discovery, registration, token)
+    return HttpResponseRedirect(reverse(CONNECT_PAGE))
+
+
+@login_required
+@require_POST
+def disconnect(request: HttpRequest, server: str) -> HttpResponse:
+    """Forget the user's tokens for `server`."""
+    UpstreamCredential.objects.filter(user=request.user, server=server).delete()
+    return HttpResponseRedirect(reverse(CONNECT_PAGE))

@@ -1,0 +1,198 @@
+"""Each user's own credentials upstream: a gateway in front of a real MCP server with its own OAuth authorization
+server (tests/gateway/oauth_upstream.py, a subprocess), which reports the bearer token each call brought.
+
+Users connect on the site's page (the real views, the real authorization server over HTTP), the tokens are
+kept encrypted in the database, and the gateway calls the upstream with the caller's own token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import Client
+from django.utils import timezone
+
+from mcp_django.gateway.connection import pool
+from mcp_django.models import UpstreamCredential
+from tests.access_support import Caller, make_caller
+from tests.gateway.conftest import serve_module
+from tests.gateway.test_gateway import WAIT, send
+
+pytestmark = [pytest.mark.live, pytest.mark.urls("tests.gateway.urls"), pytest.mark.django_db(transaction=True)]
+
+GATEWAY = "/accounts/mcp"
+
+
+@pytest.fixture(scope="session")
+def upstream_base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    logs = tmp_path_factory.mktemp("oauth-upstream")
+    with serve_module("tests.gateway.oauth_upstream", logs, "/.well-known/oauth-authorization-server") as base:
+        yield base
+
+
+@pytest.fixture(autouse=True)
+def _upstream(settings: Any, upstream_base: str) -> None:
+    settings.MCP_DJANGO = {
+        **settings.MCP_DJANGO,
+        "SERVERS": {"accounts": {"URL": f"{upstream_base}/mcp", "AUTH": "oauth"}},
+    }
+    control(upstream_base, reset=True)
+
+
+@pytest.fixture(autouse=True)
+async def _close_the_pool() -> AsyncIterator[None]:
+    yield
+    await pool.aclose()
+
+
+def control(base: str, **options: Any) -> dict[str, Any]:
+    """Tell the upstream's authorization server what to do next; what it has granted so far."""
+    answer: dict[str, Any] = httpx2.post(f"{base}/control", json=options, timeout=WAIT).json()
+    return answer
+
+
+def connect_account(caller: Caller, upstream_user: str) -> Client:
+    """`caller` connects their account on the site's page, signing in upstream as `upstream_user`."""
+    browser = Client()
+    browser.force_login(caller.user)
+    started = browser.post("/mcp/upstream/accounts/connect")
+    assert started.status_code == 302, started.content
+    authorize = httpx2.get(f"{started['Location']}&as_user={upstream_user}", timeout=WAIT)
+    assert authorize.status_code == 302, authorize.text
+    back = urlsplit(authorize.headers["location"])
+    done = browser.get(f"{back.path}?{back.query}")
+    assert (done.status_code, done["Location"]) == (302, "/mcp/upstream/"), done.content
+    return browser
+
+
+async def whoami(caller: Caller | None) -> dict[str, Any]:
+    answer = await asyncio.wait_for(send(GATEWAY, "tools/call", {"name": "whoami"}, caller=caller), WAIT)
+    return dict(answer["result"])
+
+
+def seen(result: dict[str, Any]) -> dict[str, Any]:
+    assert not result.get("isError"), result
+    text: str = result["content"][0]["text"]
+    return dict(json.loads(text))
+
+
+async def test_each_callers_call_reaches_the_upstream_with_their_own_token() -> None:
+    alice, bob = await sync_to_async(make_caller)("alice"), await sync_to_async(make_caller)("bob")
+    await sync_to_async(connect_account)(alice, "alice-upstream")
+    await sync_to_async(connect_account)(bob, "bob-upstream")
+
+    by_alice, by_bob = seen(await whoami(alice)), seen(await whoami(bob))
+
+    assert by_alice["user"] == "alice-upstream"
+    assert by_bob["user"] == "bob-upstream"
+    assert by_alice["token"] != by_bob["token"]
+    assert seen(await whoami(alice))["token"] == by_alice["token"]  # kept, not fetched anew
+
+
+async def test_a_caller_who_has_not_connected_gets_a_tool_error_naming_the_page_to_connect_on(
+    upstream_base: str,
+) -> None:
+    carol = await sync_to_async(make_caller)("carol")
+
+    result = await whoami(carol)
+
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == (
+        "Your account is not connected to 'accounts': connect it at /mcp/upstream/ on this site, then call again."
+    )
+    assert control(upstream_base)["grants"] == []
+
+
+async def test_an_expired_token_is_refreshed_before_the_call(upstream_base: str) -> None:
+    alice = await sync_to_async(make_caller)("alice")
+    await sync_to_async(connect_account)(alice, "alice-upstream")
+    before = seen(await whoami(alice))["token"]
+    await UpstreamCredential.objects.filter(server="accounts").aupdate(expires_at=timezone.now())
+
+    after = seen(await whoami(alice))
+
+    assert after["user"] == "alice-upstream"
+    assert after["token"] != before
+    assert control(upstream_base)["grants"] == [
+        ["authorization_code", "alice-upstream"],
+        ["refresh_token", "alice-upstream"],
+    ]
+    credential = await UpstreamCredential.objects.aget(server="accounts")
+    assert credential.expires_at is not None and credential.expires_at > timezone.now()
+
+
+async def test_a_refresh_the_authorization_server_refuses_forgets_the_tokens_and_asks_to_connect_again(
+    upstream_base: str,
+) -> None:
+    alice = await sync_to_async(make_caller)("alice")
+    await sync_to_async(connect_account)(alice, "alice-upstream")
+    await UpstreamCredential.objects.filter(server="accounts").aupdate(expires_at=timezone.now())
+    control(upstream_base, refuse_refresh=True)
+
+    result = await whoami(alice)
+
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == (
+        "Your account has an expired token the server would not renew to 'accounts': "
+        "connect it at /mcp/upstream/ on this site, then call again."
+    )
+    assert not await UpstreamCredential.objects.filter(server="accounts").aexists()
+
+
+async def test_the_callback_refuses_a_state_this_session_did_not_start(upstream_base: str) -> None:
+    alice = await sync_to_async(make_caller)("alice")
+
+    def attack() -> Any:
+        # Mallory starts a flow in her own browser and hands alice the answer meant for it (login CSRF).
+        browser = Client()
+        browser.force_login(alice.user)
+        started = browser.post("/mcp/upstream/accounts/connect")
+        authorize = httpx2.get(f"{started['Location']}&as_user=mallory", timeout=WAIT)
+        back = urlsplit(authorize.headers["location"])
+        forged = back.query.replace("state=", "state=forged")
+        return browser.get(f"{back.path}?{forged}")
+
+    refused = await sync_to_async(attack)()
+
+    assert refused.status_code == 400
+    assert b"this answer is not for a connection you started here" in refused.content
+    assert not await UpstreamCredential.objects.aexists()
+    assert control(upstream_base)["grants"] == []  # the code was never exchanged
+
+
+async def test_the_tokens_are_not_stored_in_the_clear_and_survive_a_secret_key_rotation(settings: Any) -> None:
+    alice = await sync_to_async(make_caller)("alice")
+    await sync_to_async(connect_account)(alice, "alice-upstream")
+    token = seen(await whoami(alice))["token"]
+    credential = await UpstreamCredential.objects.aget(server="accounts")
+    assert token not in credential.secret and "rt-alice" not in credential.secret
+
+    settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
+    settings.SECRET_KEY = "a-new-secret-key-after-the-rotation-0123456789abcdefghijklmnop"
+    await pool.aclose()
+
+    assert seen(await whoami(alice))["token"] == token
+
+    settings.SECRET_KEY_FALLBACKS = []
+    result = await whoami(alice)
+    assert result["isError"] is True  # no key opens it: connect again
+    assert not await UpstreamCredential.objects.aexists()
+
+
+async def test_the_connect_page_shows_who_is_connected_and_disconnects() -> None:
+    alice = await sync_to_async(make_caller)("alice")
+    browser = await sync_to_async(connect_account)(alice, "alice-upstream")
+
+    page = await sync_to_async(browser.get)("/mcp/upstream/")
+    assert page.status_code == 200 and b"connected since" in page.content
+    await sync_to_async(browser.post)("/mcp/upstream/accounts/disconnect")
+
+    assert not await UpstreamCredential.objects.aexists()
+    assert (await whoami(alice))["isError"] is True
