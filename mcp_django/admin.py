@@ -167,7 +167,8 @@ class UpstreamCredentialAdmin(_UpstreamCredentialAdminBase):
     list_display = ["user", "server", "issuer", "scope", "expires_at", "created", "updated"]
     list_filter = ["server", "issuer"]
     search_fields = ["server", f"user__{get_user_model().USERNAME_FIELD}"]
-    fields = readonly_fields = ["user", "server", "issuer", "scope", "expires_at", "created", "updated"]
+    fields = ("user", "server", "issuer", "scope", "expires_at", "created", "updated")
+    readonly_fields = fields
     list_select_related = ["user"]
     actions = ["disconnect"]
 

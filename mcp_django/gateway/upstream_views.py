@@ -55,7 +55,8 @@ def _server(name: str) -> RemoteServer:
 
 
 def _page(request: HttpRequest, error: str | None = None, status: int = 200) -> HttpResponse:
-    rows = {row.server: row for row in UpstreamCredential.objects.filter(user=request.user)}
+    user: Any = request.user  # signed in (login_required)
+    rows = {row.server: row for row in UpstreamCredential.objects.filter(user=user)}
     servers = [{"name": server.name, "credential": rows.get(server.name)} for server in oauth_servers()]
     return render(request, "mcp_django/upstream.html", {"servers": servers, "error": error}, status=status)
 
@@ -147,5 +148,6 @@ def callback(request: HttpRequest, server: str) -> HttpResponse:
 @require_POST
 def disconnect(request: HttpRequest, server: str) -> HttpResponse:
     """Forget the user's tokens for `server`."""
-    UpstreamCredential.objects.filter(user=request.user, server=server).delete()
+    user: Any = request.user  # signed in (login_required)
+    UpstreamCredential.objects.filter(user=user, server=server).delete()
     return HttpResponseRedirect(reverse(CONNECT_PAGE))
