@@ -48,7 +48,7 @@ from mcp_django.gateway.connection import (
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
 from mcp_django.gateway.limits import call_deadline, remember
 from mcp_django.gateway.listing import Listing
-from mcp_django.gateway.upstream import NotConnected, connection_for
+from mcp_django.gateway.upstream import NotConnected, connection_for, refused
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import (
     INVALID_PARAMS,
@@ -263,11 +263,21 @@ class RemoteSource(Source):
 
     async def forward(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """Send one request on the caller's behalf (`forwarding.forward`)."""
-        return await forward(await connection_for(self.remote, ctx.principal), method, params, ctx)
+        connection = await connection_for(self.remote, ctx.principal)
+        try:
+            return await forward(connection, method, params, ctx)
+        except BackendUnavailable as error:
+            await refused(self.remote, ctx.principal, connection, error)
+            raise
 
     async def forward_asking(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """Send one request that may answer `input_required`: the caller answers (`forwarding.forward_asking`)."""
-        return await forward_asking(await connection_for(self.remote, ctx.principal), method, params, ctx)
+        connection = await connection_for(self.remote, ctx.principal)
+        try:
+            return await forward_asking(connection, method, params, ctx)
+        except BackendUnavailable as error:
+            await refused(self.remote, ctx.principal, connection, error)
+            raise
 
     async def _list(self, method: str, key: str, ctx: RequestContext) -> list[dict[str, Any]]:
         """Every item of a remote list; nothing (logged) when the remote is down and that is tolerated.

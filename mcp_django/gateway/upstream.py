@@ -38,6 +38,7 @@ __all__ = [
     "connection_for",
     "decrypt",
     "encrypt",
+    "refused",
     "save_tokens",
 ]
 
@@ -52,7 +53,7 @@ class NotConnected(BackendUnavailable):
 
     def __init__(self, server: str, why: str = "is not connected") -> None:
         page = connect_page()
-        message = f"Your account {why} to {server!r}: connect it at {page} on this site, then call again."
+        message = f"{server!r} needs your own account, which {why}: connect it at {page} on this site, then call again."
         MCPError.__init__(self, message, data={"backend": server, "reason": "not_connected", "connect": page})
         self.server = server
         self.reason = "not_connected"
@@ -188,7 +189,7 @@ async def connection_for(server: RemoteServer, principal: Any) -> RemoteConnecti
         return connect(server)
     user_pk = getattr(principal, "pk", None) if getattr(principal, "is_authenticated", False) else None
     if user_pk is None:
-        raise NotConnected(server.name, "is anonymous and cannot be connected")
+        raise NotConnected(server.name, "cannot be connected while you are anonymous")
     # One refresh at a time per user and server in this process: a second would spend a rotated refresh token.
     key = (id(asyncio.get_running_loop()), user_pk, server.name)
     lock = _refreshing.get(key)
@@ -199,3 +200,25 @@ async def connection_for(server: RemoteServer, principal: Any) -> RemoteConnecti
     if replaced is not None:
         await pool.drop(dataclasses.replace(server, token=replaced))
     return connect(dataclasses.replace(server, token=token))
+
+
+def _forget(server: RemoteServer, user_pk: Any) -> None:
+    from mcp_django.models import UpstreamCredential
+
+    UpstreamCredential.objects.filter(user_id=user_pk, server=server.name).delete()
+
+
+async def refused(
+    server: RemoteServer, principal: Any, connection: RemoteConnection, error: BackendUnavailable
+) -> None:
+    """After `error` on the caller's own connection: a server that refused their token (revoked, or not
+    enough) makes them connect again; anything else is left to the caller.
+
+    Raises:
+        NotConnected: the server refused the token; it is forgotten.
+    """
+    if server.oauth is None or error.reason != "refused":
+        return
+    await run_sync(_forget, server, getattr(principal, "pk", None))
+    await pool.drop(connection.server)
+    raise NotConnected(server.name, "the server refused") from None

@@ -7,7 +7,8 @@ to a request without a token it issued. Its tool `whoami` says which user the be
 returns the token itself, so a test sees exactly what the gateway sent. The authorization server:
 RFC 9728 and RFC 8414 metadata, RFC 7591 registration, `/authorize` (no login page: the test names the
 user with `as_user=`), and `/token` for the code grant (PKCE S256 and the `resource` checked) and refresh.
-`/control` (POST JSON) resets the tokens, sets `expires_in`, or makes refreshes fail; GET shows the grants.
+`/control` (POST JSON) resets the tokens, sets `expires_in`, makes refreshes fail, revokes every access
+token, or names another `authorization_server` in the metadata; GET shows the grants.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ state: dict[str, Any] = {
     "grants": [],  # [grant type, user] as the token endpoint granted them
     "expires_in": 3600,
     "refuse_refresh": False,
+    "authorization_server": None,  # names another issuer in the resource metadata (a hostile server's)
 }
 
 
@@ -92,13 +94,20 @@ def app_for(base: str) -> Any:
             options = await request.json()
             if options.get("reset"):
                 state.update(access={}, refresh={}, codes={}, grants=[], expires_in=3600, refuse_refresh=False)
-            state.update({key: options[key] for key in ("expires_in", "refuse_refresh") if key in options})
+                state["authorization_server"] = None
+            if options.get("revoke"):
+                state["access"].clear()
+            options_kept = ("expires_in", "refuse_refresh", "authorization_server")
+            state.update({key: options[key] for key in options_kept if key in options})
         return JSONResponse({"grants": state["grants"]})
 
     async def routes(request: Request) -> Response | None:
         path = request.url.path
         if path == "/.well-known/oauth-protected-resource/mcp":
-            return JSONResponse({"resource": resource, "authorization_servers": [base], "scopes_supported": ["tools"]})
+            issuer = state["authorization_server"] or base
+            return JSONResponse(
+                {"resource": resource, "authorization_servers": [issuer], "scopes_supported": ["tools"]}
+            )
         if path == "/.well-known/oauth-authorization-server":
             return JSONResponse(
                 {

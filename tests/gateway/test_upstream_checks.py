@@ -11,7 +11,7 @@ from django.core.checks import CheckMessage, Error, Warning
 from mcp_django.gateway.connection import UpstreamOAuth, remote_server
 from mcp_django.gateway.upstream_checks import check_upstream_oauth
 
-pytestmark = pytest.mark.urls("tests.gateway.urls")
+pytestmark = pytest.mark.urls("tests.gateway.upstream_urls")
 
 
 def checked(settings: Any, **entry: Any) -> list[CheckMessage]:

@@ -25,7 +25,11 @@ from tests.access_support import Caller, make_caller
 from tests.gateway.conftest import serve_module
 from tests.gateway.test_gateway import WAIT, send
 
-pytestmark = [pytest.mark.live, pytest.mark.urls("tests.gateway.urls"), pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.live,
+    pytest.mark.urls("tests.gateway.upstream_urls"),
+    pytest.mark.django_db(transaction=True),
+]
 
 GATEWAY = "/accounts/mcp"
 
@@ -105,7 +109,8 @@ async def test_a_caller_who_has_not_connected_gets_a_tool_error_naming_the_page_
 
     assert result["isError"] is True
     assert result["content"][0]["text"] == (
-        "Your account is not connected to 'accounts': connect it at /mcp/upstream/ on this site, then call again."
+        "'accounts' needs your own account, which is not connected: connect it at /mcp/upstream/ on this site, "
+        "then call again."
     )
     assert control(upstream_base)["grants"] == []
 
@@ -125,7 +130,8 @@ async def test_an_expired_token_is_refreshed_before_the_call(upstream_base: str)
         ["refresh_token", "alice-upstream"],
     ]
     credential = await UpstreamCredential.objects.aget(server="accounts")
-    assert credential.expires_at is not None and credential.expires_at > timezone.now()
+    assert credential.expires_at is not None
+    assert credential.expires_at > timezone.now()
 
 
 async def test_a_refresh_the_authorization_server_refuses_forgets_the_tokens_and_asks_to_connect_again(
@@ -140,10 +146,28 @@ async def test_a_refresh_the_authorization_server_refuses_forgets_the_tokens_and
 
     assert result["isError"] is True
     assert result["content"][0]["text"] == (
-        "Your account has an expired token the server would not renew to 'accounts': "
+        "'accounts' needs your own account, which has an expired token the server would not renew: "
         "connect it at /mcp/upstream/ on this site, then call again."
     )
     assert not await UpstreamCredential.objects.filter(server="accounts").aexists()
+
+
+async def test_a_token_the_upstream_refuses_is_forgotten_and_the_caller_asked_to_connect_again(
+    upstream_base: str,
+) -> None:
+    alice = await sync_to_async(make_caller)("alice")
+    await sync_to_async(connect_account)(alice, "alice-upstream")
+    seen(await whoami(alice))
+    control(upstream_base, revoke=True)
+
+    result = await whoami(alice)
+
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == (
+        "'accounts' needs your own account, which the server refused: connect it at /mcp/upstream/ on this site, "
+        "then call again."
+    )
+    assert not await UpstreamCredential.objects.aexists()
 
 
 async def test_the_callback_refuses_a_state_this_session_did_not_start(upstream_base: str) -> None:
@@ -167,12 +191,32 @@ async def test_the_callback_refuses_a_state_this_session_did_not_start(upstream_
     assert control(upstream_base)["grants"] == []  # the code was never exchanged
 
 
+async def test_metadata_naming_an_authorization_server_on_an_internal_address_is_not_fetched(
+    upstream_base: str,
+) -> None:
+    alice = await sync_to_async(make_caller)("alice")
+    control(upstream_base, authorization_server="https://169.254.169.254")
+
+    def connect() -> Any:
+        browser = Client()
+        browser.force_login(alice.user)
+        return browser.post("/mcp/upstream/accounts/connect")
+
+    refused = await sync_to_async(connect)()
+
+    assert refused.status_code == 502
+    assert b"accounts cannot be connected: &#x27;169.254.169.254&#x27; resolves to a non-public address" in (
+        refused.content
+    )
+
+
 async def test_the_tokens_are_not_stored_in_the_clear_and_survive_a_secret_key_rotation(settings: Any) -> None:
     alice = await sync_to_async(make_caller)("alice")
     await sync_to_async(connect_account)(alice, "alice-upstream")
     token = seen(await whoami(alice))["token"]
     credential = await UpstreamCredential.objects.aget(server="accounts")
-    assert token not in credential.secret and "rt-alice" not in credential.secret
+    assert token not in credential.secret
+    assert "rt-alice" not in credential.secret
 
     settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
     settings.SECRET_KEY = "a-new-secret-key-after-the-rotation-0123456789abcdefghijklmnop"
@@ -191,7 +235,8 @@ async def test_the_connect_page_shows_who_is_connected_and_disconnects() -> None
     browser = await sync_to_async(connect_account)(alice, "alice-upstream")
 
     page = await sync_to_async(browser.get)("/mcp/upstream/")
-    assert page.status_code == 200 and b"connected since" in page.content
+    assert page.status_code == 200
+    assert b"connected since" in page.content
     await sync_to_async(browser.post)("/mcp/upstream/accounts/disconnect")
 
     assert not await UpstreamCredential.objects.aexists()

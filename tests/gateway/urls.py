@@ -5,12 +5,9 @@ The backends are named (`MCP_DJANGO["SERVERS"]`), so each test module points the
 
 from __future__ import annotations
 
-from mcp_django.urls import endpoint, upstream_urlpatterns
+from mcp_django.urls import endpoint
 
 urlpatterns = [
-    # Each caller's own token for the server (AUTH "oauth"), and the pages where they connect it.
-    *endpoint("accounts/mcp", mode="gateway", name="gw-accounts", backend="accounts", interceptors=[]),
-    *upstream_urlpatterns,
     # Redaction rewrites the arguments on the way in; the audit sink records every call passing through.
     *endpoint(
         "sdk/mcp",
