@@ -97,7 +97,8 @@ class UpstreamOAuth:
     """How the site signs each of its users in to a remote server's authorization server (`"AUTH": "oauth"`).
 
     `client_id` (and `client_secret`) when the site was registered by hand; None registers it
-    dynamically (RFC 7591). `scopes` are asked for; none asks for what the server's metadata lists.
+    dynamically (RFC 7591). `scopes` are asked for; none asks for those of the server's 401 challenge, else
+    for all its metadata lists.
     """
 
     client_id: str | None = None

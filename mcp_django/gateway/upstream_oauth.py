@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 _RESOURCE_METADATA: Final = re.compile(r'resource_metadata\s*=\s*"([^"]+)"')
+_SCOPE: Final = re.compile(r'(?<![\w-])scope\s*=\s*"([^"]*)"')
 _MAX_DOCUMENT_BYTES: Final = 64 * 1024
 
 
@@ -173,8 +174,9 @@ def discover(server: RemoteServer) -> Discovery:
             answer = client.request("POST", server.url, json=probe, headers=headers, withhold_token=True)
         except httpx2.HTTPError as error:
             raise UpstreamAuthError(f"the server cannot be reached: {error}") from None
-        named = _RESOURCE_METADATA.search(answer.headers.get("www-authenticate", ""))
-        if answer.status_code == 401 and named:
+        challenge = answer.headers.get("www-authenticate", "") if answer.status_code == 401 else ""
+        named, asked = _RESOURCE_METADATA.search(challenge), _SCOPE.search(challenge)
+        if named:
             metadata_urls = [named.group(1)]
         resource_metadata = _first_document(client, metadata_urls, "protected resource metadata")
         resource = resource_metadata.get("resource")
@@ -186,7 +188,9 @@ def discover(server: RemoteServer) -> Discovery:
         issuer = servers[0]
         urls = [*_well_known(issuer, "oauth-authorization-server"), *_well_known(issuer, "openid-configuration")]
         metadata = _first_document(client, urls, "authorization server metadata")
-    return _discovery(metadata, issuer, resource, resource_metadata.get("scopes_supported"))
+    # The scopes to ask for, as MCP says: those of the challenge, else all the resource metadata lists.
+    scopes = asked.group(1).split() if asked else resource_metadata.get("scopes_supported")
+    return _discovery(metadata, issuer, resource, scopes)
 
 
 def _discovery(metadata: Mapping[str, Any], issuer: str, resource: str, scopes: Any) -> Discovery:

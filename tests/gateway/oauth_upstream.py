@@ -106,7 +106,7 @@ def app_for(base: str) -> Any:
         if path == "/.well-known/oauth-protected-resource/mcp":
             issuer = state["authorization_server"] or base
             return JSONResponse(
-                {"resource": resource, "authorization_servers": [issuer], "scopes_supported": ["tools"]}
+                {"resource": resource, "authorization_servers": [issuer], "scopes_supported": ["tools", "admin"]}
             )
         if path == "/.well-known/oauth-authorization-server":
             return JSONResponse(
@@ -156,7 +156,7 @@ def app_for(base: str) -> Any:
             bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
             if bearer not in state["access"]:
                 metadata = f"{base}/.well-known/oauth-protected-resource/mcp"
-                challenge = f'Bearer resource_metadata="{metadata}"'
+                challenge = f'Bearer resource_metadata="{metadata}", scope="tools"'
                 response = JSONResponse({"error": "invalid_token"}, 401, {"WWW-Authenticate": challenge})
         if response is not None:
             await response(scope, receive, send)

@@ -11,7 +11,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
@@ -85,6 +85,24 @@ def seen(result: dict[str, Any]) -> dict[str, Any]:
     assert not result.get("isError"), result
     text: str = result["content"][0]["text"]
     return dict(json.loads(text))
+
+
+def test_connecting_sends_the_user_to_the_authorization_server_with_pkce_the_resource_and_the_challenges_scope(
+    upstream_base: str,
+) -> None:
+    browser = Client()
+    browser.force_login(make_caller("alice").user)
+
+    started = browser.post("/mcp/upstream/accounts/connect")
+
+    url = urlsplit(started["Location"])
+    query = parse_qs(url.query)
+    assert f"{url.scheme}://{url.netloc}{url.path}" == f"{upstream_base}/authorize"
+    assert query["scope"] == ["tools"]  # the 401's scope, not all of scopes_supported
+    assert query["resource"] == [f"{upstream_base}/mcp"]
+    assert query["code_challenge_method"] == ["S256"]
+    assert query["redirect_uri"] == ["http://testserver/mcp/upstream/accounts/callback"]
+    assert len(query["state"][0]) >= 32
 
 
 async def test_each_callers_call_reaches_the_upstream_with_their_own_token() -> None:
