@@ -133,6 +133,34 @@ async def test_a_caller_who_has_not_connected_gets_a_tool_error_naming_the_page_
     assert control(upstream_base)["grants"] == []
 
 
+async def test_a_gateway_answers_an_unconnected_callers_list_with_the_error_naming_the_page() -> None:
+    carol = await sync_to_async(make_caller)("carol")
+
+    answer = await asyncio.wait_for(send(GATEWAY, "tools/list", caller=carol), WAIT)
+
+    assert answer["error"]["message"] == (
+        "'accounts' needs your own account, which is not connected: connect it at /mcp/upstream/ on this site, "
+        "then call again."
+    )
+    assert answer["error"]["data"] == {"backend": "accounts", "reason": "not_connected", "connect": "/mcp/upstream/"}
+
+
+async def test_a_hub_leaves_the_server_out_for_a_caller_until_they_connect_then_calls_it_with_their_token() -> None:
+    carol = await sync_to_async(make_caller)("carol")
+    hub = "/accounts/hub/mcp"
+
+    before = await asyncio.wait_for(send(hub, "tools/list", caller=carol), WAIT)
+    await sync_to_async(connect_account)(carol, "carol-upstream")
+    after = await asyncio.wait_for(send(hub, "tools/list", caller=carol), WAIT)
+    called = await asyncio.wait_for(send(hub, "tools/call", {"name": "acc_whoami"}, caller=carol), WAIT)
+
+    names_before = {tool["name"] for tool in before["result"]["tools"]}
+    assert "echo" in names_before  # the local registry answers
+    assert "acc_whoami" not in names_before
+    assert "acc_whoami" in {tool["name"] for tool in after["result"]["tools"]}
+    assert seen(called["result"])["user"] == "carol-upstream"
+
+
 async def test_an_expired_token_is_refreshed_before_the_call(upstream_base: str) -> None:
     alice = await sync_to_async(make_caller)("alice")
     await sync_to_async(connect_account)(alice, "alice-upstream")

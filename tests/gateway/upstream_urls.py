@@ -1,4 +1,5 @@
-"""A URLconf for the per-user credential tests: a gateway to the OAuth-protected upstream, and the connect pages."""
+"""A URLconf for the per-user credential tests: a gateway and a hub in front of the OAuth-protected upstream, and
+the connect pages."""
 
 from __future__ import annotations
 
@@ -6,5 +7,12 @@ from mcp_django.urls import endpoint, upstream_urlpatterns
 
 urlpatterns = [
     *endpoint("accounts/mcp", mode="gateway", name="gw-accounts", backend="accounts", interceptors=[]),
+    *endpoint(
+        "accounts/hub/mcp",
+        name="gw-accounts-hub",
+        registry="tests.interceptors.tools.registry",
+        interceptors=[],
+        servers=[{"SERVER": "accounts", "NAMESPACE": "acc"}],
+    ),
     *upstream_urlpatterns,
 ]
