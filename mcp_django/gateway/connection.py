@@ -12,7 +12,8 @@
 `BackendUnavailable` (down, timed out, refused the gateway, broke the protocol). The connection opens
 on first use in the newest era the server speaks, re-opens when the server forgot the session, and
 `add_listener` receives the server's notifications. Only the gateway's own credentials (`HEADERS`,
-`TOKEN` from settings) are ever sent. docs/gateway.md.
+`TOKEN` from settings) are ever sent, or, for an entry with `AUTH`, a caller's own token for the server
+(`gateway.upstream` pools one connection per caller's token). docs/gateway.md.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ import logging
 import re
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
 from mcp_django.conf import mcp_settings
@@ -73,6 +73,7 @@ logger = logging.getLogger("mcp_django.gateway")
 
 FEATURES: Final = ("tools", "resources", "prompts", "completions")
 """The server features a remote source serves (logging and subscriptions are the endpoint's own)."""
+_Forwarder = Callable[[RemoteConnection, str, Mapping[str, Any], RequestContext], Awaitable[dict[str, Any]]]
 NAMESPACE: Final = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 """What a namespace may be: it leads a tool name (`ns_`) and a URI scheme (`ns+`), so no `_` nor `+`."""
 
@@ -263,18 +264,19 @@ class RemoteSource(Source):
 
     async def forward(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """Send one request on the caller's behalf (`forwarding.forward`)."""
-        connection = await connection_for(self.remote, ctx.principal)
-        try:
-            return await forward(connection, method, params, ctx)
-        except BackendUnavailable as error:
-            await refused(self.remote, ctx.principal, connection, error)
-            raise
+        return await self._forwarded(forward, method, params, ctx)
 
     async def forward_asking(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
         """Send one request that may answer `input_required`: the caller answers (`forwarding.forward_asking`)."""
+        return await self._forwarded(forward_asking, method, params, ctx)
+
+    async def _forwarded(
+        self, how: _Forwarder, method: str, params: Mapping[str, Any], ctx: RequestContext
+    ) -> dict[str, Any]:
+        """`how` on the caller's connection (`upstream.connection_for`); a token the remote refused is forgotten."""
         connection = await connection_for(self.remote, ctx.principal)
         try:
-            return await forward_asking(connection, method, params, ctx)
+            return await how(connection, method, params, ctx)
         except BackendUnavailable as error:
             await refused(self.remote, ctx.principal, connection, error)
             raise
