@@ -26,6 +26,7 @@ from mcp_django.models import (
     InterceptorState,
     MCPSession,
     ProviderState,
+    RemoteServerState,
     ToolCallRecord,
     ToolState,
     UpstreamCredential,
@@ -43,12 +44,13 @@ if TYPE_CHECKING:
     _ControlRoomAdminBase = admin.ModelAdmin[ControlRoom]
     _ToolStateAdminBase = admin.ModelAdmin[ToolState]
     _UpstreamCredentialAdminBase = admin.ModelAdmin[UpstreamCredential]
+    _RemoteServerStateAdminBase = admin.ModelAdmin[RemoteServerState]
 else:  # ModelAdmin is generic only in django-stubs
     _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = _InterceptorServerAdminBase = admin.ModelAdmin
     _ProviderStateAdminBase = _InterceptorStateAdminBase = _ControlRoomAdminBase = _ToolStateAdminBase = (
         admin.ModelAdmin
     )
-    _UpstreamCredentialAdminBase = admin.ModelAdmin
+    _UpstreamCredentialAdminBase = _RemoteServerStateAdminBase = admin.ModelAdmin
 
 
 @admin.register(MCPSession)
@@ -245,6 +247,41 @@ class ProviderStateAdmin(_StateAdminMixin, _ProviderStateAdminBase):
         if obj.min_scope is not None:
             return f"{Scope(obj.min_scope).label} (set here)"
         return f"{self.code_scope(obj)} (code)"
+
+
+@admin.register(RemoteServerState)
+class RemoteServerStateAdmin(_StateAdminMixin, _RemoteServerStateAdminBase):
+    """Every server of `MCP_DJANGO["SERVERS"]`, on or off in the gateways and hubs in front of it, with its scope.
+
+    Its change page asks the server for its tools (within the server's connect timeout): whether it answers.
+    """
+
+    list_display = ["name", "endpoints", "enabled", "effective_scope", "present_in_code", "updated"]
+    list_filter = ["enabled", "present_in_code", "min_scope"]
+    search_fields = ["name"]
+    fields = ["name", "endpoints", "reachable", "enabled", "min_scope"]
+    readonly_fields = ["name", "endpoints", "reachable"]
+    actions = ["enable_selected", "disable_selected"]
+
+    @admin.action(description="Enable selected remote servers", permissions=["change"])
+    def enable_selected(self, request: HttpRequest, queryset: QuerySet[RemoteServerState]) -> None:
+        self._set_enabled(request, queryset, True)
+
+    @admin.action(description="Disable selected remote servers", permissions=["change"])
+    def disable_selected(self, request: HttpRequest, queryset: QuerySet[RemoteServerState]) -> None:
+        self._set_enabled(request, queryset, False)
+
+    @admin.display(description="endpoints")
+    def endpoints(self, obj: RemoteServerState) -> str:
+        return ", ".join(inventory.code_remote_servers().get(obj.name, ())) or "—"
+
+    @admin.display(description="minimum scope", ordering="min_scope")
+    def effective_scope(self, obj: RemoteServerState) -> str:
+        return f"{Scope(obj.min_scope).label} (set here)" if obj.min_scope is not None else "each endpoint's"
+
+    @admin.display(description="reachable, and its tools")
+    def reachable(self, obj: RemoteServerState) -> str:
+        return inventory.probe_remote_server(obj.name)
 
 
 @admin.register(InterceptorState)

@@ -305,6 +305,40 @@ class InterceptorServer(models.Model):
             raise ValidationError({"headers": "Give a JSON object of strings."})
 
 
+class RemoteServerState(models.Model):
+    """The admin's say over one remote MCP server of `MCP_DJANGO["SERVERS"]`, wherever an endpoint serves it.
+
+    Switched off, the server's tools, resources and prompts vanish from every gateway and hub in front of
+    it; a minimum scope raises or lowers the one each endpoint gives it. Rows are created for every named
+    server (after `migrate`, and by `manage.py mcp_sync`); interceptor servers have their own rows
+    (`InterceptorServer`), which decide whether their interceptors run.
+    """
+
+    name = models.CharField(max_length=100, unique=True, help_text="The server's name in MCP_DJANGO['SERVERS'].")
+    enabled = models.BooleanField(
+        default=True, help_text="Off: its tools, resources and prompts vanish from every gateway and hub."
+    )
+    min_scope = models.PositiveSmallIntegerField(
+        "minimum scope",
+        null=True,
+        blank=True,
+        choices=[(scope.value, scope.label) for scope in Scope],
+        help_text="Callers below this scope see nothing of the server. Blank: each endpoint's own scope for it.",
+    )
+    present_in_code = models.BooleanField(
+        default=True, editable=False, help_text="False: MCP_DJANGO['SERVERS'] names it no more."
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "MCP remote server"
+        verbose_name_plural = "MCP remote servers"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class ToolState(models.Model):
     """The admin's say over one tool, by name, on every endpoint: switched off, it is unknown everywhere.
 

@@ -1,6 +1,6 @@
-"""What the code defines, for the admin: providers, interceptors and tools, and the rows that mirror them.
+"""What the code defines, for the admin: providers, interceptors, remote servers and tools, and the rows mirroring them.
 
-The admin shows every provider, interceptor and tool in code, row or not: `sync_inventory()` creates
+The admin shows every provider, interceptor, remote server and tool in code, row or not: `sync_inventory()` creates
 the missing rows with blank fields, which mean "as the code says", and flags rows whose provider,
 interceptor or tool is gone. It runs after `migrate` (`post_migrate`) and with `manage.py mcp_sync`,
 never on a page view (docs/adr/0003-admin-overlay.md).
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
+from typing import Any, Final
 
 from asgiref.sync import async_to_sync
 from django.db import DEFAULT_DB_ALIAS, models
@@ -21,7 +21,7 @@ from mcp_django.control.state import control_state
 from mcp_django.endpoints import Endpoint, mounted_endpoints
 from mcp_django.interceptors.chain import build_plan
 from mcp_django.interceptors.config import PlanEntry
-from mcp_django.models import InterceptorState, ProviderState, ToolState
+from mcp_django.models import InterceptorState, ProviderState, RemoteServerState, ToolState
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.versions import Era
@@ -29,15 +29,18 @@ from mcp_django.providers import PromptProvider, Provider, ResourceProvider, Too
 from mcp_django.scopes import Scope
 
 __all__ = [
+    "INVENTORY_MODELS",
     "Synced",
     "class_path",
     "code_interceptors",
     "code_providers",
+    "code_remote_servers",
     "code_tools",
     "endpoints_serving",
     "list_changed_methods",
     "listed_tools",
     "mounted",
+    "probe_remote_server",
     "sync_inventory",
     "sync_rows",
     "tool_permissions",
@@ -144,6 +147,31 @@ def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM) -> list[str]:
     return list(async_to_sync(names)())
 
 
+def code_remote_servers() -> dict[str, list[str]]:
+    """Every server `MCP_DJANGO["SERVERS"]` names, with the mounted endpoints serving it as a source."""
+    servers: dict[str, list[str]] = {str(name): [] for name in dict(mcp_settings.SERVERS or {})}
+    for endpoint in mounted():
+        for source in getattr(endpoint, "remote_sources", ()):
+            if source.name in servers and endpoint.name not in servers[source.name]:
+                servers[source.name].append(endpoint.name)
+    return {name: sorted(endpoints) for name, endpoints in servers.items()}
+
+
+def probe_remote_server(name: str) -> str:
+    """Ask the server `name` for its tools, without interceptors, and say what it answered, in a line for the admin."""
+    from mcp_django.client import SyncMCPClient
+
+    try:
+        tools = SyncMCPClient(name, interceptors=[]).list_tools().get("tools") or []
+    except (LookupError, ValueError) as error:
+        return f"not configured: {error}"
+    except MCPError as error:
+        return f"no: {error}"
+    names = sorted(str(tool.get("name")) for tool in tools if isinstance(tool, dict))
+    shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+    return f"yes, {len(names)} tools" + (f": {shown}" if names else "")
+
+
 def code_tools() -> dict[str, list[str]]:
     """Every tool a caller of the highest scope sees on some endpoint now, with the names of those endpoints.
 
@@ -184,10 +212,14 @@ class Synced:
     restored: int
 
 
+INVENTORY_MODELS: Final = (ProviderState, InterceptorState, RemoteServerState, ToolState)
+"""The admin's rows that mirror something in code, in the order they are synced."""
+
+
 def sync_rows(model: type[models.Model], using: str = DEFAULT_DB_ALIAS) -> Synced:
     """Give everything in code a row of `model` (blank: the code's defaults) and flag rows of vanished things.
 
-    `model` is `ProviderState`, `InterceptorState` or `ToolState`; an `InterceptorState` row also
+    `model` is `ProviderState`, `InterceptorState`, `RemoteServerState` or `ToolState`; an `InterceptorState` row also
     learns the class its name runs as (so the admin validates its options without the URLconf).
     Uses `bulk_create` and `update`, which send no signals: nothing changes for a client, so no stamp moves.
     """
@@ -199,6 +231,8 @@ def sync_rows(model: type[models.Model], using: str = DEFAULT_DB_ALIAS) -> Synce
         field, names = "name", set(classes)
     elif model is ToolState:
         field, names = "name", set(code_tools())
+    elif model is RemoteServerState:
+        field, names = "name", set(code_remote_servers())
     else:
         raise TypeError(f"{model.__name__} is not an MCP inventory model")
     rows: QuerySet[Any] = model._default_manager.using(using)
@@ -218,5 +252,5 @@ def _class_of(classes: dict[str, str], name: str) -> dict[str, str]:
 
 
 def sync_inventory(using: str = DEFAULT_DB_ALIAS) -> list[Synced]:
-    """Sync the provider, interceptor and tool rows with the code (after `migrate`, and `manage.py mcp_sync`)."""
-    return [sync_rows(model, using) for model in (ProviderState, InterceptorState, ToolState)]
+    """Sync the rows of `INVENTORY_MODELS` with the code (after `migrate`, and `manage.py mcp_sync`)."""
+    return [sync_rows(model, using) for model in INVENTORY_MODELS]

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mcp_django.control.state import ControlState, control_state
+from mcp_django.gateway.source import RemoteSource
 from mcp_django.mounts import Mounted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.providers import ProviderSource
 from mcp_django.scopes import Scope
-from mcp_django.sources import Source
+from mcp_django.sources import Items, Source
 
-__all__ = ["AdminOverlay", "SwitchedProviderSource", "ToolSwitchHook"]
+__all__ = ["AdminOverlay", "SwitchedProviderSource", "SwitchedRemoteSource", "ToolSwitchHook"]
 
 
 class SwitchedProviderSource(ProviderSource):
@@ -36,6 +37,71 @@ class SwitchedProviderSource(ProviderSource):
     @property
     def enabled(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
         return self.state.provider_enabled(self.provider.id)
+
+
+class SwitchedRemoteSource(Source):
+    """A remote server's source as the admin set it (`RemoteServerState`), read from the snapshot on every request.
+
+    It stands in for the endpoint's `RemoteSource` in the backend and passes every operation to it, so
+    what the source remembers (its description, its tools' header arguments) stays in one place.
+    """
+
+    __slots__ = ("source", "state")
+
+    def __init__(self, source: RemoteSource, state: ControlState) -> None:
+        self.source = source
+        self.state = state
+
+    @property
+    def scope(self) -> Scope:  # type: ignore[override]  # a property over the base's class attribute
+        return self.state.remote_scope(self.source.name, self.source.scope)
+
+    @property
+    def enabled(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
+        return self.state.remote_enabled(self.source.name)
+
+    def capabilities(self) -> dict[str, Any]:
+        return self.source.capabilities()
+
+    def manifest(self) -> dict[str, Any]:
+        return self.source.manifest()
+
+    async def list_tools(self, ctx: RequestContext, scope: Scope) -> Items:
+        return await self.source.list_tools(ctx, scope)
+
+    async def list_resources(self, ctx: RequestContext, scope: Scope) -> Items:
+        return await self.source.list_resources(ctx, scope)
+
+    async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Items:
+        return await self.source.list_resource_templates(ctx, scope)
+
+    async def list_prompts(self, ctx: RequestContext, scope: Scope) -> Items:
+        return await self.source.list_prompts(ctx, scope)
+
+    async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> Any:
+        return await self.source.get_tool(name, ctx, scope)
+
+    async def get_prompt(self, name: str, ctx: RequestContext, scope: Scope) -> Any:
+        return await self.source.get_prompt(name, ctx, scope)
+
+    async def get_resource(self, uri: str, ctx: RequestContext, scope: Scope) -> Any:
+        return await self.source.get_resource(uri, ctx, scope)
+
+    async def get_resource_template(self, uri_template: str, ctx: RequestContext, scope: Scope) -> Any:
+        return await self.source.get_resource_template(uri_template, ctx, scope)
+
+    async def match_resource_template(self, uri: str, ctx: RequestContext, scope: Scope) -> Any:
+        return await self.source.match_resource_template(uri, ctx, scope)
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: str,
+        value: str,
+        context_arguments: Mapping[str, str],
+        ctx: RequestContext,
+    ) -> Mapping[str, Any]:
+        return await self.source.complete(ref, argument, value, context_arguments, ctx)
 
 
 class ToolSwitchHook:
@@ -74,10 +140,14 @@ class AdminOverlay:
         await self.state.refresh()
 
     def wrap_sources(self, endpoint: Mounted, sources: Sequence[Source]) -> list[Source]:
-        return [
-            SwitchedProviderSource(source, self.state) if isinstance(source, ProviderSource) else source
-            for source in sources
-        ]
+        return [self._switched(source) for source in sources]
+
+    def _switched(self, source: Source) -> Source:
+        if isinstance(source, ProviderSource):
+            return SwitchedProviderSource(source, self.state)
+        if isinstance(source, RemoteSource):
+            return SwitchedRemoteSource(source, self.state)
+        return source
 
     def interceptors(self, config: Any) -> Any:
         return self.state.overlay_interceptors(config)

@@ -18,9 +18,23 @@ from django.db import DEFAULT_DB_ALIAS, connections, router, transaction
 from django.db.models.signals import post_delete, post_migrate, post_save
 
 from mcp_django.conf import mcp_settings
-from mcp_django.control.inventory import endpoints_serving, list_changed_methods, mounted, sync_inventory
+from mcp_django.control.inventory import (
+    INVENTORY_MODELS,
+    endpoints_serving,
+    list_changed_methods,
+    mounted,
+    sync_inventory,
+)
 from mcp_django.control.state import SESSIONS, STATE, bump, control_state
-from mcp_django.models import GroupScope, InterceptorServer, InterceptorState, MCPSession, ProviderState, ToolState
+from mcp_django.models import (
+    GroupScope,
+    InterceptorServer,
+    InterceptorState,
+    MCPSession,
+    ProviderState,
+    RemoteServerState,
+    ToolState,
+)
 from mcp_django.notifications import send_notification_sync
 from mcp_django.providers import provider_registry
 
@@ -75,6 +89,11 @@ def _tool_changed(sender: Any, **kwargs: Any) -> None:
     transaction.on_commit(lambda: announce_scopes(("tools",)))
 
 
+def _remote_changed(sender: Any, **kwargs: Any) -> None:
+    bump(STATE)  # the endpoints serving it rebuild; their clients hear that the lists changed
+    transaction.on_commit(announce_scopes)
+
+
 def _session_ended(sender: Any, **kwargs: Any) -> None:
     bump(SESSIONS)
 
@@ -84,7 +103,7 @@ def _migrated(sender: AppConfig, using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -
     if not router.allow_migrate_model(using, ProviderState):
         return
     tables = connections[using].introspection.table_names()
-    if not all(model._meta.db_table in tables for model in (ProviderState, InterceptorState, ToolState)):
+    if not all(model._meta.db_table in tables for model in INVENTORY_MODELS):
         return  # migrated backwards, below the admin's tables
     sync_inventory(using)
 
@@ -97,6 +116,7 @@ def connect(app_config: AppConfig) -> None:
         signal.connect(_state_changed, sender=InterceptorServer, dispatch_uid="mcp_django.interceptor_server")
         signal.connect(_scope_changed, sender=GroupScope, dispatch_uid="mcp_django.group_scope")
         signal.connect(_tool_changed, sender=ToolState, dispatch_uid="mcp_django.tool_state")
+        signal.connect(_remote_changed, sender=RemoteServerState, dispatch_uid="mcp_django.remote_server_state")
     post_delete.connect(_session_ended, sender=MCPSession, dispatch_uid="mcp_django.session_ended")
     post_migrate.connect(_migrated, sender=app_config, dispatch_uid="mcp_django.sync_inventory")
     mcp_settings.on_reload(control_state.forget_interval)

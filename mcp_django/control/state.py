@@ -1,4 +1,4 @@
-"""The admin's state, as every worker process sees it: which providers and interceptors are on, and how.
+"""The admin's state, as every worker process sees it: which providers, remote servers and interceptors are on, and how.
 
 Defaults live in code (`mcp_providers`, `MCP_DJANGO["INTERCEPTORS"]`); the admin stores its
 changes in `ProviderState` and `InterceptorState` rows. A process never reads those rows on the
@@ -27,7 +27,14 @@ from django.utils.module_loading import import_string
 
 from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
-from mcp_django.models import InterceptorServer, InterceptorState, ProviderState, StateVersion, ToolState
+from mcp_django.models import (
+    InterceptorServer,
+    InterceptorState,
+    ProviderState,
+    RemoteServerState,
+    StateVersion,
+    ToolState,
+)
 from mcp_django.overlay import changed
 from mcp_django.scopes import Scope
 
@@ -50,7 +57,7 @@ SESSIONS: Final = "sessions"
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ProviderOverride:
-    """What the admin says about one provider: on or off, and a minimum scope (None: the code's)."""
+    """What the admin says about one provider or remote server: on or off, and a minimum scope (None: the code's)."""
 
     enabled: bool = True
     min_scope: Scope | None = None
@@ -88,6 +95,7 @@ class Snapshot:
     interceptor_servers: Mapping[str, InterceptorServerOverride] = dataclasses.field(
         default_factory=lambda: MappingProxyType({})
     )
+    remote_servers: Mapping[str, ProviderOverride] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
 
 
 class ControlState:
@@ -164,8 +172,16 @@ class ControlState:
             )
             for row in InterceptorServer.objects.all()
         }
+        remotes = {
+            row.name: ProviderOverride(row.enabled, None if row.min_scope is None else Scope(row.min_scope))
+            for row in RemoteServerState.objects.all()
+        }
         return stamps, Snapshot(
-            MappingProxyType(providers), MappingProxyType(interceptors), disabled_tools, MappingProxyType(servers)
+            MappingProxyType(providers),
+            MappingProxyType(interceptors),
+            disabled_tools,
+            MappingProxyType(servers),
+            MappingProxyType(remotes),
         )
 
     def _apply(self, stamps: dict[str, int], snapshot: Snapshot | None) -> None:
@@ -186,6 +202,14 @@ class ControlState:
 
     def provider_scope(self, provider_id: str, default: Scope) -> Scope:
         override = self.snapshot.providers.get(provider_id)
+        return default if override is None or override.min_scope is None else override.min_scope
+
+    def remote_enabled(self, name: str) -> bool:
+        override = self.snapshot.remote_servers.get(name)
+        return override is None or override.enabled
+
+    def remote_scope(self, name: str, default: Scope) -> Scope:
+        override = self.snapshot.remote_servers.get(name)
         return default if override is None or override.min_scope is None else override.min_scope
 
     def overlay_interceptors(self, config: Any) -> Any:
