@@ -1,4 +1,7 @@
-"""The anchors: the official SDK's server (`mcp` 2.3) and FastMCP, each with the same one-line echo tool.
+"""The anchors: the official SDK's server (`mcp` 2.3) and FastMCP, each with the same one-line echo tools.
+
+`echo` is `async def`, `echo_sync` a plain `def` (each framework runs it on a worker thread, as it
+runs sync tools).
 
 Served by uvicorn as `benchmarks.anchors:<name>`:
 
@@ -22,11 +25,19 @@ async def echo(text: str) -> str:
     return text
 
 
+def echo_sync(text: str) -> str:
+    """Return the text, from a sync function."""
+    return text
+
+
+sdk.tool()(echo_sync)
 sdk_session = sdk.streamable_http_app(json_response=True, stateless_http=False, max_sessions=None)
 stateless = MCPServer("sdk-bench-stateless")
 stateless.tool()(echo)
+stateless.tool()(echo_sync)
 sdk_stateless = stateless.streamable_http_app(json_response=True, stateless_http=True)
 
 fast = FastMCP("fastmcp-bench")
 fast.tool(echo)
+fast.tool(echo_sync)
 fastmcp_session = fast.http_app(path="/mcp", json_response=True, stateless_http=False)

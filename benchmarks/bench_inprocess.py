@@ -7,6 +7,7 @@ parsing and encoding on top); then `tools/call` of a sync echo tool (a thread ho
 no-op interceptors against none.
 
     .venv/bin/python benchmarks/bench_inprocess.py            # the table (median of interleaved rounds)
+    .venv/bin/python benchmarks/bench_inprocess.py --cpu      # CPU time per call instead of wall time
     .venv/bin/python benchmarks/bench_inprocess.py --profile handle:call-2026   # cProfile one workload
     .venv/bin/python benchmarks/bench_inprocess.py --once respond:call-2026     # N calls, for callgrind
 
@@ -62,6 +63,14 @@ def echo_sync(text: str) -> str:
     return text
 
 
+@registry.tool
+def count_users(text: str) -> str:
+    """One ORM read: `count()` of a small table."""
+    from django.contrib.auth import get_user_model
+
+    return f"{text} {get_user_model().objects.count()}"
+
+
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 CALL = {"name": "echo", "arguments": {"text": "hello"}}
 MESSAGES: dict[str, tuple[dict[str, Any], str]] = {
@@ -102,6 +111,8 @@ def workloads() -> dict[str, Callable[[], Awaitable[Any]]]:
     table["handle:call-2026 bare handler"] = _bind(bare.handler.handle, message, connection)
     sync = {**message, "params": {**message["params"], "name": "echo_sync"}}
     table["handle:call-2026 sync tool"] = _bind(bare.handler.handle, sync, connection)
+    orm = {**message, "params": {**message["params"], "name": "count_users"}}
+    table["handle:call-2026 sync ORM count()"] = _bind(bare.handler.handle, orm, connection)
     table["handle:call-2026 ten no-ops"] = _bind(ten.handler.handle, message, connection)
     return table
 
@@ -128,24 +139,28 @@ def _respond(transport: StreamableHTTP, headers: dict[str, str], body: bytes) ->
     return call
 
 
+clock: Callable[[], float] = time.perf_counter
+
+
 async def per_call(call: Callable[[], Awaitable[Any]], calls: int) -> float:
-    started = time.perf_counter()
+    started = clock()
     for _ in range(calls):
         await call()
-    return (time.perf_counter() - started) / calls * 1e6
+    return (clock() - started) / calls * 1e6
 
 
-async def table(selected: list[str] | None) -> None:
+async def table(selected: list[str] | None, calls: int, rounds: int) -> None:
     chosen = {key: call for key, call in workloads().items() if not selected or key in selected}
     for call in chosen.values():
         await per_call(call, 200)  # warm up: handlers, caches, validators
     samples: dict[str, list[float]] = {key: [] for key in chosen}
-    for _ in range(ROUNDS):  # interleaved, so drift hits every workload alike
+    for _ in range(rounds):  # interleaved, so drift hits every workload alike
         for key, call in chosen.items():
-            samples[key].append(await per_call(call, CALLS))
-    print(f"median of {ROUNDS} interleaved rounds of {CALLS} calls, µs per call")
+            samples[key].append(await per_call(call, calls))
+    what = "CPU µs (process time: every thread)" if clock is time.process_time else "µs"
+    print(f"median of {rounds} interleaved rounds of {calls} calls, {what} per call (min-max of the rounds)")
     for key, values in samples.items():
-        print(f"  {key:34} {statistics.median(values):8.1f}")
+        print(f"  {key:34} {statistics.median(values):8.1f}   ({min(values):.1f}-{max(values):.1f})")
 
 
 async def once(key: str, calls: int, profile: bool) -> None:
@@ -169,13 +184,18 @@ def main() -> None:
     parser.add_argument("--profile", metavar="WORKLOAD")
     parser.add_argument("--once", metavar="WORKLOAD")
     parser.add_argument("--calls", type=int, default=CALLS)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--cpu", action="store_true", help="CPU time per call (time.process_time), not wall time")
     parser.add_argument("workloads", nargs="*")
     options = parser.parse_args()
+    global clock
+    if options.cpu:
+        clock = time.process_time
     call_command("migrate", verbosity=0)
     if options.profile or options.once:
         asyncio.run(once(options.profile or options.once, options.calls, bool(options.profile)))
     else:
-        asyncio.run(table(options.workloads))
+        asyncio.run(table(options.workloads, options.calls, options.rounds))
 
 
 if __name__ == "__main__":

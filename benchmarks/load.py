@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import statistics
 import subprocess
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchmarks import client
 from benchmarks.client import split_id
+from benchmarks.cpu import Reading, Spent
 from benchmarks.workloads import Prepared
 
 WRK_REPORT = """
@@ -27,12 +30,21 @@ end
 
 @dataclass(frozen=True)
 class Sample:
-    """One row's round: calls per second, median and 99th percentile latency (ms), failed calls."""
+    """One row's round: calls per second, median and 99th percentile latency (ms), failed calls.
+
+    With the CPU time the round took (`measure` fills them in): the server's per call, in µs, and the
+    shares of the machine (every core for the round's wall time) the load generator and all other
+    processes took meanwhile.
+    """
 
     calls_per_second: float
     p50_ms: float
     p99_ms: float
     failures: int
+    requests: int = 0
+    server_us_per_call: float = 0.0
+    generator_share: float = 0.0
+    others_share: float = 0.0
 
 
 def wrk_available() -> bool:
@@ -97,6 +109,7 @@ def run_wrk(port: int, path: str, prepared: Prepared, seconds: float, connection
         report["p50_us"] / 1000,
         report["p99_us"] / 1000,
         report["failures"],
+        report["requests"],
     )
 
 
@@ -104,13 +117,42 @@ def run_driver(port: int, path: str, prepared: Prepared, seconds: float, connect
     result = asyncio.run(client.load(port, path, prepared.bodies, prepared.headers, connections, seconds))
     latencies = sorted(result.latencies) or [0.0]
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    return Sample(result.requests / result.seconds, statistics.median(latencies) * 1000, p99 * 1000, result.failures)
+    return Sample(
+        result.requests / result.seconds,
+        statistics.median(latencies) * 1000,
+        p99 * 1000,
+        result.failures,
+        result.requests,
+    )
 
 
 def measure(
-    port: int, path: str, prepared: Prepared, seconds: float, connections: int, folder: Path, use_wrk: bool
+    port: int,
+    path: str,
+    prepared: Prepared,
+    seconds: float,
+    connections: int,
+    folder: Path,
+    use_wrk: bool,
+    group: int | None = None,
 ) -> Sample:
-    """Load `path` for `seconds` with `connections` connections and return what it served."""
+    """Load `path` for `seconds` with `connections` connections and return what it served.
+
+    With `group` (the server's process group), the sample carries the CPU time the server spent per call
+    and how much of the machine the load generator and everything else took meanwhile.
+    """
+    before, started = Reading.now(group or 0), time.monotonic()
     if use_wrk:
-        return run_wrk(port, path, prepared, seconds, connections, folder)
-    return run_driver(port, path, prepared, seconds, connections)
+        sample = run_wrk(port, path, prepared, seconds, connections, folder)
+    else:
+        sample = run_driver(port, path, prepared, seconds, connections)
+    if group is None or not sample.requests:
+        return sample
+    spent = Spent.between(before, Reading.now(group))
+    capacity = (time.monotonic() - started) * (os.cpu_count() or 1)
+    return replace(
+        sample,
+        server_us_per_call=spent.server / sample.requests * 1e6,
+        generator_share=spent.generator / capacity,
+        others_share=spent.others / capacity,
+    )

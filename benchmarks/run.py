@@ -85,10 +85,18 @@ SERVERS = {
 
 FLOOR = Workload("floor", "fixed JSON body", "none", kind="floor")
 CALL_SESSION = Workload("call-session", "tools/call, handshake + session", "handshake")
+CALL_SESSION_SYNC = Workload(
+    "call-session-sync", "tools/call, handshake + session, sync tool", "handshake", tool="echo_sync"
+)
 CALL_STATELESS = Workload("call-stateless", "tools/call, handshake era stateless", "stateless")
 CALL_2026 = Workload("call-2026", "tools/call, 2026-07-28", "2026")
+CALL_2026_SYNC = Workload("call-2026-sync", "tools/call, 2026-07-28, sync tool", "2026", tool="echo_sync")
+ORM_2026 = Workload("orm-2026", "tools/call, 2026-07-28, sync tool, one ORM count()", "2026", tool="count_users")
 AUDIT_SESSION = Workload("audit-session", "tools/call, session, token + audit", "handshake", token=True)
 AUDIT_2026 = Workload("audit-2026", "tools/call, 2026-07-28, token + audit", "2026", token=True)
+AUDIT_2026_SYNC = Workload(
+    "audit-2026-sync", "tools/call, 2026-07-28, token + audit, sync tool", "2026", token=True, tool="echo_sync"
+)
 TEN_2026 = Workload("ten-2026", "tools/call, 2026-07-28, ten no-op interceptors", "2026")
 LIST_PAGE = Workload("list-page", "tools/list page of 10,000 tools, one connection", "2026", kind="list", connections=1)
 
@@ -100,18 +108,25 @@ class Row:
     path: str
 
 
-ROWS: Sequence[Row] = [
+ALL_ROWS: Sequence[Row] = [
     Row("floor-uvicorn", FLOOR, "/mcp"),
     Row("floor-daphne", FLOOR, "/mcp"),
     Row("sdk-session", CALL_SESSION, "/mcp"),
+    Row("sdk-session", CALL_SESSION_SYNC, "/mcp"),
     Row("sdk-stateless", CALL_STATELESS, "/mcp"),
     Row("sdk-stateless", CALL_2026, "/mcp"),
+    Row("sdk-stateless", CALL_2026_SYNC, "/mcp"),
     Row("fastmcp", CALL_SESSION, "/mcp"),
     Row("fastmcp", CALL_2026, "/mcp"),
+    Row("fastmcp", CALL_2026_SYNC, "/mcp"),
     Row("fast-uvicorn", CALL_SESSION, "/anon/mcp"),
+    Row("fast-uvicorn", CALL_SESSION_SYNC, "/anon/mcp"),
     Row("fast-uvicorn", CALL_2026, "/anon/mcp"),
+    Row("fast-uvicorn", CALL_2026_SYNC, "/anon/mcp"),
+    Row("fast-uvicorn", ORM_2026, "/anon/mcp"),
     Row("fast-uvicorn", AUDIT_SESSION, "/audit/mcp"),
     Row("fast-uvicorn", AUDIT_2026, "/audit/mcp"),
+    Row("fast-uvicorn", AUDIT_2026_SYNC, "/audit/mcp"),
     Row("fast-uvicorn", TEN_2026, "/ten/mcp"),
     Row("fast-uvicorn", LIST_PAGE, "/many/mcp"),
     Row("fast-uvicorn-1w", CALL_2026, "/anon/mcp"),
@@ -121,11 +136,24 @@ ROWS: Sequence[Row] = [
     Row("fast-daphne", AUDIT_2026, "/audit/mcp"),
     Row("view-uvicorn", CALL_SESSION, "/anon/mcp"),
     Row("view-uvicorn", CALL_2026, "/anon/mcp"),
+    Row("view-uvicorn", CALL_2026_SYNC, "/anon/mcp"),
+    Row("view-uvicorn", ORM_2026, "/anon/mcp"),
     Row("view-uvicorn", AUDIT_2026, "/audit/mcp"),
     Row("view-daphne", CALL_SESSION, "/anon/mcp"),
     Row("view-daphne", CALL_2026, "/anon/mcp"),
     Row("view-daphne", AUDIT_2026, "/audit/mcp"),
 ]
+
+
+def selected_rows(all_rows: Sequence[Row], spec: str | None) -> Sequence[Row]:
+    """The rows `BENCH_ROWS` names (comma-separated `server` or `server/workload` keys); all when unset."""
+    if not spec:
+        return all_rows
+    wanted = {name.strip() for name in spec.split(",") if name.strip()}
+    return [row for row in all_rows if row.server in wanted or f"{row.server}/{row.workload.key}" in wanted]
+
+
+ROWS: Sequence[Row] = selected_rows(ALL_ROWS, os.environ.get("BENCH_ROWS"))
 
 MEMORY_SERVERS = ("fast-uvicorn", "sdk-session")
 """Measured for memory per idle session, each in a fresh process: mcp_django and the SDK's stateful server."""
@@ -255,8 +283,13 @@ def machine() -> dict[str, str]:
         "packages": ", ".join(packages),
         "load": wrk if os.environ.get("BENCH_DRIVER") != "python" and wrk_available() else "the built-in Python driver",
         "commit": commit or "unknown",
-        "load average": " ".join(f"{value:.2f}" for value in os.getloadavg()),
+        "load average before": load_average(),
     }
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, as `uptime` shows them."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def run_rows(env: dict[str, str], folder: Path, use_wrk: bool) -> list[Measured]:
@@ -289,7 +322,14 @@ def run_rows(env: dict[str, str], folder: Path, use_wrk: bool) -> list[Measured]
                 connections = entry.row.workload.connections or CONNECTIONS
                 try:
                     sample = measure(
-                        running.port, entry.row.path, prepared[index], SECONDS, connections, folder, use_wrk
+                        running.port,
+                        entry.row.path,
+                        prepared[index],
+                        SECONDS,
+                        connections,
+                        folder,
+                        use_wrk,
+                        group=running.process.pid,  # start_new_session: the server leads its own group
                     )
                 except (RuntimeError, OSError, subprocess.TimeoutExpired) as failure:
                     print(f"  {running.server.label} / {entry.row.workload.label}: {failure}", flush=True)
@@ -298,7 +338,8 @@ def run_rows(env: dict[str, str], folder: Path, use_wrk: bool) -> list[Measured]
                 print(
                     f"  {running.server.label:55} {entry.row.workload.label:48} {sample.calls_per_second:9.0f}/s"
                     f"  p50 {sample.p50_ms:6.2f} ms  p99 {sample.p99_ms:7.2f} ms"
-                    + (f"  {sample.failures} FAILED" if sample.failures else ""),
+                    f"  {sample.server_us_per_call:6.0f} µs CPU/call  load {sample.generator_share:4.0%}"
+                    f"  others {sample.others_share:4.0%}" + (f"  {sample.failures} FAILED" if sample.failures else ""),
                     flush=True,
                 )
     finally:
@@ -320,6 +361,7 @@ def result_of(row: Row, samples: list[Sample], error: str | None = None) -> repo
         workload.era,
         samples,
         error,
+        workload.tool,
     )
 
 
@@ -330,6 +372,16 @@ def group_commit_report() -> str | None:
         return None
     print("audit group commit: benchmarks/bench_audit.py", flush=True)
     argv = [sys.executable, str(script), *(["--calls", "200", "--rounds", "1"] if QUICK else [])]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    return (done.stdout + (done.stderr[-2000:] if done.returncode else "")).strip()
+
+
+def hot_path_report() -> str | None:
+    """CPU time per call of the hot path in process (`benchmarks/bench_inprocess.py --cpu`)."""
+    print("hot path in process: benchmarks/bench_inprocess.py --cpu", flush=True)
+    argv = [sys.executable, str(ROOT / "benchmarks" / "bench_inprocess.py"), "--cpu"]
+    if QUICK:
+        argv += ["--calls", "300", "--rounds", "3"]
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=900)
     return (done.stdout + (done.stderr[-2000:] if done.returncode else "")).strip()
 
@@ -361,13 +413,16 @@ def main() -> None:
                 )
             except (RuntimeError, OSError) as failure:
                 print(f"  failed: {failure}", flush=True)
+        info["load average after"] = load_average()
         commit_report = group_commit_report()
+        hot_path = hot_path_report()
     results = report.Results(
         rows=[result_of(m.row, m.samples, m.error) for m in measured],
         memory=memory,
         machine=info,
         settings=f"{ROUNDS} round(s) of {SECONDS:g} s per row, {CONNECTIONS} connections, {SESSIONS} sessions",
         group_commit=commit_report,
+        hot_path=hot_path,
         fast_path=FAST_PATH,
     )
     print()

@@ -1,4 +1,4 @@
-"""What the benchmark project serves: a one-line echo tool, ten no-op interceptors, a 10,000-tool provider."""
+"""What the benchmark project serves: echo tools (async and sync), an ORM read, no-op interceptors, 10,000 tools."""
 
 from __future__ import annotations
 
@@ -23,6 +23,20 @@ registry = Registry("benchmark")
 async def echo(text: str) -> str:
     """Return the text."""
     return text
+
+
+@registry.tool
+def echo_sync(text: str) -> str:
+    """Return the text, from a sync function: how most Django tools are written (run on a database thread)."""
+    return text
+
+
+@registry.tool
+def count_users(text: str) -> str:
+    """One ORM read, `count()` of a small table (the benchmark's one user): what a Django tool does."""
+    from django.contrib.auth import get_user_model
+
+    return f"{text} {get_user_model().objects.count()}"
 
 
 class NoOpValidation(ValidationInterceptor):

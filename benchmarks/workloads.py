@@ -38,6 +38,8 @@ class Workload:
     era: Era
     kind: Literal["call", "list", "floor"] = "call"
     token: bool = False
+    tool: str = "echo"
+    """The tool a call row calls: `echo` (async def), `echo_sync` (def), `count_users` (def, one ORM read)."""
     connections: int | None = None
     """None: the run's connection count; 1 measures a latency without the queueing of concurrent callers."""
 
@@ -68,8 +70,8 @@ def initialize(version: str = HANDSHAKE_VERSION) -> bytes:
     )
 
 
-def call_echo(era: Era) -> bytes:
-    params: dict[str, Any] = {"name": "echo", "arguments": {"text": "hello"}}
+def call_echo(era: Era, tool: str = "echo") -> bytes:
+    params: dict[str, Any] = {"name": tool, "arguments": {"text": "hello"}}
     if era == "2026":
         params["_meta"] = META
     return message("tools/call", params)
@@ -124,13 +126,13 @@ async def prepare(workload: Workload, port: int, path: str) -> Prepared:
     elif workload.era == "handshake":
         session = await open_session(port, path, headers)
         headers.update({"Mcp-Session-Id": session, "MCP-Protocol-Version": HANDSHAKE_VERSION})
-        prepared = Prepared((call_echo("handshake"),), headers, b"hello")
+        prepared = Prepared((call_echo("handshake", workload.tool),), headers, b"hello")
     elif workload.era == "stateless":
         headers["MCP-Protocol-Version"] = HANDSHAKE_VERSION
-        prepared = Prepared((call_echo("stateless"),), headers, b"hello")
+        prepared = Prepared((call_echo("stateless", workload.tool),), headers, b"hello")
     else:
-        headers.update({"MCP-Protocol-Version": MODERN_VERSION, "Mcp-Method": "tools/call", "Mcp-Name": "echo"})
-        prepared = Prepared((call_echo("2026"),), headers, b"hello")
+        headers.update({"MCP-Protocol-Version": MODERN_VERSION, "Mcp-Method": "tools/call", "Mcp-Name": workload.tool})
+        prepared = Prepared((call_echo("2026", workload.tool),), headers, b"hello")
     for body in prepared.bodies[:1] + prepared.bodies[-1:]:
         answer = await client.request(port, path, body, prepared.headers)
         if answer.status != 200 or prepared.expect not in answer.body or b'"error"' in answer.body:

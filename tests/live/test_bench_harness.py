@@ -49,15 +49,18 @@ def test_each_workload_is_prepared_loaded_and_reported(servers: dict[str, run.Ru
         run.Row("floor-uvicorn", run.FLOOR, "/mcp"),
         run.Row("fast-uvicorn", run.CALL_SESSION, "/anon/mcp"),
         run.Row("fast-uvicorn", run.CALL_2026, "/anon/mcp"),
+        run.Row("fast-uvicorn", run.CALL_2026_SYNC, "/anon/mcp"),
+        run.Row("fast-uvicorn", run.ORM_2026, "/anon/mcp"),
         run.Row("fast-uvicorn", run.AUDIT_2026, "/audit/mcp"),
     ]
     results = []
     for row in rows:
-        port = servers[row.server].port
+        port, group = servers[row.server].port, servers[row.server].process.pid
         prepared = asyncio.run(prepare(row.workload, port, row.path))
-        sample = measure(port, row.path, prepared, 0.5, 4, tmp_path, use_wrk=False)
+        sample = measure(port, row.path, prepared, 0.5, 4, tmp_path, use_wrk=False, group=group)
         assert sample.calls_per_second > 0
         assert sample.failures == 0
+        assert sample.server_us_per_call > 0
         results.append(run.result_of(row, [sample]))
     opened = asyncio.run(run.open_idle_sessions(servers["fast-uvicorn"].port, "/anon/mcp", 20))
     assert opened == 20
