@@ -42,6 +42,7 @@ from benchmarks.bench_interceptors import TEN  # noqa: E402
 from mcp_django import Registry  # noqa: E402
 from mcp_django.admission import Credentials  # noqa: E402
 from mcp_django.endpoints import Endpoint  # noqa: E402
+from mcp_django.executor import dedicated_threads  # noqa: E402
 from mcp_django.protocol import Connection  # noqa: E402
 from mcp_django.transports.http import StreamableHTTP  # noqa: E402
 
@@ -113,13 +114,19 @@ def workloads() -> dict[str, Callable[[], Awaitable[Any]]]:
     table["handle:call-2026 sync tool"] = _bind(bare.handler.handle, sync, connection)
     orm = {**message, "params": {**message["params"], "name": "count_users"}}
     table["handle:call-2026 sync ORM count()"] = _bind(bare.handler.handle, orm, connection)
+    # As the ASGI fast path runs them: on the executor's long-lived database threads.
+    table["handle:call-2026 sync tool, db threads"] = _bind(bare.handler.handle, sync, connection, dedicated=True)
+    table["handle:call-2026 sync ORM, db threads"] = _bind(bare.handler.handle, orm, connection, dedicated=True)
     table["handle:call-2026 ten no-ops"] = _bind(ten.handler.handle, message, connection)
     return table
 
 
-def _bind(handle: Callable[..., Awaitable[Any]], message: dict[str, Any], connection: Connection) -> Any:
+def _bind(
+    handle: Callable[..., Awaitable[Any]], message: dict[str, Any], connection: Connection, dedicated: bool = False
+) -> Any:
     async def call() -> Any:
-        reply = await handle(message, connection)
+        with dedicated_threads(dedicated):
+            reply = await handle(message, connection)
         assert "result" in reply, reply
         assert not reply["result"].get("isError"), reply
         return reply

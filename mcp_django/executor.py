@@ -37,11 +37,11 @@ import contextvars
 import functools
 import logging
 import os
+import queue
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, Generic, ParamSpec, TypeVar
 
 from asgiref.sync import SyncToAsync, sync_to_async
@@ -104,9 +104,10 @@ async def run_sync(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> 
     try:
         if not _dedicated.get():
             return await sync_to_async(job.run, thread_sensitive=True)()
-        context = contextvars.copy_context()
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(_executor(), context.run, job.run_on_pool, loop)
+        future: asyncio.Future[R] = loop.create_future()
+        _executor().submit(loop, future, contextvars.copy_context(), job)
+        return await future
     except asyncio.CancelledError:
         job.abandon()
         raise
@@ -234,12 +235,82 @@ def _exit_within_grace() -> None:
     os._exit(ABANDONED_EXIT_STATUS)
 
 
+class _Pool:
+    """Long-lived threads that run jobs from one queue, each result handed back with one `call_soon_threadsafe`.
+
+    Cheaper than `loop.run_in_executor` on a `ThreadPoolExecutor` (`benchmarks/bench_executor.py`: about
+    half the CPU per job with 16 callers), which builds a `concurrent.futures.Future` per job, chains it to
+    an asyncio one and counts idle threads with a `threading.Semaphore`; handing back a batch of results
+    per wake-up of the loop measured no cheaper than this once the job itself is counted. Same contract
+    as that executor: a thread is started only when none is idle, up to `size`; a job whose caller was
+    cancelled while it was queued never starts; `stop()` lets queued jobs run, then ends the threads.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._queue: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._idle: list[None] = []
+        """One entry per thread that finished a job and has not been promised another: `append` and `pop`
+        are atomic, which is all the semaphore gave."""
+
+    def submit(
+        self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], context: Any, job: _Job[Any]
+    ) -> None:
+        """Queue `job` to run in `context`; its outcome is set on `future`, from `loop`."""
+        self._queue.put((loop, future, context, job))
+        try:
+            self._idle.pop()
+        except IndexError:
+            if len(self._threads) < self.size:
+                thread = threading.Thread(target=self._work, name=f"{THREAD_NAME_PREFIX}_{len(self._threads)}")
+                self._threads.append(thread)
+                thread.start()
+
+    def stop(self) -> None:
+        """End every thread once the jobs queued before now have run."""
+        for _ in self._threads:
+            self._queue.put(None)
+
+    def _work(self) -> None:
+        get, idle = self._queue.get, self._idle
+        while (item := get()) is not None:
+            loop, future, context, job = item
+            del item
+            if not future.cancelled():  # cancelled while queued: never starts
+                try:
+                    outcome = (future, True, context.run(job.run_on_pool, loop))
+                except BaseException as exc:  # handed to the caller, as the pool's futures did
+                    outcome = (future, False, exc)
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody is waiting
+                    loop.call_soon_threadsafe(_deliver, *outcome)
+                del outcome  # drop the result now, not when the next job arrives
+            del future
+            idle.append(None)
+
+
+def _deliver(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.done():  # its caller was cancelled while the job ran
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+_pool: _Pool | None = None
+
+
+def _stop_pool() -> None:
+    if _pool is not None:
+        _pool.stop()
+
+
 # Called before the interpreter joins its threads (atexit handlers run only after), latest first: so
-# before concurrent.futures' own hook, which waits for every pool thread.
-threading._register_atexit(_exit_within_grace)  # type: ignore[attr-defined]  # the stdlib's, since 3.9
-
-
-_pool: tuple[int, ThreadPoolExecutor] | None = None
+# _exit_within_grace gives running jobs their grace first, then the pool's threads are told to end
+# (after the jobs still queued, as concurrent.futures' own hook did) and can be joined.
+threading._register_atexit(_stop_pool)  # type: ignore[attr-defined]  # the stdlib's, since 3.9
+threading._register_atexit(_exit_within_grace)  # type: ignore[attr-defined]
 
 
 def database_threads() -> int:
@@ -249,12 +320,12 @@ def database_threads() -> int:
     return int(mcp_settings.DATABASE_THREADS)
 
 
-def _executor() -> ThreadPoolExecutor:
+def _executor() -> _Pool:
     """The pool, made on first use and made again when `DATABASE_THREADS` changes (queued jobs still run)."""
     global _pool
     size = database_threads()
-    if _pool is None or _pool[0] != size:
-        old, _pool = _pool, (size, ThreadPoolExecutor(max_workers=size, thread_name_prefix=THREAD_NAME_PREFIX))
+    if _pool is None or _pool.size != size:
+        old, _pool = _pool, _Pool(size)
         if old is not None:
-            old[1].shutdown(wait=False)
-    return _pool[1]
+            old.stop()
+    return _pool
