@@ -10,6 +10,10 @@ honoured per database. An async tool is never wrapped: Django's transactions are
 refuses `ATOMIC_REQUESTS` for async views. The audit row is written by the interceptor chain, outside
 the call, so a rolled-back call still leaves its row.
 
+Which databases those are is decided once per set of opted-out aliases, not on every call, and decided
+again when a test changes `DATABASES` (`override_settings` sends `setting_changed`; code that edits
+`connections.settings` in place sends it itself, as `tests/test_transactions.py` does).
+
 This module imports no Django until a call runs.
 """
 
@@ -26,12 +30,28 @@ __all__ = ["atomic_databases", "run_atomically"]
 R = TypeVar("R")
 
 
+_decided: dict[frozenset[str], tuple[str, ...]] = {}
+"""`atomic_databases` per set of excluded aliases, until `DATABASES` changes."""
+
+
 def atomic_databases(excluded: Iterable[str] = ()) -> tuple[str, ...]:
     """The aliases of the databases whose `ATOMIC_REQUESTS` is true, less `excluded`."""
-    from django.db import connections
+    skip = excluded if isinstance(excluded, frozenset) else frozenset(excluded)
+    aliases = _decided.get(skip)
+    if aliases is None:
+        from django.core.signals import setting_changed
+        from django.db import connections
 
-    skip = set(excluded)
-    return tuple(alias for alias, db in connections.settings.items() if db.get("ATOMIC_REQUESTS") and alias not in skip)
+        setting_changed.connect(_databases_changed, dispatch_uid="mcp_django.transactions")
+        aliases = _decided[skip] = tuple(
+            alias for alias, db in connections.settings.items() if db.get("ATOMIC_REQUESTS") and alias not in skip
+        )
+    return aliases
+
+
+def _databases_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting == "DATABASES":
+        _decided.clear()
 
 
 def run_atomically(fn: Callable[..., R], failed: Callable[[R], bool], /, *args: Any, **kwargs: Any) -> R:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from django.core.signals import setting_changed
 from django.db import connections, transaction
 
 import mcp_django
@@ -22,6 +23,7 @@ from mcp_django.endpoints import Endpoint
 from mcp_django.executor import dedicated_threads, running_jobs
 from mcp_django.providers import ToolProvider
 from mcp_django.testing import MCPTestClient, assert_mcp_error, assert_tool_error, assert_tool_result
+from mcp_django.transactions import atomic_databases
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,10 +99,34 @@ def atomic_requests(transactional_db: None) -> Iterator[None]:
     settings = connections.settings["default"]
     before = settings.get("ATOMIC_REQUESTS", False)
     settings["ATOMIC_REQUESTS"] = True
+    databases_changed()
     try:
         yield
     finally:
         settings["ATOMIC_REQUESTS"] = before
+        databases_changed()
+
+
+def databases_changed() -> None:
+    """Tell whoever decided from `DATABASES` once that it changed, as `override_settings` would."""
+    setting_changed.send(sender=type(connections), setting="DATABASES", value=connections.settings, enter=True)
+
+
+def test_the_atomic_databases_are_decided_once_and_again_when_databases_change() -> None:
+    settings = connections.settings["default"]
+    before = settings.get("ATOMIC_REQUESTS", False)
+    settings["ATOMIC_REQUESTS"] = False
+    databases_changed()
+    try:
+        assert atomic_databases() == ()
+        settings["ATOMIC_REQUESTS"] = True
+        assert atomic_databases() == ()  # decided once: an edit nobody announces is not seen
+        databases_changed()
+        assert atomic_databases() == ("default",)
+        assert atomic_databases({"default"}) == ()
+    finally:
+        settings["ATOMIC_REQUESTS"] = before
+        databases_changed()
 
 
 def idle_within(seconds: float) -> bool:
