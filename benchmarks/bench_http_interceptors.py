@@ -82,7 +82,7 @@ def main() -> None:
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "benchmarks.bench_settings",
-            "MCP_EXAMPLE_DB": str(Path(folder) / "db.sqlite3"),
+            "BENCH_DB": str(Path(folder) / "db.sqlite3"),
             "DJANGO_DEBUG": "0",
         }
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)

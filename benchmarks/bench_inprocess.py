@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmarks.bench_settings")
-os.environ.setdefault("MCP_EXAMPLE_DB", str(Path(tempfile.mkdtemp(prefix="mcp-bench-")) / "db.sqlite3"))
+os.environ.setdefault("BENCH_DB", str(Path(tempfile.mkdtemp(prefix="mcp-bench-")) / "db.sqlite3"))
 
 import django
 
