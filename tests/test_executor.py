@@ -81,6 +81,7 @@ async def test_a_job_that_calls_run_sync_again_runs_it_in_place_instead_of_waiti
     assert mine == nested
 
 
+@pytest.mark.django_db  # pool threads check their connections around every job (one may hold an earlier test's)
 async def test_sync_code_on_the_database_threads_calls_async_code_on_the_callers_own_loop() -> None:
     # what `ctx.elicit_sync` does on the fast path: the coroutine must reach the request's streams and futures
     caller = asyncio.get_running_loop()
