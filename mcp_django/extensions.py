@@ -25,7 +25,7 @@ from mcp_django.conf import SETTING_NAME, mcp_settings
 from mcp_django.declarations.tools import ToolRunner
 from mcp_django.protocol.features.base import MethodSpec
 from mcp_django.protocol.hooks import OperationHook
-from mcp_django.protocol.observers import MessageObserver
+from mcp_django.protocol.observers import ClientObserver, MessageObserver
 from mcp_django.sources import Source
 
 if TYPE_CHECKING:
@@ -87,6 +87,14 @@ class Extension:
 
     def observers(self, endpoint: Any) -> Sequence[MessageObserver]:
         """Observers of every message the endpoint serves, on every transport (telemetry, structured logs)."""
+        return ()
+
+    def client_observers(self) -> Sequence[ClientObserver]:
+        """Observers of every request this process sends to a remote MCP server (gateways, hubs, `MCPClient`).
+
+        Asked once per process, of every installed extension (not per endpoint: a view's `MCPClient`
+        serves none), after the settings change again.
+        """
         return ()
 
     def tool_runner(self) -> ToolRunner | None:

@@ -16,7 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -167,11 +167,13 @@ def serve_example(
     *,
     preexec_fn: Callable[[], None] | None = None,
     server: str = "daphne",
+    wrapper: Sequence[str] = (),
 ) -> Iterator[LiveServer]:
     """Serve the example project with daphne (or `server="uvicorn"`) on a free loopback port until the block ends.
 
     Several can run at once on one database: that is how the multi-worker tests stand up their workers.
-    `preexec_fn` runs in the child before the server starts (the fault tests drop privileges with it).
+    `preexec_fn` runs in the child before the server starts (the fault tests drop privileges with it);
+    `wrapper` is a command the server runs under (`opentelemetry-instrument`, for the telemetry tests).
     """
     host, port = "127.0.0.1", _free_port()
     env = {**env, "MCP_EXAMPLE_BASE_URL": f"http://{host}:{port}"}  # where the demo's gateways find it
@@ -189,7 +191,7 @@ def serve_example(
     }[server]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, *command, "example_project.asgi:application"],
+            [*wrapper, sys.executable, *command, "example_project.asgi:application"],
             cwd=ROOT,
             env=env,
             stdout=log,

@@ -136,14 +136,18 @@ class HTTPConnection(RemoteConnection):
         if method == "tools/call" and self.era is Era.STATELESS and not self._tools_seen:
             self._tools_seen = True
             await self._learn_tools()
-        request_id = self.next_id()
-        message: Message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-        answer = await self._post(message, on_notification)
-        result = self.result_of(answer, method)
+        result = await super()._exchange(method, params, on_notification)
         if method == "tools/list":
             self._tools_seen = True
             self._learn_param_headers(result)
         return result
+
+    async def _round_trip(self, request: Message, on_notification: NotificationListener | None) -> Message:
+        return await self._post(request, on_notification)
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id if self.era is Era.HANDSHAKE else None
 
     async def _notify(self, method: str, params: dict[str, Any] | None) -> None:
         async with self._stream("POST", notification(method, params)) as response:

@@ -18,7 +18,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
+from mcp_django.extensions import installed_extensions
 from mcp_django.protocol.context import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -34,6 +36,7 @@ from mcp_django.protocol.jsonrpc import (
     Message,
     request_id_of,
 )
+from mcp_django.protocol.observers import ClientObserver, RemotePeer, compose_client_observers
 from mcp_django.protocol.versions import (
     HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
@@ -68,6 +71,21 @@ _LIST_CHANGED: Final[Mapping[str, str]] = {
 
 NotificationListener = Callable[[Message], Awaitable[None] | None]
 """Called with each notification the server sends outside a request (list_changed, resource updates, logs)."""
+
+
+_observer: list[ClientObserver | None] = []
+"""The installed extensions' client observers as one (None: none), gathered on first use."""
+
+
+def client_observer() -> ClientObserver | None:
+    """What observes every request sent to a remote server: the installed extensions' `client_observers()`."""
+    if not _observer:
+        observers = [observer for extension in installed_extensions() for observer in extension.client_observers()]
+        _observer.append(compose_client_observers(observers))
+    return _observer[0]
+
+
+mcp_settings.on_reload(_observer.clear)
 
 
 def _without_subscription_id(message: Message) -> Message:
@@ -147,8 +165,8 @@ class RemoteConnection:
 
     After `open()` (done by the first `request`), `protocol_version`, `capabilities`, `server_info` and
     `instructions` describe what the server negotiated. Subclasses provide the transport: `_start`,
-    `_exchange` (one request, its answer), `_notify`, `_listen` (the server's own notifications) and
-    `_stop`.
+    `_round_trip` (one request, its answer), `_notify`, `_listen` (the server's own notifications) and
+    `_stop`. Every request goes out through `_exchange`, which the installed client observers watch.
     """
 
     def __init__(self, server: RemoteServer) -> None:
@@ -427,11 +445,29 @@ class RemoteConnection:
     async def _exchange(
         self, method: str, params: dict[str, Any], on_notification: NotificationListener | None
     ) -> dict[str, Any]:
-        """Send one request with a fresh id and return the result of its answer.
+        """Send one request with a fresh id and return the result of its answer, observed (telemetry).
 
         Raises:
             RemoteError, BackendUnavailable, SessionExpired.
         """
+        request: Message = {"jsonrpc": "2.0", "id": self.next_id(), "method": method, "params": params}
+        observer = client_observer()
+        if observer is None:
+            return self.result_of(await self._round_trip(request, on_notification), method)
+        server = self.server
+        peer = RemotePeer(server.name, server.transport, server.url, self.protocol_version, self.session_id)
+        with observer.sending(request, peer) as observation:
+            answer = await self._round_trip(request, on_notification)
+            observation.answered(answer)
+        return self.result_of(answer, method)
+
+    @property
+    def session_id(self) -> str | None:
+        """The session id the server gave (handshake-era HTTP only)."""
+        return None
+
+    async def _round_trip(self, request: Message, on_notification: NotificationListener | None) -> Message:
+        """Send `request` and return the server's answer, unchecked (raises BackendUnavailable, SessionExpired)."""
         raise NotImplementedError
 
     async def _notify(self, method: str, params: dict[str, Any] | None) -> None:

@@ -89,17 +89,16 @@ class StdioConnection(RemoteConnection):
             except (ConnectionError, RuntimeError) as error:
                 raise self.unavailable("closed", f"cannot write to the process: {error}") from None
 
-    async def _exchange(
-        self, method: str, params: dict[str, Any], on_notification: NotificationListener | None
-    ) -> dict[str, Any]:
-        request_id = self.next_id()
+    async def _round_trip(self, request: Message, on_notification: NotificationListener | None) -> Message:
+        request_id = request["id"]
+        params = request["params"]
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         token = (params.get("_meta") or {}).get("progressToken")
         if on_notification is not None and token is not None:
             self._progress[token] = on_notification
         try:
-            await self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            await self._write(request)
             answer = await future
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
@@ -109,7 +108,7 @@ class StdioConnection(RemoteConnection):
             self._pending.pop(request_id, None)
             if token is not None:
                 self._progress.pop(token, None)
-        return self.result_of(answer, method)
+        return answer
 
     async def _notify(self, method: str, params: dict[str, Any] | None) -> None:
         await self._write(notification(method, params))

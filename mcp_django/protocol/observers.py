@@ -1,21 +1,32 @@
-"""Watching every message a handler serves: `MessageObserver`s (telemetry, structured logs).
+"""Watching every message a handler serves (`MessageObserver`) and every request a client sends (`ClientObserver`).
 
 Hooks (`mcp_django.protocol.hooks`) wrap operations and may change them; an observer wraps every
 message, requests of every method, notifications and answers to the server's own requests alike, on
 every transport, and changes nothing. A handler takes a list of observers; with none, serving a
-message costs nothing more.
+message costs nothing more. A `ClientObserver` watches the other direction: each request this process
+sends to a remote MCP server (a gateway's, a hub's, `MCPClient`'s), told whom it goes to (`RemotePeer`).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
 
 from mcp_django.protocol.context import Connection
 from mcp_django.protocol.jsonrpc import Message
 
-__all__ = ["MessageObserver", "Observation", "compose_observers"]
+__all__ = [
+    "UNOBSERVED",
+    "ClientObserver",
+    "MessageObserver",
+    "Observation",
+    "RemotePeer",
+    "Unobserved",
+    "compose_client_observers",
+    "compose_observers",
+]
 
 
 class Observation(Protocol):
@@ -52,6 +63,48 @@ class MessageObserver(Protocol):
         """That channel closed: no more messages come on `connection`."""
 
 
+@dataclass(frozen=True, slots=True)
+class RemotePeer:
+    """The remote MCP server a request goes to, as a `ClientObserver` is told it."""
+
+    name: str
+    """The server's configured name (`MCP_DJANGO["SERVERS"]`), never a credential."""
+    transport: str
+    """`"http"` or `"stdio"`."""
+    url: str | None
+    """The Streamable HTTP URL (None over stdio)."""
+    protocol_version: str | None
+    """The revision negotiated with it (None before the handshake's answer)."""
+    session_id: str | None = None
+    """The handshake-era HTTP session id, once the server gave one."""
+
+
+class ClientObserver(Protocol):
+    """Observes every request this process sends to a remote MCP server (gateways, hubs, `MCPClient`)."""
+
+    def sending(self, request: Message, peer: RemotePeer) -> Observation:
+        """The observation of `request` (a complete JSON-RPC request) about to go to `peer`: entered before
+        it is sent (it may add trace context to the request's `params._meta`), told the server's answer."""
+
+
+class Unobserved:
+    """The observation of a message an observer does not watch: it does nothing."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> Unobserved:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def answered(self, reply: Message | list[Message] | None) -> None:
+        return None
+
+
+UNOBSERVED: Final = Unobserved()
+
+
 class _Observations:
     """The observations of one message by several observers: entered in order, left in reverse."""
 
@@ -75,11 +128,11 @@ class _Observations:
 
 
 class _Observers:
-    """Several observers as one."""
+    """Several observers (message observers, or client observers) as one."""
 
     __slots__ = ("observers",)
 
-    def __init__(self, observers: Sequence[MessageObserver]) -> None:
+    def __init__(self, observers: Sequence[Any]) -> None:
         self.observers = tuple(observers)
 
     def observe(self, message: Any, connection: Connection) -> Observation:
@@ -87,6 +140,9 @@ class _Observers:
 
     def asking(self, request: Message, connection: Connection) -> Observation:
         return _Observations([observer.asking(request, connection) for observer in self.observers])
+
+    def sending(self, request: Message, peer: RemotePeer) -> Observation:
+        return _Observations([observer.sending(request, peer) for observer in self.observers])
 
     def opened(self, connection: Connection) -> None:
         for observer in self.observers:
@@ -99,6 +155,13 @@ class _Observers:
 
 def compose_observers(observers: Sequence[MessageObserver]) -> MessageObserver | None:
     """One observer for `observers`, in order; None for none (the handler then observes nothing)."""
+    if not observers:
+        return None
+    return observers[0] if len(observers) == 1 else _Observers(observers)
+
+
+def compose_client_observers(observers: Sequence[ClientObserver]) -> ClientObserver | None:
+    """One client observer for `observers`, in order; None for none (requests are then sent unobserved)."""
     if not observers:
         return None
     return observers[0] if len(observers) == 1 else _Observers(observers)

@@ -4,9 +4,12 @@ Install the extension (the package never configures an SDK; docs/observability.m
 
     MCP_DJANGO = {"EXTENSIONS": ["mcp_django.telemetry.TelemetryExtension"]}
 
-The core never imports this package; it plugs in through `Extension.observers`.
+`CallLogExtension` (no OpenTelemetry needed) writes one record per tool call on the `mcp_django.calls`
+logger. The core never imports this package; it plugs in through `Extension.observers` and
+`Extension.client_observers`.
 """
 
+from mcp_django.telemetry.calls import CallLogExtension
 from mcp_django.telemetry.extension import TelemetryExtension
 
-__all__ = ["TelemetryExtension"]
+__all__ = ["CallLogExtension", "TelemetryExtension"]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 from django.core.checks import CheckMessage, Error
 
 from mcp_django.extensions import Extension
-from mcp_django.protocol.observers import MessageObserver
+from mcp_django.protocol.observers import ClientObserver, MessageObserver
 
 if TYPE_CHECKING:
     from mcp_django.telemetry.server import ServerTelemetry
@@ -45,14 +45,20 @@ class TelemetryExtension(Extension):
         return {} if _api_installed() else None
 
     def observers(self, endpoint: Any) -> Sequence[MessageObserver]:
+        return (self.telemetry(),)
+
+    def client_observers(self) -> Sequence[ClientObserver]:
+        return (self.telemetry(),) if _api_installed() else ()
+
+    def telemetry(self) -> ServerTelemetry:
+        """The process's one `ServerTelemetry`: its instruments are the process's, whatever endpoint records."""
         from mcp_django.telemetry import interceptors
         from mcp_django.telemetry.server import ServerTelemetry
 
-        # One for every endpoint: its instruments are the process's, whatever endpoint records.
         if self._telemetry is None:
             self._telemetry = ServerTelemetry()
             interceptors.connect(self._telemetry.tracer)
-        return (self._telemetry,)
+        return self._telemetry
 
     def check(self) -> list[CheckMessage]:
         if _api_installed():

@@ -16,6 +16,8 @@ TOOL_NAME: Final = "gen_ai.tool.name"
 PROMPT_NAME: Final = "gen_ai.prompt.name"
 NETWORK_TRANSPORT: Final = "network.transport"
 NETWORK_PROTOCOL: Final = "network.protocol.name"
+SERVER_ADDRESS: Final = "server.address"
+SERVER_PORT: Final = "server.port"
 
 EXECUTE_TOOL: Final = "execute_tool"
 TOOL_ERROR: Final = "tool_error"
@@ -24,6 +26,7 @@ TIMEOUT: Final = "timeout"
 
 OPERATION_DURATION: Final = "mcp.server.operation.duration"
 SESSION_DURATION: Final = "mcp.server.session.duration"
+CLIENT_OPERATION_DURATION: Final = "mcp.client.operation.duration"
 DURATION_BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 """The explicit bucket boundaries the convention gives both histograms, in seconds."""
 
@@ -41,6 +44,9 @@ METRIC_ATTRIBUTES: Final = frozenset(
     }
 )
 """The span attributes `mcp.server.operation.duration` carries too (low cardinality: no ids, no URIs)."""
+
+CLIENT_METRIC_ATTRIBUTES: Final = METRIC_ATTRIBUTES | {SERVER_ADDRESS, SERVER_PORT}
+"""What `mcp.client.operation.duration` carries: the server's attributes, and where it is."""
 
 TRANSPORTS: Final = {"http": ("tcp", "http"), "websocket": ("tcp", "websocket"), "stdio": ("pipe", None)}
 """`Connection.transport` -> (`network.transport`, `network.protocol.name`); other transports (in memory,

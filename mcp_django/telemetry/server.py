@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
-from opentelemetry.trace import Link, SpanKind, Status, StatusCode
+from opentelemetry.trace import Link, SpanKind
 
 try:  # what the API hands out until a meter provider is set; no public name says "not configured"
     from opentelemetry.metrics._internal import _ProxyMeterProvider
@@ -23,7 +23,9 @@ except ImportError:  # pragma: no cover - a later API: take metrics to be config
 
 from mcp_django.protocol.context import META_PROTOCOL_VERSION, Connection
 from mcp_django.protocol.jsonrpc import Message
+from mcp_django.protocol.observers import UNOBSERVED, RemotePeer, Unobserved
 from mcp_django.telemetry import semconv
+from mcp_django.telemetry.client import ClientRequest, failed, failure_of, inject, peer_attributes, span_name
 from mcp_django.version import __version__
 
 __all__ = ["SCOPE_NAME", "ServerTelemetry"]
@@ -60,6 +62,12 @@ class ServerTelemetry:
             description="The duration of an MCP request or notification, as the server served it.",
             explicit_bucket_boundaries_advisory=list(semconv.DURATION_BUCKETS),
         )
+        self.client_duration = meter.create_histogram(
+            semconv.CLIENT_OPERATION_DURATION,
+            unit="s",
+            description="The duration of an MCP request sent to a remote server, until its answer came.",
+            explicit_bucket_boundaries_advisory=list(semconv.DURATION_BUCKETS),
+        )
         self.session_duration = meter.create_histogram(
             semconv.SESSION_DURATION,
             unit="s",
@@ -67,24 +75,48 @@ class ServerTelemetry:
             explicit_bucket_boundaries_advisory=list(semconv.DURATION_BUCKETS),
         )
 
-    def observe(self, message: Any, connection: Connection) -> _Observation | _Unobserved:
+    def observe(self, message: Any, connection: Connection) -> _Observation | Unobserved:
         """A span for a request or notification; nothing for a client's response or a message with no method."""
         method = message.get("method") if isinstance(message, dict) else None
         if not isinstance(method, str):
-            return _UNOBSERVED
+            return UNOBSERVED
         if not self._given and not _configured():
             # No SDK: nothing would be recorded. Only a client's trace context is worth carrying on
             # (to what the tool calls, a gateway's backend), as the API alone does.
             params = message.get("params")
             meta = params.get("_meta") if isinstance(params, dict) else None
-            return _Propagation(meta) if isinstance(meta, dict) and "traceparent" in meta else _UNOBSERVED
+            return _Propagation(meta) if isinstance(meta, dict) and "traceparent" in meta else UNOBSERVED
         return _Observation(self, message, method, connection)
 
-    def asking(self, request: Message, connection: Connection) -> _Asking | _Unobserved:
+    def asking(self, request: Message, connection: Connection) -> ClientRequest | Unobserved:
         """A CLIENT span for a request the server sends the client, its context injected into `params._meta`."""
         if not self._given and not _configured():
-            return _UNOBSERVED
-        return _Asking(self.tracer, request, connection)
+            return UNOBSERVED
+        attributes: dict[str, Any] = {}
+        session = connection.session
+        if session is not None:
+            attributes[semconv.PROTOCOL_VERSION] = session.protocol_version
+            if session.session_id:
+                attributes[semconv.SESSION_ID] = session.session_id
+        attributes.update(_transport_attributes(connection))
+        return ClientRequest(self.tracer, request, attributes)
+
+    def sending(self, request: Message, peer: RemotePeer) -> ClientRequest | Unobserved:
+        """A CLIENT span for a request to a remote MCP server (a gateway's, a hub's, `MCPClient`'s).
+
+        With no SDK configured there is no span, but a trace context that is current (a client's, from
+        `params._meta`) still goes along, so the remote continues the client's trace.
+        """
+        if not self._given and not _configured():
+            if trace.get_current_span().get_span_context().is_valid:
+                inject(request)
+            return UNOBSERVED
+        attributes = peer_attributes(peer)
+        if peer.protocol_version is not None:
+            attributes[semconv.PROTOCOL_VERSION] = peer.protocol_version
+        if peer.session_id:
+            attributes[semconv.SESSION_ID] = peer.session_id
+        return ClientRequest(self.tracer, request, attributes, self.client_duration)
 
     def opened(self, connection: Connection) -> None:
         """Remember when the channel's session began."""
@@ -101,23 +133,7 @@ class ServerTelemetry:
         self.session_duration.record(time.monotonic() - began, attributes)
 
 
-class _Unobserved:
-    """The observation of a message that gets no span."""
-
-    def __enter__(self) -> _Unobserved:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def answered(self, reply: Message | list[Message] | None) -> None:
-        return None
-
-
-_UNOBSERVED: Final = _Unobserved()
-
-
-class _Propagation(_Unobserved):
+class _Propagation(Unobserved):
     """With no SDK configured: the client's trace context from `params._meta`, current while the message is served."""
 
     __slots__ = ("meta", "token")
@@ -153,16 +169,7 @@ class _Observation:
         params = params if isinstance(params, dict) else {}
         meta = params.get("_meta")
         parent, links = _parent(meta if isinstance(meta, dict) else None)
-        attributes = self.attributes
-        attributes[semconv.METHOD_NAME] = self.method
-        name = self.method
-        target_key = semconv.TARGETS.get(self.method)
-        target = params.get("name") if target_key is not None else None
-        if isinstance(target, str):
-            attributes[target_key] = target  # type: ignore[index]
-            name = f"{self.method} {target}"
-        if self.method == "tools/call":
-            attributes[semconv.OPERATION_NAME] = semconv.EXECUTE_TOOL
+        name, attributes = span_name(self.method, params)
         version = _protocol_version(meta, self.connection)
         if version is not None:
             attributes[semconv.PROTOCOL_VERSION] = version
@@ -185,21 +192,11 @@ class _Observation:
         return self
 
     def answered(self, reply: Message | list[Message] | None) -> None:
-        if not isinstance(reply, dict):
-            return
-        error = reply.get("error")
-        if isinstance(error, dict):
-            code = str(error.get("code"))
-            data = error.get("data")
-            timed_out = isinstance(data, dict) and data.get("reason") == semconv.TIMEOUT
-            self._failed(semconv.TIMEOUT if timed_out else code, str(error.get("message", "")), code)
-            return
-        result = reply.get("result")
-        if not isinstance(result, dict):
-            return
-        if result.get("isError") is True:
-            self._failed(semconv.TOOL_ERROR, semconv.TOOL_ERROR)
-        if self.method == "initialize":
+        failure = failure_of(reply)
+        if failure is not None:
+            failed(self.span, self.attributes, *failure)
+        result = reply.get("result") if isinstance(reply, dict) else None
+        if isinstance(result, dict) and self.method == "initialize":
             # The version the server chose, and the session it opened (not known before the answer).
             version = result.get("protocolVersion")
             session = self.connection.session
@@ -213,65 +210,15 @@ class _Observation:
         try:
             if error is not None:
                 cancelled = isinstance(error, asyncio.CancelledError)
-                self._failed(semconv.CANCELLED if cancelled else type(error).__qualname__, str(error) or None)
+                error_type = semconv.CANCELLED if cancelled else type(error).__qualname__
+                failed(self.span, self.attributes, error_type, str(error) or None)
             self.span.end()
             self.telemetry.operation_duration.record(time.perf_counter() - self.started, self.attributes)
         finally:
             otel_context.detach(self.token)
 
-    def _failed(self, error_type: str, description: str | None, status_code: str | None = None) -> None:
-        self.attributes[semconv.ERROR_TYPE] = error_type
-        self.span.set_attribute(semconv.ERROR_TYPE, error_type)
-        if status_code is not None:
-            self.attributes[semconv.STATUS_CODE] = status_code
-            self.span.set_attribute(semconv.STATUS_CODE, status_code)
-        self.span.set_status(Status(StatusCode.ERROR, description))
-
 
 _ever_configured: list[bool] = []
-
-
-class _Asking:
-    """A server-to-client request's CLIENT span (elicitation, sampling, roots), a child of the current one."""
-
-    __slots__ = ("connection", "request", "span", "tracer")
-
-    def __init__(self, tracer: trace.Tracer, request: Message, connection: Connection) -> None:
-        self.tracer = tracer
-        self.request = request
-        self.connection = connection
-
-    def __enter__(self) -> _Asking:
-        method = str(self.request.get("method"))
-        attributes: dict[str, Any] = {semconv.METHOD_NAME: method, semconv.REQUEST_ID: str(self.request.get("id"))}
-        session = self.connection.session
-        if session is not None:
-            attributes[semconv.PROTOCOL_VERSION] = session.protocol_version
-            if session.session_id:
-                attributes[semconv.SESSION_ID] = session.session_id
-        attributes.update(_transport_attributes(self.connection))
-        self.span = self.tracer.start_span(method, kind=SpanKind.CLIENT, attributes=attributes)
-        params = self.request.get("params")
-        params = dict(params) if isinstance(params, dict) else {}
-        meta = dict(params.get("_meta") or {})
-        propagate.inject(meta, context=trace.set_span_in_context(self.span))
-        self.request["params"] = {**params, "_meta": meta}
-        return self
-
-    def answered(self, reply: Message | list[Message] | None) -> None:
-        error = reply.get("error") if isinstance(reply, dict) else None
-        if isinstance(error, dict):
-            code = str(error.get("code"))
-            self.span.set_attributes({semconv.ERROR_TYPE: code, semconv.STATUS_CODE: code})
-            self.span.set_status(Status(StatusCode.ERROR, str(error.get("message", ""))))
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
-        if error is not None:
-            self.span.set_attribute(
-                semconv.ERROR_TYPE, semconv.CANCELLED if kind is asyncio.CancelledError else type(error).__qualname__
-            )
-            self.span.set_status(Status(StatusCode.ERROR, str(error) or None))
-        self.span.end()
 
 
 def _configured() -> bool:

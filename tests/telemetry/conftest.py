@@ -17,6 +17,10 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tests.gateway.conftest import sdk_backend_url
+
+__all__ = ["Telemetry", "sdk_backend_url", "telemetry"]  # the official SDK's server, for the client span tests
+
 
 @dataclass
 class Telemetry:
