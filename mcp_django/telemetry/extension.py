@@ -56,8 +56,8 @@ class TelemetryExtension(Extension):
         from mcp_django.telemetry.server import ServerTelemetry
 
         if self._telemetry is None:
-            self._telemetry = ServerTelemetry()
-            interceptors.connect(self._telemetry.tracer)
+            telemetry = self._telemetry = ServerTelemetry()
+            interceptors.connect(telemetry.tracer, telemetry.refusals, telemetry.audit_rows)
         return self._telemetry
 
     def check(self) -> list[CheckMessage]:

@@ -1,15 +1,18 @@
-"""A span for each interceptor that ran, as a child of the operation's span (the chain's `phase_ran` signal)."""
+"""What the chain's `phase_ran` signal tells: a span for each interceptor that ran (a child of the operation's
+span), refusals by interceptors (`mcp_django.refusals`) and the audit rows stored (`mcp_django.audit.rows`)."""
 
 from __future__ import annotations
 
 import time
 from typing import Any, Final
 
-from opentelemetry import trace
+from opentelemetry import metrics, trace
 
 from mcp_django.interceptors.base import MutationResult, SinkResult, ValidationResult
 from mcp_django.interceptors.chain import ChainResult
+from mcp_django.interceptors.limits import RateLimitInterceptor
 from mcp_django.interceptors.signals import phase_ran
+from mcp_django.telemetry import semconv
 from mcp_django.telemetry.semconv import METHOD_NAME
 
 __all__ = ["INTERCEPTOR_MODE", "INTERCEPTOR_NAME", "INTERCEPTOR_PHASE", "INTERCEPTOR_TYPE", "VERDICT", "connect"]
@@ -24,10 +27,12 @@ VERDICT: Final = "mcp_django.interceptor.verdict"
 _UID: Final = "mcp_django.telemetry.interceptors"
 
 
-def connect(tracer: trace.Tracer) -> None:
-    """Trace every phase of every interceptor chain with `tracer` (once per process: later calls change nothing)."""
+def connect(tracer: trace.Tracer, refusals: metrics.Counter, audit_rows: metrics.Counter) -> None:
+    """Trace every phase of every interceptor chain with `tracer`, and count its refusals and audit rows
+    (once per process: later calls change nothing)."""
 
     def receiver(sender: Any, chain: ChainResult, **kwargs: Any) -> None:
+        count(chain, refusals, audit_rows)
         spans(tracer, chain)
 
     phase_ran.connect(receiver, weak=False, dispatch_uid=_UID)
@@ -60,6 +65,24 @@ def spans(tracer: trace.Tracer, chain: ChainResult) -> None:
             span.set_status(trace.Status(trace.StatusCode.ERROR, error))
             span.set_attribute("error.type", "timeout" if error == "timeout" else "_OTHER")
         span.end(end_time=started + int(duration_ms * 1e6))
+
+
+def count(chain: ChainResult, refusals: metrics.Counter, audit_rows: metrics.Counter) -> None:
+    """A refusal when the phase blocked the operation (`rate_limit` when a rate limit said no, else
+    `interceptor`), and each audit row by what became of it (`committed`, `spooled`, `dropped`)."""
+    if chain.blocked:
+        limited = any(
+            isinstance(entry.interceptor, RateLimitInterceptor)
+            and isinstance(result, ValidationResult)
+            and not result.valid
+            for entry, result, _, _ in chain.outcomes
+        )
+        reason = "rate_limit" if limited else "interceptor"
+        refusals.add(1, {semconv.REFUSAL_REASON: reason, METHOD_NAME: chain.event})
+    for _, result, _, _ in chain.outcomes:
+        stored = result.info.get("stored") if isinstance(result, SinkResult) and result.info else None
+        if isinstance(stored, str):
+            audit_rows.add(1, {semconv.AUDIT_OUTCOME: stored})
 
 
 def _verdict(result: ValidationResult | MutationResult | SinkResult | None) -> str:

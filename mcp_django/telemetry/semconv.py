@@ -27,6 +27,14 @@ TIMEOUT: Final = "timeout"
 OPERATION_DURATION: Final = "mcp.server.operation.duration"
 SESSION_DURATION: Final = "mcp.server.session.duration"
 CLIENT_OPERATION_DURATION: Final = "mcp.client.operation.duration"
+
+# The convention has no names for these: the package's own, under its namespace.
+REFUSALS: Final = "mcp_django.refusals"
+REFUSAL_REASON: Final = "mcp_django.refusal.reason"
+AUDIT_ROWS: Final = "mcp_django.audit.rows"
+AUDIT_OUTCOME: Final = "mcp_django.audit.outcome"
+ACTIVE_CHANNELS: Final = "mcp_django.channels.active"
+ACTIVE_STREAMS: Final = "mcp_django.streams.active"
 DURATION_BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 """The explicit bucket boundaries the convention gives both histograms, in seconds."""
 

@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - a later API: take metrics to be config
     _ProxyMeterProvider = None  # type: ignore[assignment,misc]
 
 from mcp_django.protocol.context import META_PROTOCOL_VERSION, Connection
+from mcp_django.protocol.errors import is_unavailable
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.observers import UNOBSERVED, RemotePeer, Unobserved
 from mcp_django.telemetry import semconv
@@ -37,6 +38,8 @@ _OPENED: Final = "mcp_django.telemetry.opened"
 """`Connection.extra` key: when a channel's session began (`time.monotonic()`)."""
 
 _CARRIER_KEYS: Final = ("traceparent", "tracestate", "baggage")
+_LISTEN: Final = "subscriptions/listen"
+_STREAM_ATTRIBUTES: Final = (semconv.PROTOCOL_VERSION, semconv.NETWORK_TRANSPORT, semconv.NETWORK_PROTOCOL)
 
 
 class ServerTelemetry:
@@ -67,6 +70,22 @@ class ServerTelemetry:
             unit="s",
             description="The duration of an MCP request sent to a remote server, until its answer came.",
             explicit_bucket_boundaries_advisory=list(semconv.DURATION_BUCKETS),
+        )
+        self.refusals = meter.create_counter(
+            semconv.REFUSALS,
+            unit="{request}",
+            description="Requests refused, by reason: interceptor, rate_limit, unavailable.",
+        )
+        self.audit_rows = meter.create_counter(
+            semconv.AUDIT_ROWS,
+            unit="{row}",
+            description="Audit rows, by what became of them: committed, spooled, dropped.",
+        )
+        self.active_channels = meter.create_up_down_counter(
+            semconv.ACTIVE_CHANNELS, unit="{channel}", description="Open WebSocket and stdio channels."
+        )
+        self.active_streams = meter.create_up_down_counter(
+            semconv.ACTIVE_STREAMS, unit="{stream}", description="Open subscriptions/listen streams."
         )
         self.session_duration = meter.create_histogram(
             semconv.SESSION_DURATION,
@@ -119,8 +138,9 @@ class ServerTelemetry:
         return ClientRequest(self.tracer, request, attributes, self.client_duration)
 
     def opened(self, connection: Connection) -> None:
-        """Remember when the channel's session began."""
+        """Remember when the channel's session began, and count it open."""
         connection.extra[_OPENED] = time.monotonic()
+        self.active_channels.add(1, _transport_attributes(connection))
 
     def closed(self, connection: Connection) -> None:
         """Record `mcp.server.session.duration` for the channel that closed."""
@@ -128,6 +148,7 @@ class ServerTelemetry:
         if began is None:
             return
         attributes = _transport_attributes(connection)
+        self.active_channels.add(-1, dict(attributes))
         if connection.session is not None:
             attributes[semconv.PROTOCOL_VERSION] = connection.session.protocol_version
         self.session_duration.record(time.monotonic() - began, attributes)
@@ -189,12 +210,18 @@ class _Observation:
         )
         self.attributes = metric_attributes  # from here on: what the duration metric carries
         self.token = otel_context.attach(trace.set_span_in_context(self.span, parent))
+        if self.method == _LISTEN:
+            self.telemetry.active_streams.add(1, _stream_attributes(self.attributes))
         return self
 
     def answered(self, reply: Message | list[Message] | None) -> None:
         failure = failure_of(reply)
         if failure is not None:
             failed(self.span, self.attributes, *failure)
+            error = reply.get("error") if isinstance(reply, dict) else None
+            if _unavailable(error):
+                refusal = {semconv.REFUSAL_REASON: "unavailable", semconv.METHOD_NAME: self.method}
+                self.telemetry.refusals.add(1, refusal)
         result = reply.get("result") if isinstance(reply, dict) else None
         if isinstance(result, dict) and self.method == "initialize":
             # The version the server chose, and the session it opened (not known before the answer).
@@ -214,6 +241,8 @@ class _Observation:
                 failed(self.span, self.attributes, error_type, str(error) or None)
             self.span.end()
             self.telemetry.operation_duration.record(time.perf_counter() - self.started, self.attributes)
+            if self.method == _LISTEN:
+                self.telemetry.active_streams.add(-1, _stream_attributes(self.attributes))
         finally:
             otel_context.detach(self.token)
 
@@ -251,6 +280,18 @@ def _parent(meta: dict[str, Any] | None) -> tuple[otel_context.Context, list[Lin
     if not ambient_span.is_valid or trace.get_current_span(sent).get_span_context() == ambient_span:
         return sent, []  # nothing to link, or the traceparent was unreadable and the ambient span stays the parent
     return sent, [Link(ambient_span)]
+
+
+def _stream_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
+    # The same when the stream opens and when it ends (however it ends), so the two adds cancel out.
+    return {key: attributes[key] for key in _STREAM_ATTRIBUTES if key in attributes}
+
+
+def _unavailable(error: Any) -> bool:
+    """Whether a JSON-RPC error says the service could not serve now: the database (`ServiceUnavailable`) or
+    a gateway's remote server (`BackendUnavailable`, whose `data` names the backend)."""
+    data = error.get("data") if isinstance(error, dict) else None
+    return is_unavailable(error) or (isinstance(data, dict) and "backend" in data and "reason" in data)
 
 
 def _protocol_version(meta: Any, connection: Connection) -> str | None:
