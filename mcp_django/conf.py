@@ -108,6 +108,10 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "INTERCEPTORS": [],
     "INTERCEPTOR_DIRECTIONS": {"request": "sending", "response": "receiving"},
     "INTERCEPTOR_CHAIN_TIMEOUT_MS": None,
+    # Telemetry (docs/observability.md): tool arguments and results as span attributes only when opted
+    # in, and then redacted with the redaction interceptor's rules (RedactionOptions: patterns, replacement).
+    "TELEMETRY_TOOL_CONTENT": False,
+    "TELEMETRY_REDACTION": {},
     # The admin's state (docs/admin.md).
     "STATE_CHECK_INTERVAL": 0.5,
     # The audit trail (docs/interceptors.md): the local spool used while the database cannot take rows.

@@ -11,7 +11,7 @@ import pydantic
 
 from mcp_django.interceptors.base import Invocation, MutationInterceptor, MutationResult
 
-__all__ = ["DEFAULT_PATTERNS", "RedactionInterceptor", "RedactionOptions"]
+__all__ = ["DEFAULT_PATTERNS", "RedactionInterceptor", "RedactionOptions", "redact"]
 
 DEFAULT_PATTERNS: Final[tuple[str, ...]] = (
     # e-mail addresses
@@ -48,6 +48,12 @@ class RedactionOptions(pydantic.BaseModel):
 @functools.lru_cache(maxsize=32)
 def _compiled(patterns: Sequence[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{pattern})" for pattern in patterns)) if patterns else None
+
+
+def redact(value: Any, options: RedactionOptions) -> Any:
+    """`value` (any JSON value) with every match of `options.patterns` replaced, as the interceptor does it."""
+    pattern = _compiled(options.patterns)
+    return value if pattern is None else _Redactor(pattern, options.replacement).redact(value)
 
 
 class RedactionInterceptor(MutationInterceptor):

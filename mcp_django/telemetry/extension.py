@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["TelemetryExtension"]
 
 _NO_API: Final = "mcp_django.E180"
+_CONTENT: Final = "mcp_django.E181"
 
 
 def _api_installed() -> bool:
@@ -61,8 +62,10 @@ class TelemetryExtension(Extension):
         return self._telemetry
 
     def check(self) -> list[CheckMessage]:
+        from mcp_django.telemetry.content import content_problems
+
         if _api_installed():
-            return []
+            return [Error(message, hint=hint, id=_CONTENT) for message, hint in content_problems()]
         return [
             Error(
                 "The telemetry extension needs opentelemetry-api, not installed.",

@@ -25,8 +25,9 @@ from mcp_django.protocol.context import META_PROTOCOL_VERSION, Connection
 from mcp_django.protocol.errors import is_unavailable
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.observers import UNOBSERVED, RemotePeer, Unobserved
-from mcp_django.telemetry import semconv
+from mcp_django.telemetry import content, semconv
 from mcp_django.telemetry.client import ClientRequest, failed, failure_of, inject, peer_attributes, span_name
+from mcp_django.telemetry.content import content_options
 from mcp_django.version import __version__
 
 __all__ = ["SCOPE_NAME", "ServerTelemetry"]
@@ -205,6 +206,8 @@ class _Observation:
         session = self.connection.session
         if session is not None and session.session_id:
             attributes[semconv.SESSION_ID] = session.session_id
+        if self.method == "tools/call" and (redaction := content_options()) is not None:
+            attributes[content.ARGUMENTS] = content.recorded(params.get("arguments") or {}, redaction)
         self.span = self.telemetry.tracer.start_span(
             name, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links
         )
@@ -223,6 +226,9 @@ class _Observation:
                 refusal = {semconv.REFUSAL_REASON: "unavailable", semconv.METHOD_NAME: self.method}
                 self.telemetry.refusals.add(1, refusal)
         result = reply.get("result") if isinstance(reply, dict) else None
+        if isinstance(result, dict) and self.method == "tools/call" and (redaction := content_options()) is not None:
+            shown = {key: value for key, value in result.items() if key != "_meta"}
+            self.span.set_attribute(content.RESULT, content.recorded(shown, redaction))
         if isinstance(result, dict) and self.method == "initialize":
             # The version the server chose, and the session it opened (not known before the answer).
             version = result.get("protocolVersion")
