@@ -10,6 +10,7 @@ the request's `params._meta`, so the peer continues the trace.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -56,8 +57,14 @@ def peer_attributes(peer: RemotePeer) -> dict[str, Any]:
     """`server.address`, `server.port` and the network attributes of a remote server."""
     if peer.transport != "http" or peer.url is None:
         return dict(_PIPE)
+    return dict(_url_attributes(peer.url))
+
+
+@functools.lru_cache(maxsize=64)
+def _url_attributes(url: str) -> dict[str, Any]:
+    # A handful of remote servers, one parse each (a copy is handed out: callers add to it).
     attributes: dict[str, Any] = dict(_HTTP)
-    parts = urlsplit(peer.url)
+    parts = urlsplit(url)
     if parts.hostname:
         attributes[semconv.SERVER_ADDRESS] = parts.hostname
         attributes[semconv.SERVER_PORT] = parts.port or (443 if parts.scheme == "https" else 80)
