@@ -54,6 +54,9 @@ class MCPTask(models.Model):
         default=dict, blank=True, help_text="The input requests the task waits for, by key."
     )
     answers = models.JSONField(default=dict, blank=True, help_text="The client's answers so far, by key.")
+    trace_context = models.JSONField(
+        default=dict, blank=True, help_text="The W3C trace context of the call that started it (traceparent, ...)."
+    )
     result = models.JSONField(null=True, blank=True, help_text="The tool's CallToolResult once completed.")
     error = models.JSONField(null=True, blank=True, help_text="The JSON-RPC error once failed.")
     ttl_ms = models.PositiveBigIntegerField(null=True, blank=True)

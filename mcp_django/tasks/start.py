@@ -59,8 +59,23 @@ async def start_task(
         client_capabilities=ctx.client_capabilities,
         client_info=ctx.client_info,
         answers=answers,
+        trace_context=trace_context(),
     )
     return {"resultType": "task", **store.envelope(task)}
+
+
+def trace_context() -> dict[str, str]:
+    """The current OpenTelemetry trace context (the call's span, with the telemetry extension), as W3C headers.
+
+    Empty without the OpenTelemetry API or outside any trace. The worker's run of the task continues it.
+    """
+    try:
+        from opentelemetry import propagate
+    except ImportError:
+        return {}
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier
 
 
 def _create_and_enqueue(**fields: Any) -> MCPTask:

@@ -52,6 +52,7 @@ def create(
     answers: Mapping[str, Any],
     ttl_ms: int | None,
     poll_interval_ms: int | None,
+    trace_context: Mapping[str, str] | None = None,
 ) -> MCPTask:
     """Create a working task; it is committed when this returns (a `tasks/get` right after it finds it)."""
     return MCPTask.objects.create(
@@ -66,6 +67,7 @@ def create(
         answers=dict(answers),
         ttl_ms=ttl_ms,
         poll_interval_ms=poll_interval_ms,
+        trace_context=dict(trace_context or {}),
     )
 
 

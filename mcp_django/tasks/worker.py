@@ -23,6 +23,7 @@ from mcp_django.executor import run_sync
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.inputs import CAPABILITY_OF
 from mcp_django.protocol.jsonrpc import InternalError, MCPError, Message
+from mcp_django.protocol.observers import UNOBSERVED, Observation, compose_observers
 from mcp_django.protocol.versions import STATELESS_VERSIONS, Era
 from mcp_django.tasks import store
 from mcp_django.tasks.models import MCPTask
@@ -84,6 +85,23 @@ async def _execute(task_id: str) -> None:
     except LookupError as missing:
         await run_sync(store.finish, task_id, error=InternalError(str(missing)).to_error())
         return
+    with _observed(row, ctx) as observation:
+        await _run(row, tool, ctx, observation)
+
+
+def _observed(row: MCPTask, ctx: TaskRequestContext) -> Observation:
+    """The run as the endpoint's observers see a message: a `tools/call` (with no id: nobody waits for an
+    answer) whose `_meta` is the trace context of the call that started the task, so the telemetry
+    extension's span of the run joins the call's trace, and the tool's own spans nest under it."""
+    observer = compose_observers(ctx.connection.endpoint.served_extensions.observers)
+    if observer is None:
+        return UNOBSERVED
+    params = {"name": row.tool, "arguments": row.arguments, "_meta": dict(row.trace_context or {})}
+    return observer.observe({"jsonrpc": "2.0", "method": "tools/call", "params": params}, ctx.connection)
+
+
+async def _run(row: MCPTask, tool: Any, ctx: TaskRequestContext, observation: Observation) -> None:
+    task_id = row.task_id
     job = asyncio.ensure_future(tool.call(row.arguments, ctx))
     limit = mcp_settings.TASK_TIMEOUT
     deadline = None if limit is None else asyncio.get_running_loop().time() + limit
@@ -94,18 +112,23 @@ async def _execute(task_id: str) -> None:
             with contextlib.suppress(BaseException):
                 await job
             if timed_out:
-                await run_sync(store.finish, task_id, error=ToolTimeout(row.tool, float(limit or 0)).to_error())
+                error = ToolTimeout(row.tool, float(limit or 0)).to_error()
+                observation.answered({"jsonrpc": "2.0", "error": error})
+                await run_sync(store.finish, task_id, error=error)
             return
     try:
         result = job.result()
     except asyncio.CancelledError:
         return  # cancelled while it waited for input: the row already says so
     except MCPError as error:
+        observation.answered({"jsonrpc": "2.0", "error": error.to_error()})
         await run_sync(store.finish, task_id, error=error.to_error())
     except Exception:
         logger.exception("MCP task %s (%s) failed", task_id, row.tool)
+        observation.answered({"jsonrpc": "2.0", "error": InternalError().to_error()})
         await run_sync(store.finish, task_id, error=InternalError().to_error())
     else:
+        observation.answered({"jsonrpc": "2.0", "result": result})
         if store.json_size(result) > mcp_settings.TASK_MAX_BYTES:
             too_large = InternalError(
                 f"The result of {row.tool} is over the {mcp_settings.TASK_MAX_BYTES} bytes a task stores"
