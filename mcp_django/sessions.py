@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.dispatch import Signal
 from django.utils import timezone
 
 from mcp_django.conf import mcp_settings
@@ -39,6 +40,7 @@ __all__ = [
     "get_session_store",
     "new_session_id",
     "principal_id",
+    "session_ended",
 ]
 
 
@@ -85,6 +87,14 @@ class StoredSession:
     touched_at: float
     saved: dict[str, Any] = dataclasses.field(default_factory=dict)
     """The state as this process last read or wrote it: a store may save only what changed since."""
+    opened_at: float | None = None
+    """When `initialize` opened it (None: a store that does not know)."""
+
+
+session_ended = Signal()
+"""Sent (by `SessionStore.end`) when a client ended its HTTP session with `DELETE`, with `record` (the
+`StoredSession`, its `opened_at` when the store knows it) and `ended_at` (the store's clock). Sessions
+that expire are not announced: they end in bulk, in whichever process purges them."""
 
 
 class SessionStore:
@@ -165,6 +175,7 @@ class SessionStore:
             state=state,
             expires_at=now + self.idle_timeout,
             touched_at=now,
+            opened_at=now,
         )
         await self.create(record)
         return session_id
@@ -218,10 +229,15 @@ class SessionStore:
             await self.update(record)
 
     async def end(self, session_id: str, *, endpoint_name: str, principal: Any) -> bool:
-        """End a session (HTTP `DELETE`); False when there was no such session to end."""
-        if await self.resume(session_id, endpoint_name=endpoint_name, principal=principal) is None:
+        """End a session (HTTP `DELETE`); False when there was no such session to end.
+
+        Sends `session_ended` once it is gone (telemetry records the session's duration from it).
+        """
+        record = await self.resume(session_id, endpoint_name=endpoint_name, principal=principal)
+        if record is None:
             return False
         await self.delete(session_id)
+        session_ended.send(type(self), record=record, ended_at=self.clock())
         return True
 
 
@@ -287,6 +303,7 @@ class DatabaseSessionStore(SessionStore):
                 state=state,
                 expires_at=_timestamp(row.expires_at),
                 touched_at=_timestamp(row.last_seen),
+                opened_at=_timestamp(row.created),
             )
         record.saved = _snapshot(record.state)
         self._remember(record)

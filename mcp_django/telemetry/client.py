@@ -24,7 +24,6 @@ from mcp_django.telemetry import semconv
 
 __all__ = ["ClientRequest", "failed", "failure_of", "inject", "peer_attributes", "span_name"]
 
-_HTTP: Final = {semconv.NETWORK_TRANSPORT: "tcp", semconv.NETWORK_PROTOCOL: "http"}
 _PIPE: Final = {semconv.NETWORK_TRANSPORT: "pipe"}
 
 
@@ -63,7 +62,7 @@ def peer_attributes(peer: RemotePeer) -> dict[str, Any]:
 @functools.lru_cache(maxsize=64)
 def _url_attributes(url: str) -> dict[str, Any]:
     # A handful of remote servers, one parse each (a copy is handed out: callers add to it).
-    attributes: dict[str, Any] = dict(_HTTP)
+    attributes: dict[str, Any] = dict(semconv.HTTP_ATTRIBUTES)
     parts = urlsplit(url)
     if parts.hostname:
         attributes[semconv.SERVER_ADDRESS] = parts.hostname

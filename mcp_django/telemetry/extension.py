@@ -17,6 +17,7 @@ __all__ = ["TelemetryExtension"]
 
 _NO_API: Final = "mcp_django.E180"
 _CONTENT: Final = "mcp_django.E181"
+_SESSIONS: Final = "mcp_django.telemetry.sessions"
 
 
 def _api_installed() -> bool:
@@ -53,12 +54,14 @@ class TelemetryExtension(Extension):
 
     def telemetry(self) -> ServerTelemetry:
         """The process's one `ServerTelemetry`: its instruments are the process's, whatever endpoint records."""
+        from mcp_django.sessions import session_ended
         from mcp_django.telemetry import interceptors
         from mcp_django.telemetry.server import ServerTelemetry
 
         if self._telemetry is None:
             telemetry = self._telemetry = ServerTelemetry()
             interceptors.connect(telemetry.tracer, telemetry.refusals, telemetry.audit_rows)
+            session_ended.connect(telemetry.session_ended, weak=False, dispatch_uid=_SESSIONS)
         return self._telemetry
 
     def check(self) -> list[CheckMessage]:

@@ -60,6 +60,9 @@ TRANSPORTS: Final = {"http": ("tcp", "http"), "websocket": ("tcp", "websocket"),
 """`Connection.transport` -> (`network.transport`, `network.protocol.name`); other transports (in memory,
 a task worker) set neither."""
 
+HTTP_ATTRIBUTES: Final = {NETWORK_TRANSPORT: "tcp", NETWORK_PROTOCOL: "http"}
+"""`network.*` of Streamable HTTP, on both sides."""
+
 TARGETS: Final = {"tools/call": TOOL_NAME, "prompts/get": PROMPT_NAME}
 """Methods whose span name ends with a low-cardinality target: the attribute carrying it."""
 

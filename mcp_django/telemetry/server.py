@@ -25,6 +25,7 @@ from mcp_django.protocol.context import META_PROTOCOL_VERSION, Connection
 from mcp_django.protocol.errors import is_unavailable
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.observers import UNOBSERVED, RemotePeer, Unobserved
+from mcp_django.sessions import StoredSession
 from mcp_django.telemetry import content, semconv
 from mcp_django.telemetry.client import ClientRequest, failed, failure_of, inject, peer_attributes, span_name
 from mcp_django.telemetry.content import content_options
@@ -142,6 +143,13 @@ class ServerTelemetry:
         """Remember when the channel's session began, and count it open."""
         connection.extra[_OPENED] = time.monotonic()
         self.active_channels.add(1, _transport_attributes(connection))
+
+    def session_ended(self, sender: Any, record: StoredSession, ended_at: float, **kwargs: Any) -> None:
+        """Record `mcp.server.session.duration` for an HTTP session its client ended (the `session_ended` signal)."""
+        if record.opened_at is None:
+            return
+        attributes = {**semconv.HTTP_ATTRIBUTES, semconv.PROTOCOL_VERSION: record.state.protocol_version}
+        self.session_duration.record(max(0.0, ended_at - record.opened_at), attributes)
 
     def closed(self, connection: Connection) -> None:
         """Record `mcp.server.session.duration` for the channel that closed."""
