@@ -9,7 +9,7 @@ logger. The core never imports this package; it plugs in through `Extension.obse
 `Extension.client_observers`.
 """
 
-from mcp_django.telemetry.calls import CallLogExtension
+from mcp_django.telemetry.calls import CALL_FIELDS, CallLogExtension
 from mcp_django.telemetry.extension import TelemetryExtension
 
-__all__ = ["CallLogExtension", "TelemetryExtension"]
+__all__ = ["CALL_FIELDS", "CallLogExtension", "TelemetryExtension"]
