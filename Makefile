@@ -79,6 +79,8 @@ $(DEMO_STAMP): pyproject.toml
 # Every URL the example project builds for itself (its gateways, its interceptor server, mcp_inspect's
 # remotes) follows the port it is served on: example_project/settings.py reads this.
 demo: export MCP_EXAMPLE_BASE_URL := http://$(DEMO_HOST):$(DEMO_PORT)
+# The demo identity provider's key (made on first use, git-ignored): set, the settings trust that provider.
+demo: export MCP_EXAMPLE_DEMO_IDP_KEY := $(CURDIR)/demo-idp-key.pem
 demo: $(DEMO_STAMP)
 	@# the demo's translations (its book card in French); the .mo files are built, not committed
 	@if command -v msgfmt >/dev/null; then $(VENV_PY) manage.py compilemessages --ignore '.*' --ignore node_modules; \
@@ -98,6 +100,10 @@ demo: $(DEMO_STAMP)
 	@echo "  OAuth metadata:            http://$(DEMO_HOST):$(DEMO_PORT)/.well-known/oauth-authorization-server"
 	@echo "  A machine client's token (client credentials as ci-bot, TEAM; docs/oauth.md):"
 	@echo "    curl -u demo-machine:demo-machine-secret -d grant_type=client_credentials -d scope=mcp:team -d resource=http://$(DEMO_HOST):$(DEMO_PORT)/mcp http://$(DEMO_HOST):$(DEMO_PORT)/oauth/token/"
+	@echo "  Enterprise sign-in (docs/oauth.md): the demo identity provider's ID-JAG for alice, exchanged by that client:"
+	@echo '    ID_JAG=$$($(VENV_PY) manage.py demo_id_jag alice --base-url http://$(DEMO_HOST):$(DEMO_PORT))'
+	@echo '    curl -u demo-machine:demo-machine-secret -d grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer -d assertion=$$ID_JAG http://$(DEMO_HOST):$(DEMO_PORT)/oauth/token/'
+	@echo "  (send either token as Authorization: Bearer <access_token> to http://$(DEMO_HOST):$(DEMO_PORT)/mcp)"
 	@echo "  Conformance fixture:       http://$(DEMO_HOST):$(DEMO_PORT)/conformance/mcp"
 	@echo "  Gateway to the fixture:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/mcp"
 	@echo "  Gateway to the gateway:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/chain/mcp  (chained; docs/gateway.md)"
@@ -244,4 +250,4 @@ fuzz: $(VENV_STAMP)
 	MCP_FUZZ_PROFILE=fuzz MCP_FUZZ_CASES=$(FUZZ_CASES) $(VENV_PY) -m pytest tests/fuzz --hypothesis-show-statistics
 
 clean:
-	rm -rf $(VENV) $(VENV6) $(VENV_BENCH) $(CACHE) db.sqlite3 .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV6) $(VENV_BENCH) $(CACHE) db.sqlite3 demo-idp-key.pem .pytest_cache .mypy_cache .ruff_cache

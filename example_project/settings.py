@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 import django
 
 from example_project import telemetry as example_telemetry
+from example_project.demo import idp as demo_idp
 from mcp_django.oauth.defaults import OAUTH2_PROVIDER as OAUTH2_PROVIDER_DEFAULTS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -189,6 +190,12 @@ MCP_DJANGO = {
         "books": {"URL": f"{EXAMPLE_BASE_URL}/books/mcp"},
     },
 }
+
+# Enterprise sign-in (docs/oauth.md) against the demo's own identity provider, only while MCP_EXAMPLE_DEMO_IDP_KEY
+# names its key file (`make demo` sets it; the key is made there on first use, never committed):
+# `manage.py demo_id_jag alice` prints an ID-JAG for alice that the demo-machine client exchanges for a token.
+if os.environ.get(demo_idp.KEY_ENV):
+    MCP_DJANGO["OAUTH_TRUSTED_ISSUERS"] = demo_idp.trusted_issuers()
 
 OAUTH2_PROVIDER = {**OAUTH2_PROVIDER_DEFAULTS}
 

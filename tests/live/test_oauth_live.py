@@ -300,14 +300,21 @@ def machine_client(env: dict[str, str], username: str, *options: str) -> tuple[s
     return lines["client_id"], lines["client_secret"].split()[0]
 
 
-async def call_tool(server: LiveServer, token: str, name: str) -> dict[str, Any]:
-    """A stateless tools/call with `token`; the JSON-RPC answer (a result, or the error of an unknown tool)."""
+async def call_tool(
+    server: LiveServer, token: str, name: str, arguments: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A stateless tools/call on /mcp with `token`; the JSON-RPC answer (a result, or the error of an unknown tool)."""
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "machine", "version": "1"},
     }
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": {}, "_meta": meta}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments or {}, "_meta": meta},
+    }
     headers = {
         "Authorization": f"Bearer {token}",
         "Accept": "application/json, text/event-stream",

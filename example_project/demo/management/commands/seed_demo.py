@@ -23,6 +23,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand
 from rest_framework.authtoken.models import Token
 
+from example_project.demo import idp as demo_idp
 from example_project.demo.models import Book
 from mcp_django.models import GroupScope
 from mcp_django.scopes import Scope
@@ -104,17 +105,28 @@ class Command(BaseCommand):
             self.stdout.write(f"  {username:<6} {scope:<7} {token.key}")
 
     def seed_machine_client(self) -> None:
-        """A machine client (docs/oauth.md, "Machine clients") for the TEAM service user ci-bot, with a known secret."""
+        """A machine client (docs/oauth.md, "Machine clients") for the TEAM service user ci-bot, with a known secret.
+
+        It may also present ID-JAGs of the demo identity provider (enterprise sign-in), whose subjects
+        alice, bob and carol are linked to the users of those names.
+        """
         from mcp_django.oauth.machines import create_machine_client
-        from mcp_django.oauth.models import MachineClient
+        from mcp_django.oauth.models import LinkedIdentity, MachineClient
 
         service, _ = get_user_model().objects.get_or_create(username=MACHINE_USER)
         service.groups.add(Group.objects.get_or_create(name="mcp-team")[0])
         if not MachineClient.objects.filter(application__client_id=MACHINE_CLIENT_ID).exists():
-            machine, _ = create_machine_client("demo machine client", service)
+            machine, _ = create_machine_client("demo machine client", service, identity_assertions=True)
             machine.application.client_id = MACHINE_CLIENT_ID
             machine.application.client_secret = MACHINE_CLIENT_SECRET  # the demo's on purpose; hashed on save
             machine.application.save()
+        # a database seeded before enterprise sign-in has the client without the right to present ID-JAGs
+        MachineClient.objects.filter(application__client_id=MACHINE_CLIENT_ID).update(identity_assertions=True)
+        for user in get_user_model().objects.filter(username__in=[username for username, _, _ in MCP_USERS]):
+            LinkedIdentity.objects.get_or_create(issuer=demo_idp.ISSUER, subject=user.username, defaults={"user": user})
         self.stdout.write(
-            f"Machine client {MACHINE_CLIENT_ID!r} (secret {MACHINE_CLIENT_SECRET!r}) acts as {MACHINE_USER!r} (TEAM)."
+            f"Machine client {MACHINE_CLIENT_ID!r} (secret {MACHINE_CLIENT_SECRET!r}) acts as {MACHINE_USER!r} (TEAM),"
+        )
+        self.stdout.write(
+            "and exchanges ID-JAGs of the demo identity provider for alice, bob and carol (manage.py demo_id_jag)."
         )
