@@ -29,22 +29,6 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
     from django.http import HttpRequest
 
-__all__ = [
-    "ADMITTED_SCOPE",
-    "LOCAL_HOSTS",
-    "Admission",
-    "Credentials",
-    "Refused",
-    "admitted_scope",
-    "allowed_origins",
-    "authenticate_credentials",
-    "bearer_challenge",
-    "check_cookie_origin",
-    "check_host",
-    "check_origin",
-    "origin_allowed",
-]
-
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 ADMITTED_SCOPE: Final = "mcp_django.admitted_scope"
 """The key of `Connection.extra` under which a one-request connection carries its admitted scope."""

@@ -16,6 +16,7 @@ class MCPDjangoConfig(AppConfig):
     def ready(self) -> None:
         from mcp_django import (  # noqa: F401  # register the system checks, the extensions' too
             checks,
+            checks_unserved,  # and those of what the mounted endpoints offer
             extensions,
             permission_checks,  # and those of permissions=
         )

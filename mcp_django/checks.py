@@ -16,14 +16,7 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.utils.module_loading import import_string
 
 from mcp_django.checks_support import is_int, is_number, is_positive_int, setting, short, type_name
-from mcp_django.checks_unserved import (  # registered there
-    check_app_servers,
-    check_endpoint_extensions,
-    check_tool_runners,
-)
 from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, RETIRED, SETTING_NAME, normalize_origin
-
-__all__ = ["check_app_servers", "check_endpoint_extensions", "check_registries", "check_settings", "check_tool_runners"]
 
 CACHE_SCOPES: Final = ("public", "private")
 INTERCEPTOR_CHECK_IDS: Final[Mapping[str, str]] = {

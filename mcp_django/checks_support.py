@@ -10,8 +10,6 @@ from typing import Any
 
 from mcp_django.conf import SETTING_NAME
 
-__all__ = ["is_int", "is_number", "is_positive_int", "setting", "short", "type_name"]
-
 
 def short(value: Any, limit: int = 30) -> str:
     """`repr(value)`, cut to `limit` characters."""

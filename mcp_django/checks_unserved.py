@@ -16,8 +16,6 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from mcp_django.checks_support import short
 
-__all__ = ["check_app_servers", "check_endpoint_extensions", "check_tool_runners"]
-
 
 def _endpoints() -> list[Any]:
     from mcp_django.endpoints import mounted_endpoints

@@ -28,19 +28,6 @@ from django.utils.module_loading import import_string
 
 from mcp_django.version import __version__
 
-__all__ = [
-    "DEFAULTS",
-    "IMPORT_STRINGS",
-    "SETTING_NAME",
-    "HTTPSettings",
-    "MCPSettings",
-    "django_allowed_hosts",
-    "django_csrf_trusted_origins",
-    "django_http_settings",
-    "mcp_settings",
-    "normalize_origin",
-]
-
 SETTING_NAME: Final = "MCP_DJANGO"
 
 MiB: Final = 1024 * 1024

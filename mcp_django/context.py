@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 
     F = TypeVar("F", bound=BaseForm)
 
-__all__ = ["Context"]
-
 
 class Context:
     """What user code may know and do while serving one request.

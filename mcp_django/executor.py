@@ -46,17 +46,6 @@ from typing import Any, Final, Generic, ParamSpec, TypeVar
 
 from asgiref.sync import SyncToAsync, sync_to_async
 
-__all__ = [
-    "ABANDONED_EXIT_STATUS",
-    "abandoned",
-    "database_threads",
-    "dedicated_threads",
-    "innermost",
-    "run_sync",
-    "running_jobs",
-    "uses_dedicated_threads",
-]
-
 logger = logging.getLogger("mcp_django.executor")
 
 P = ParamSpec("P")

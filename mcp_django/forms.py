@@ -33,8 +33,6 @@ from mcp_django.executor import run_sync
 from mcp_django.protocol.context import RequestContext
 from mcp_django.results import ToolError
 
-__all__ = ["DEFAULT_ROUNDS", "MAX_CHOICES", "FormAnswer", "FormNotExpressible", "elicit_form", "requested_schema"]
-
 F = TypeVar("F", bound=forms.BaseForm)
 
 MAX_CHOICES: Final = 100

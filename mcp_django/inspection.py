@@ -14,15 +14,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from mcp_types.jsonrpc import METHOD_NOT_FOUND
+
 from mcp_django.endpoints import Endpoint
 from mcp_django.protocol.context import Connection, RequestContext
-from mcp_django.protocol.jsonrpc import METHOD_NOT_FOUND
 from mcp_django.protocol.versions import Era
 from mcp_django.scopes import Scope, User
 from mcp_django.sources import Source
 from mcp_django.testing import MCPCallError, MCPTestClient
-
-__all__ = ["KINDS", "Item", "inspect_endpoint"]
 
 KINDS: Final = (
     ("tools", "tools/list", "list_tools", "name"),

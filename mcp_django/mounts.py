@@ -12,8 +12,6 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
 
-__all__ = ["EndpointRegistry", "Mounted", "canonical_path", "mounted_in"]
-
 
 class Mounted(Protocol):
     """An endpoint as the registry, the manifest and the admin's overlay see it (`mcp_django.endpoints.Endpoint`)."""

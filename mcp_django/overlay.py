@@ -27,8 +27,6 @@ from mcp_django.mounts import Mounted
 from mcp_django.protocol.hooks import OperationHook
 from mcp_django.sources import Source
 
-__all__ = ["NullOverlay", "Overlay", "changed", "install", "installed", "on_change"]
-
 Listener = Callable[[], None]
 
 

@@ -19,8 +19,6 @@ from mcp_django.checks_support import short
 from mcp_django.declarations import Prompt, Resource, Tool
 from mcp_django.permissions import Permissions, parse_permissions
 
-__all__ = ["check_permissions", "required_permissions"]
-
 
 def required_permissions() -> Iterator[tuple[str, Any]]:
     """`(owner, permissions as declared)` for every declaration, provider and toolset that requires some."""

@@ -24,8 +24,6 @@ from mcp_django.executor import run_sync
 if TYPE_CHECKING:
     from mcp_django.protocol.context import RequestContext
 
-__all__ = ["Permissions", "fresh_user", "granted", "parse_permissions", "permitted"]
-
 Permissions: TypeAlias = "tuple[str, ...]"
 """The permission names a component requires, all of them (empty: none)."""
 

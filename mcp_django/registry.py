@@ -36,8 +36,6 @@ from mcp_django.results import completion
 from mcp_django.scopes import Scope, ScopeResolver
 from mcp_django.sources import CompositeBackend, Source
 
-__all__ = ["Registry", "RegistryBackend", "RegistryFrozen", "RegistrySource", "all_registries", "default_registry"]
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 _registries: list[weakref.ref[Registry]] = []

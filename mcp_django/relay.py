@@ -19,8 +19,6 @@ from channels.layers import get_channel_layer
 
 from mcp_django.protocol.jsonrpc import Message
 
-__all__ = ["ChannelLayerRelay", "channel_layer_relay"]
-
 logger = logging.getLogger("mcp_django.relay")
 
 EVENT_TYPE: Final = "mcp.answer"

@@ -32,17 +32,6 @@ from mcp_django.overlay import on_change
 from mcp_django.protocol import InvalidParams, InvalidRequest, MCPError, SessionState
 from mcp_django.protocol.jsonrpc import dump_json
 
-__all__ = [
-    "DatabaseSessionStore",
-    "SessionRefused",
-    "SessionStore",
-    "StoredSession",
-    "get_session_store",
-    "new_session_id",
-    "principal_id",
-    "session_ended",
-]
-
 
 class SessionRefused(Exception):
     """`initialize` succeeded but its session is not kept: the transport answers `error` with `status`.

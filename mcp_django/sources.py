@@ -34,15 +34,6 @@ from mcp_django.results import completion
 from mcp_django.scopes import Scope, ScopeResolver
 from mcp_django.time_limits import call_within_limit
 
-__all__ = [
-    "CompositeBackend",
-    "PromptComponent",
-    "ResourceComponent",
-    "Source",
-    "ToolComponent",
-    "compiled_template",
-]
-
 Items = Sequence[Mapping[str, Any]]
 C = TypeVar("C")
 

@@ -18,8 +18,6 @@ from typing import Any
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 
-__all__ = ["ToolTimeout", "call_within_limit", "tool_time_limit"]
-
 
 class ToolTimeout(MCPError):
     """A tool call that did not finish within its time limit."""

@@ -25,8 +25,6 @@ from typing import Any, TypeVar
 
 from mcp_django.executor import abandoned, innermost
 
-__all__ = ["atomic_databases", "run_atomically"]
-
 R = TypeVar("R")
 
 

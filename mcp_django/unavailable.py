@@ -16,8 +16,6 @@ from django.db import DatabaseError, InterfaceError, OperationalError
 
 from mcp_django.protocol.errors import ServiceUnavailable
 
-__all__ = ["database_unavailable", "is_database_unavailable"]
-
 logger = logging.getLogger("mcp_django.unavailable")
 
 SQLITE_MESSAGES: Final = (

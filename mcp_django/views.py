@@ -19,8 +19,6 @@ from django.views.decorators.http import require_GET
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import canonical_path, endpoint_registry
 
-__all__ = ["endpoint_manifest", "protected_resource_metadata"]
-
 
 def _readable_from_any_origin(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
     @functools.wraps(view)

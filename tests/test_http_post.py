@@ -7,7 +7,7 @@ import json
 import pytest
 from django.test import Client, override_settings
 
-from mcp_django.transports.http import http_status
+from mcp_django.protocol.errors import http_status
 from tests.http_support import (
     HANDSHAKE_VERSION,
     error_of,

@@ -14,12 +14,12 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.test import Client
+from mcp_types.jsonrpc import INVALID_PARAMS
 
 from example_project.demo.models import Book
 from mcp_django import Registry
 from mcp_django.declarations import DeclarationError
 from mcp_django.endpoints import Endpoint
-from mcp_django.protocol.jsonrpc import INVALID_PARAMS
 from mcp_django.providers import ToolProvider
 from mcp_django.scopes import Scope
 from mcp_django.testing import MCPTestClient, assert_mcp_error, assert_tool_result

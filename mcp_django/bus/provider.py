@@ -20,8 +20,6 @@ from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.providers import ToolProvider
 from mcp_django.results import tool_error
 
-__all__ = ["AGENT", "INVALID_ARGUMENTS", "BusProvider", "input_schema"]
-
 logger = logging.getLogger("mcp_django.bus")
 
 AGENT: Final = "agent"

@@ -27,8 +27,6 @@ from mcp_django.models import InterceptorState, ProviderState, ToolCallRecord
 from mcp_django.scopes import Scope
 from mcp_django.ui import EXTENSION, apps_of
 
-__all__ = ["app_rows", "dashboard_context", "tool_call_chart", "tool_counts"]
-
 CHART_HOURS = 24
 
 

@@ -28,24 +28,6 @@ from mcp_django.protocol.versions import Era
 from mcp_django.providers import PromptProvider, Provider, ResourceProvider, ToolProvider, provider_registry
 from mcp_django.scopes import Scope
 
-__all__ = [
-    "INVENTORY_MODELS",
-    "Synced",
-    "class_path",
-    "code_interceptors",
-    "code_providers",
-    "code_remote_servers",
-    "code_tools",
-    "endpoints_serving",
-    "list_changed_methods",
-    "listed_tools",
-    "mounted",
-    "probe_remote_server",
-    "sync_inventory",
-    "sync_rows",
-    "tool_permissions",
-]
-
 logger = logging.getLogger("mcp_django.state")
 
 

@@ -15,8 +15,6 @@ from mcp_django.providers import ProviderSource
 from mcp_django.scopes import Scope
 from mcp_django.sources import Items, Source
 
-__all__ = ["AdminOverlay", "SwitchedProviderSource", "SwitchedRemoteSource", "ToolSwitchHook"]
-
 
 class SwitchedProviderSource(ProviderSource):
     """A provider's source as the admin set it: on or off, its minimum scope overridden (`ProviderState`).

@@ -38,8 +38,6 @@ from mcp_django.models import (
 from mcp_django.notifications import send_notification_sync
 from mcp_django.providers import provider_registry
 
-__all__ = ["announce_provider", "announce_scopes", "connect"]
-
 logger = logging.getLogger("mcp_django.state")
 
 

@@ -38,17 +38,6 @@ from mcp_django.models import (
 from mcp_django.overlay import changed
 from mcp_django.scopes import Scope
 
-__all__ = [
-    "ControlState",
-    "InterceptorOverride",
-    "InterceptorServerOverride",
-    "ProviderOverride",
-    "Snapshot",
-    "bump",
-    "control_state",
-    "entry_name",
-]
-
 logger = logging.getLogger("mcp_django.state")
 
 STATE: Final = "state"

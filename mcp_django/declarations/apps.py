@@ -14,8 +14,6 @@ from typing import Any, Final
 
 from mcp_django.declarations.common import DeclarationError
 
-__all__ = ["APP_MIME_TYPE", "App", "app_of"]
-
 APP_MIME_TYPE: Final = "text/html;profile=mcp-app"
 """The MIME type of an app's HTML resource (the only one the 2026-01-26 extension defines)."""
 

@@ -12,8 +12,6 @@ from mcp_django.declarations.signatures import Signature, with_context
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import internal_errors
 
-__all__ = ["Completion", "CompletionRef"]
-
 completion_logger = logging.getLogger("mcp_django.completions")
 
 CompletionRef: TypeAlias = tuple[Literal["ref/prompt", "ref/resource"], str, str]

@@ -33,18 +33,6 @@ from typing import Any, Final, Optional, Union, get_args, get_origin
 
 import pydantic
 
-__all__ = [
-    "evaluate",
-    "field_type",
-    "instance_fields",
-    "model_schema",
-    "named_serializer",
-    "needs_evaluation",
-    "output_annotation",
-    "serializer_field_type",
-    "serializer_schema",
-]
-
 _PLAIN: Final = frozenset({str, int, float, bool, type(None), dict, bytes})
 
 

@@ -6,8 +6,6 @@ import inspect
 import re
 from typing import Final
 
-__all__ = ["parse_docstring"]
-
 _SECTION: Final = re.compile(r"^(\w[\w ]*):\s*$")
 _ARG_SECTIONS: Final = frozenset({"args", "arguments", "parameters", "params", "keyword args", "keyword arguments"})
 _ARG_LINE: Final = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")

@@ -25,8 +25,6 @@ from mcp_django.protocol.errors import internal_errors
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.scopes import Scope
 
-__all__ = ["Prompt"]
-
 prompt_logger = logging.getLogger("mcp_django.prompts")
 
 

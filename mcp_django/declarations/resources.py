@@ -31,8 +31,6 @@ from mcp_django.protocol.errors import internal_errors
 from mcp_django.protocol.jsonrpc import ResourceNotFound
 from mcp_django.scopes import Scope
 
-__all__ = ["Resource", "ResourceTemplate", "UriTemplate"]
-
 resource_logger = logging.getLogger("mcp_django.resources")
 
 _OPERATORS: Final = {

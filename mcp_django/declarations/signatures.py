@@ -27,8 +27,6 @@ from mcp_django.declarations.docstrings import parse_docstring
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import validation_problems
 
-__all__ = ["ArgumentsInvalid", "Signature", "StructuredOutput", "mentions_content", "with_context"]
-
 
 def _annotated(tp: Any, *metadata: Any) -> Any:
     """`Annotated[tp, *metadata]` for metadata only known at run time."""

@@ -37,8 +37,6 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.scopes import Scope
 
-__all__ = ["Tool", "ToolRunner"]
-
 tool_logger = logging.getLogger("mcp_django.tools")
 
 

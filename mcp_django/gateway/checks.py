@@ -22,8 +22,6 @@ from mcp_django.gateway.connection import config_problems
 from mcp_django.gateway.endpoint import GatewayEndpoint, entry_problems
 from mcp_django.gateway.source import NAMESPACE
 
-__all__ = ["check_gateways", "check_hubs", "check_remote_call_timeout"]
-
 
 @register(Tags.urls)
 def check_gateways(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:

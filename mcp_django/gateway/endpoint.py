@@ -34,14 +34,13 @@ from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import SOURCELESS, Endpoint, Mode
 from mcp_django.extensions import ServedExtensions
 from mcp_django.gateway.connection import RemoteServer
-from mcp_django.gateway.source import RemoteSource, ensure_input_schemas
+from mcp_django.gateway.forwarding import ensure_input_schemas
+from mcp_django.gateway.source import RemoteSource
 from mcp_django.gateway.tasks import RemoteTasksExtension
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.scopes import Scope
 from mcp_django.sources import Source
-
-__all__ = ["FORWARDED_NOTIFICATIONS", "SERVER_ENTRY_KEYS", "GatewayEndpoint", "SchemaRepairHook", "entry_problems"]
 
 logger = logging.getLogger("mcp_django.gateway")
 

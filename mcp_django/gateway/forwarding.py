@@ -19,8 +19,6 @@ from mcp_django.protocol.jsonrpc import Message
 from mcp_django.tasks.methods import EXTENSION as TASKS
 from mcp_django.tasks.methods import negotiated
 
-__all__ = ["ensure_input_schemas", "forward", "forward_asking", "local_result", "passed_extensions", "relay"]
-
 _ERA_FIELDS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
 _STATE_KEY: Final = "gateway.requestState"
 _FORWARDED_META: Final = ("progressToken", "traceparent", "tracestate", "baggage")

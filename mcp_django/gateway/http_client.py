@@ -30,8 +30,6 @@ from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notifica
 from mcp_django.protocol.meta import NAME_FIELDS, param_headers_of
 from mcp_django.protocol.versions import Era
 
-__all__ = ["HTTPConnection", "encode_header_value"]
-
 _MAX_RESUMPTIONS: Final = 3
 _ACCEPT: Final = "application/json, text/event-stream"
 

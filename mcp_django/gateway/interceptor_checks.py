@@ -15,8 +15,6 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from mcp_django.conf import SETTING_NAME
 from mcp_django.gateway.interceptor_servers import server_problems
 
-__all__ = ["check_interceptor_servers"]
-
 _SERVERS: Final = f"{SETTING_NAME}['SERVERS']"
 _HINT: Final = "Give URL or COMMAND, and optional HEADERS, TOKEN, FAIL_OPEN, TIMEOUT_MS (docs/gateway.md)."
 

@@ -30,19 +30,6 @@ from mcp_django.gateway.connection import (
 from mcp_django.gateway.connection import config_problems as connection_problems
 from mcp_django.overlay import installed, on_change
 
-__all__ = [
-    "DEFAULT_TIMEOUT_MS",
-    "RETRY_AFTER_S",
-    "Discovery",
-    "InterceptorServerConfig",
-    "admin_servers",
-    "configured_servers",
-    "discoveries",
-    "forget_discoveries",
-    "interceptor_server",
-    "server_problems",
-]
-
 logger = logging.getLogger("mcp_django.gateway")
 
 DEFAULT_TIMEOUT_MS: Final = 5000

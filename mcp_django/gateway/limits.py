@@ -18,8 +18,6 @@ from typing import Final, TypeVar
 from mcp_django.conf import mcp_settings
 from mcp_django.gateway.remote import BackendUnavailable
 
-__all__ = ["LIMIT", "call_deadline", "input_rounds", "over_limit", "remember"]
-
 LIMIT: Final = "limit"
 """The `data.reason` of a remote that went past one of the bounds."""
 

@@ -29,8 +29,6 @@ from mcp_django.gateway.limits import over_limit
 from mcp_django.gateway.remote import BackendUnavailable
 from mcp_django.protocol.jsonrpc import dump_json
 
-__all__ = ["KEYS", "Listing", "clean_text"]
-
 logger = logging.getLogger("mcp_django.gateway")
 
 KEYS: Final[Mapping[str, tuple[str, str]]] = {

@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND
+
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
 from mcp_django.extensions import installed_extensions
@@ -28,14 +30,7 @@ from mcp_django.protocol.context import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
-from mcp_django.protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    MCPError,
-    Message,
-    request_id_of,
-)
+from mcp_django.protocol.jsonrpc import MCPError, Message, request_id_of
 from mcp_django.protocol.observers import ClientObserver, RemotePeer, compose_client_observers
 from mcp_django.protocol.versions import (
     HANDSHAKE_VERSIONS,

@@ -55,18 +55,6 @@ from mcp_django.interceptors.config import MODES, PlanEntry, is_server_entry
 from mcp_django.interceptors.hook import InterceptorHook
 from mcp_django.protocol import CallNext, InternalError, RequestContext
 
-__all__ = [
-    "RemoteChainHook",
-    "RemoteMutation",
-    "RemoteSink",
-    "RemoteValidation",
-    "UnlistedServer",
-    "chain_servers",
-    "drain_sinks",
-    "remote_entries",
-    "server_entries_hook",
-]
-
 logger = logging.getLogger("mcp_django.gateway")
 
 _NO_OPTIONS: Final = NoOptions()

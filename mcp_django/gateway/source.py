@@ -36,6 +36,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
+from mcp_types.jsonrpc import INVALID_PARAMS
+
 from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import (
     BackendUnavailable,
@@ -50,24 +52,11 @@ from mcp_django.gateway.limits import call_deadline, remember
 from mcp_django.gateway.listing import Listing
 from mcp_django.gateway.upstream import NotConnected, connection_for, refused
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.jsonrpc import (
-    INVALID_PARAMS,
-    RESOURCE_NOT_FOUND_LEGACY,
-    Message,
-    ResourceNotFound,
-)
+from mcp_django.protocol.jsonrpc import RESOURCE_NOT_FOUND_LEGACY, Message, ResourceNotFound
 from mcp_django.protocol.meta import param_headers_of
 from mcp_django.protocol.results import tool_error
 from mcp_django.scopes import Scope
 from mcp_django.sources import Items, Source
-
-__all__ = [
-    "FEATURES",
-    "NAMESPACE",
-    "Description",
-    "RemoteSource",
-    "ensure_input_schemas",
-]
 
 logger = logging.getLogger("mcp_django.gateway")
 

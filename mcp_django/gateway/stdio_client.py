@@ -21,8 +21,6 @@ from mcp_django.gateway.remote import NotificationListener, RemoteConnection
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.versions import Era
 
-__all__ = ["StdioConnection"]
-
 _EXIT_GRACE: Final = 2.0
 
 

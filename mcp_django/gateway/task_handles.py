@@ -17,8 +17,6 @@ from django.core import signing
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams
 
-__all__ = ["outer_task", "remote_task"]
-
 _SALT: Final = "mcp_django.gateway.task"
 
 

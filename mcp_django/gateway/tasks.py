@@ -30,8 +30,6 @@ from mcp_django.tasks.methods import EXTENSION, require_extension
 if TYPE_CHECKING:
     from mcp_django.gateway.source import RemoteSource
 
-__all__ = ["RemoteTasksExtension"]
-
 _STATELESS: Final = frozenset({Era.STATELESS})
 
 

@@ -31,17 +31,6 @@ if TYPE_CHECKING:
     from mcp_django.gateway.upstream_oauth import Discovery, Registration
     from mcp_django.models import UpstreamCredential
 
-__all__ = [
-    "CONNECT_PAGE",
-    "NotConnected",
-    "connect_page",
-    "connection_for",
-    "decrypt",
-    "encrypt",
-    "refused",
-    "save_tokens",
-]
-
 CONNECT_PAGE: Final = "mcp-upstream"
 """The URL name of the page where a user connects their accounts (`mcp_django.urls`)."""
 _LEEWAY: Final = datetime.timedelta(seconds=30)

@@ -19,8 +19,6 @@ from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import OAUTH_KEYS, oauth_of
 from mcp_django.gateway.upstream import CONNECT_PAGE
 
-__all__ = ["check_upstream_oauth"]
-
 _DOCS: Final = "(docs/federation.md)"
 
 

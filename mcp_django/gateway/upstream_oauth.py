@@ -30,18 +30,6 @@ import httpx2
 from mcp_django.gateway.remote import CLIENT_INFO, RemoteServer
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION
 
-__all__ = [
-    "Discovery",
-    "RefreshRefused",
-    "Registration",
-    "UpstreamAuthError",
-    "authorization_url",
-    "discover",
-    "exchange_code",
-    "refresh",
-    "register",
-]
-
 _RESOURCE_METADATA: Final = re.compile(r'resource_metadata\s*=\s*"([^"]+)"')
 _SCOPE: Final = re.compile(r'(?<![\w-])scope\s*=\s*"([^"]*)"')
 _MAX_DOCUMENT_BYTES: Final = 64 * 1024

@@ -27,8 +27,6 @@ from mcp_django.gateway.connection import RemoteServer, remote_server
 from mcp_django.gateway.upstream import CONNECT_PAGE, decrypt, encrypt, save_tokens
 from mcp_django.models import UpstreamCredential
 
-__all__ = ["callback", "connect", "connections", "disconnect", "oauth_servers"]
-
 _SESSION_KEY: Final = "mcp_django.upstream"
 _PENDING_KEPT: Final = 5
 """Flows one session may have started and not finished (a user with several tabs); older ones lapse."""

@@ -43,20 +43,6 @@ from mcp_django.interceptors.base import Invocation, SinkInterceptor, SinkResult
 from mcp_django.interceptors.spool import Spool, dump_row
 from mcp_django.protocol import MCPError
 
-__all__ = [
-    "ORIGIN_META",
-    "AuditOptions",
-    "AuditSinkInterceptor",
-    "AuditStatus",
-    "AuditUnavailable",
-    "AuditWriter",
-    "audit_status",
-    "audit_writer",
-    "claimed_origin",
-    "flush_audit_log",
-    "replay_leftovers",
-]
-
 logger = logging.getLogger("mcp_django.interceptors")
 
 COMMITTED: Final = "committed"

@@ -17,8 +17,6 @@ from django.db import DatabaseError, DataError, IntegrityError, connections, rou
 
 from mcp_django.conf import mcp_settings
 
-__all__ = ["BATCH_SIZE", "Unavailable", "tidy_connection", "write_chunks", "write_rows"]
-
 logger = logging.getLogger("mcp_django.interceptors")
 
 BATCH_SIZE: Final = 500

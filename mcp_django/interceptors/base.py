@@ -23,22 +23,6 @@ from typing import Any, ClassVar, Final, Literal
 
 import pydantic
 
-__all__ = [
-    "EVENTS",
-    "PHASES",
-    "Interceptor",
-    "InterceptorContext",
-    "Invocation",
-    "MutationInterceptor",
-    "MutationResult",
-    "NoOptions",
-    "SinkInterceptor",
-    "SinkResult",
-    "ValidationInterceptor",
-    "ValidationMessage",
-    "ValidationResult",
-]
-
 Phase = Literal["request", "response"]
 Severity = Literal["info", "warn", "error"]
 

@@ -32,12 +32,9 @@ from mcp_django.interceptors.base import (
     ValidationResult,
 )
 from mcp_django.interceptors.config import (
-    PROBLEM_KINDS,
     InterceptorConfigError,
     PlanEntry,
-    Problem,
     parse_entries,
-    plan_problems,
 )
 from mcp_django.interceptors.invoke import (
     InvocationRecord,
@@ -49,20 +46,6 @@ from mcp_django.interceptors.invoke import (
     start,
 )
 from mcp_django.interceptors.signals import phase_ran
-
-__all__ = [
-    "DEFAULT_DIRECTIONS",
-    "PROBLEM_KINDS",
-    "ChainResult",
-    "InterceptorConfigError",
-    "InterceptorPlan",
-    "InvocationRecord",
-    "PlanEntry",
-    "Problem",
-    "build_plan",
-    "gather_eagerly",
-    "plan_problems",
-]
 
 _SUMMARY_KEYS: Final = {"warn": "warnings", "info": "infos"}
 DEFAULT_DIRECTIONS: Final[Mapping[str, str]] = {"request": "sending", "response": "receiving"}

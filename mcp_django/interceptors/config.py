@@ -22,18 +22,6 @@ from mcp_django.executor import run_sync
 from mcp_django.interceptors.base import PHASES, Interceptor, Invocation
 from mcp_django.protocol.errors import validation_problems
 
-__all__ = [
-    "ENTRY_KEYS",
-    "MODES",
-    "PROBLEM_KINDS",
-    "InterceptorConfigError",
-    "PlanEntry",
-    "Problem",
-    "is_server_entry",
-    "parse_entries",
-    "plan_problems",
-]
-
 ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY", "MODE", "FAIL_OPEN", "TIMEOUT_MS")
 MODES: Final = ("active", "audit")
 

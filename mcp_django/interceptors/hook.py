@@ -15,15 +15,6 @@ from mcp_django.interceptors.chain import ChainResult, InterceptorPlan
 from mcp_django.protocol import CallNext, InternalError, InvalidParams, MCPError, RequestContext
 from mcp_django.results import tool_error
 
-__all__ = [
-    "REFUSED_TOOL_CALL",
-    "InterceptorHook",
-    "caller_context",
-    "context_for",
-    "refusal_text",
-    "repair_input_schemas",
-]
-
 logger = logging.getLogger("mcp_django.interceptors")
 
 _CANCELLED: Final = {"error": {"code": -32800, "message": "Request cancelled: the client went away"}}

@@ -15,8 +15,6 @@ from typing import Any, Final, TypeVar
 from mcp_django.interceptors.base import Invocation, MutationResult, SinkResult, ValidationResult
 from mcp_django.interceptors.config import PlanEntry
 
-__all__ = ["InvocationRecord", "Outcome", "attempt", "copy_json", "gather_eagerly", "invoke", "record", "start"]
-
 T = TypeVar("T")
 
 # Results are frozen, so the common verdicts are shared instead of built on every invocation.

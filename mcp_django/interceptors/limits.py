@@ -11,8 +11,6 @@ from django.core.cache import caches
 
 from mcp_django.interceptors.base import Invocation, ValidationInterceptor, ValidationMessage, ValidationResult
 
-__all__ = ["ArgumentSizeInterceptor", "ArgumentSizeOptions", "RateLimitInterceptor", "RateLimitOptions"]
-
 
 class RateLimitOptions(pydantic.BaseModel):
     """Options of `RateLimitInterceptor`."""

@@ -11,8 +11,6 @@ import pydantic
 
 from mcp_django.interceptors.base import Invocation, MutationInterceptor, MutationResult
 
-__all__ = ["DEFAULT_PATTERNS", "RedactionInterceptor", "RedactionOptions", "redact"]
-
 DEFAULT_PATTERNS: Final[tuple[str, ...]] = (
     # e-mail addresses
     r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}",

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django.dispatch import Signal
 
-__all__ = ["phase_ran"]
-
 phase_ran = Signal()
 """Sent (by `InterceptorPlan`) when one phase of the chain has run, with `chain`: its `ChainResult`
 (the event, phase, status and each invocation's outcome and duration). Receivers run in the request's

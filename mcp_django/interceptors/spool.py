@@ -24,8 +24,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Spool", "dump_row", "load_rows"]
-
 logger = logging.getLogger("mcp_django.interceptors")
 
 PREFIX = "audit-"

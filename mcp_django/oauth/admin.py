@@ -29,8 +29,6 @@ from oauth2_provider.models import get_application_model
 from mcp_django.oauth.machines import create_machine_client, jwks_problem
 from mcp_django.oauth.models import LinkedIdentity, MachineClient
 
-__all__ = ["LinkedIdentityAdmin", "MachineClientAdmin", "OAuthClientAdmin"]
-
 Application = get_application_model()
 
 

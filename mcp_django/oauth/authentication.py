@@ -31,15 +31,6 @@ from mcp_django.oauth.grants import scope_reached
 from mcp_django.oauth.tokens import ACCESS_TOKEN_PREFIX
 from mcp_django.scopes import SCOPE_LIMIT
 
-__all__ = [
-    "CLIENT_CREDENTIALS_EXTENSION",
-    "OAuth2Authentication",
-    "accepts_oauth",
-    "addressed_host",
-    "resource_matches",
-    "target_problem",
-]
-
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 CLIENT_CREDENTIALS_EXTENSION: Final = "io.modelcontextprotocol/oauth-client-credentials"

@@ -9,8 +9,6 @@ from django.apps import AppConfig, apps
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.urls import NoReverseMatch, reverse
 
-__all__ = ["check_oauth"]
-
 AUTHENTICATION = "mcp_django.oauth.authentication.OAuth2Authentication"
 FETCHER = "mcp_django.oauth.cimd.MCPMetadataFetcher"
 VALIDATOR = "mcp_django.oauth.validators.MCPOAuth2Validator"

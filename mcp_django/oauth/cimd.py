@@ -33,8 +33,6 @@ from oauth2_provider.settings import oauth2_settings
 
 from mcp_django.oauth.clients import metadata_problem
 
-__all__ = ["MCPMetadataFetcher"]
-
 
 class _Cutoff:
     """Shuts a connection's socket down after `seconds`: a read blocked on it returns at once."""

@@ -21,16 +21,6 @@ import json
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-__all__ = [
-    "APPLICATION_TYPES",
-    "MAX_REDIRECT_URIS",
-    "MAX_REDIRECT_URI_LENGTH",
-    "MetadataProblem",
-    "client_metadata",
-    "metadata_problem",
-    "redirect_uri_allowed",
-]
-
 LOOPBACK_NAMES: Final = frozenset({"localhost"})
 GRANT_TYPES: Final = frozenset({"authorization_code", "refresh_token"})
 MAX_REDIRECT_URIS: Final = 10

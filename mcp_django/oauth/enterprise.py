@@ -40,17 +40,6 @@ from mcp_django.oauth.keys import KeysUnavailable, decode_with, signing_keys
 from mcp_django.oauth.machines import SIGNING_ALGORITHMS, jwks_problem
 from mcp_django.oauth.models import IdentityAssertion, LinkedIdentity
 
-__all__ = [
-    "ID_JAG_TYPE",
-    "JWT_BEARER",
-    "USER_MAPPINGS",
-    "GrantRefused",
-    "TrustedIssuer",
-    "issuer_problem",
-    "redeem",
-    "trusted_issuers",
-]
-
 JWT_BEARER: Final = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 """The RFC 7523 grant type an ID-JAG is presented with."""
 ID_JAG_TYPE: Final = "oauth-id-jag+jwt"

@@ -22,13 +22,6 @@ from oauth2_provider.settings import oauth2_settings
 from mcp_django.extensions import Extension
 from mcp_django.oauth.authentication import accepts_oauth
 
-__all__ = [
-    "CLIENT_CREDENTIALS",
-    "ENTERPRISE_MANAGED_AUTHORIZATION",
-    "ClientCredentialsExtension",
-    "EnterpriseManagedAuthorizationExtension",
-]
-
 CLIENT_CREDENTIALS: Final = "io.modelcontextprotocol/oauth-client-credentials"
 ENTERPRISE_MANAGED_AUTHORIZATION: Final = "io.modelcontextprotocol/enterprise-managed-authorization"
 

@@ -12,8 +12,6 @@ from typing import Final
 
 from mcp_django.scopes import Scope
 
-__all__ = ["OAUTH_SCOPES", "SCOPE_OF", "granted_scopes", "scope_reached"]
-
 SCOPE_OF: Final[dict[str, Scope]] = {"mcp:user": Scope.USER, "mcp:team": Scope.TEAM, "mcp:system": Scope.SYSTEM}
 """Each OAuth scope of an MCP token -> the MCP scope it reaches."""
 

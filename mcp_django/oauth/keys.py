@@ -25,8 +25,6 @@ from oauth2_provider.settings import oauth2_settings
 from mcp_django.conf import mcp_settings
 from mcp_django.oauth.cimd import MCPMetadataFetcher
 
-__all__ = ["REFETCH_PAUSE", "KeysUnavailable", "decode_with", "key_set", "signing_keys"]
-
 REFETCH_PAUSE: Final = 30
 """Seconds after a fetch for an unknown `kid` during which another unknown `kid` fetches nothing."""
 

@@ -10,8 +10,6 @@ from oauth2_provider.settings import oauth2_settings
 from mcp_django.oauth.authentication import accepts_oauth
 from mcp_django.oauth.grants import OAUTH_SCOPES
 
-__all__ = ["resource_metadata"]
-
 
 def resource_metadata(request: HttpRequest, endpoint: Any) -> dict[str, Any]:
     """`authorization_servers` (this site's issuer) and `scopes_supported`, for an endpoint that accepts

@@ -15,8 +15,6 @@ from oauth2_provider.models import get_access_token_model
 
 from mcp_django.auth_cache import forget_credentials
 
-__all__ = ["connect"]
-
 
 def _saved(sender: Any, created: bool = False, **kwargs: Any) -> None:
     if not created:  # a new token names no cached credential

@@ -23,8 +23,6 @@ from oauthlib.oauth2.rfc6749.grant_types.base import GrantTypeBase
 
 from mcp_django.oauth.enterprise import JWT_BEARER, trusted_issuers
 
-__all__ = ["IdentityAssertionGrant", "MCPServer", "takes_identity_assertions"]
-
 log = logging.getLogger("mcp_django.oauth")
 
 

@@ -32,15 +32,6 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from mcp_django.conf import mcp_settings
 
-__all__ = [
-    "AddressThrottle",
-    "LoginThrottle",
-    "RegistrationThrottle",
-    "TokenThrottle",
-    "rate_problem",
-    "token_client_id",
-]
-
 
 class AddressThrottle(SimpleRateThrottle):
     """DRF's rate throttle, one count per calling address; `X-Forwarded-For` only as `NUM_PROXIES` allows."""

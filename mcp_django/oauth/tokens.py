@@ -11,8 +11,6 @@ from __future__ import annotations
 import secrets
 from typing import Any, Final
 
-__all__ = ["ACCESS_TOKEN_PREFIX", "REFRESH_TOKEN_PREFIX", "access_token", "refresh_token"]
-
 ACCESS_TOKEN_PREFIX: Final = "mcp_at_"
 REFRESH_TOKEN_PREFIX: Final = "mcp_rt_"
 

@@ -37,8 +37,6 @@ from mcp_django.oauth.grants import granted_scopes
 from mcp_django.oauth.machines import ASSERTION_TYPE, AssertionRefused, verify_assertion
 from mcp_django.scopes import get_scope_policy
 
-__all__ = ["MCPOAuth2Validator", "code_family"]
-
 log = logging.getLogger("mcp_django.oauth")
 
 _CODE_FAMILIES: Final = uuid.UUID("3e0b6f5e-6a8f-4c4e-9a61-7d1f1c2b9c4d")

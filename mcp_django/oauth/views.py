@@ -37,7 +37,7 @@ from oauth2_provider.views import (
 )
 
 from mcp_django.oauth.authentication import target_problem
-from mcp_django.oauth.clients import MetadataProblem, client_metadata, redirect_uri_allowed
+from mcp_django.oauth.clients import MetadataProblem, client_metadata
 from mcp_django.oauth.enterprise import JWT_BEARER
 from mcp_django.oauth.grants import granted_scopes
 from mcp_django.oauth.machines import SIGNING_ALGORITHMS
@@ -45,16 +45,6 @@ from mcp_django.oauth.models import ClientMetadata
 from mcp_django.oauth.server import takes_identity_assertions
 from mcp_django.oauth.throttling import LoginThrottle, RegistrationThrottle, TokenThrottle, token_client_id
 from mcp_django.scopes import Scope, get_scope_policy
-
-__all__ = [
-    "ConsentView",
-    "LoginView",
-    "RateLimitedTokenView",
-    "RegistrationManagementView",
-    "RegistrationView",
-    "ServerMetadataView",
-    "redirect_uri_allowed",
-]
 
 
 def _registration_error(description: str) -> JsonResponse:

@@ -19,8 +19,6 @@ from mcp_django.protocol.jsonrpc import Message
 if TYPE_CHECKING:
     from mcp_django.protocol.observers import MessageObserver
 
-__all__ = ["ask_client", "restore_inputs", "session_key"]
-
 
 def restore_inputs(codec: RequestStateCodec, ctx: RequestContext, params: Mapping[str, Any]) -> None:
     """Load the answers and state an `input_required` retry carries back."""

@@ -13,8 +13,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from mcp_django.protocol.context import RequestContext
 
-__all__ = ["Backend"]
-
 
 @runtime_checkable
 class Backend(Protocol):

@@ -19,21 +19,6 @@ from mcp_django.protocol.inputs import CAPABILITY_OF, INPUT_METHODS, InputRequir
 from mcp_django.protocol.jsonrpc import Message, MissingClientCapability, RequestId, notification
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, Era
 
-__all__ = [
-    "LOG_LEVELS",
-    "META_CLIENT_CAPABILITIES",
-    "META_CLIENT_INFO",
-    "META_LOG_LEVEL",
-    "META_PROTOCOL_VERSION",
-    "META_SERVER_INFO",
-    "Connection",
-    "Emit",
-    "NotificationSource",
-    "RequestContext",
-    "SessionState",
-    "aclose",
-]
-
 META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"

@@ -19,16 +19,18 @@ from collections.abc import Collection, Iterator
 from typing import Any, Final, NamedTuple
 
 import pydantic
-
-from mcp_django.protocol.jsonrpc import (
+from mcp_types.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     PARSE_ERROR,
-    RESOURCE_NOT_FOUND_LEGACY,
     UNSUPPORTED_PROTOCOL_VERSION,
+)
+
+from mcp_django.protocol.jsonrpc import (
+    RESOURCE_NOT_FOUND_LEGACY,
     InternalError,
     MCPError,
     Message,
@@ -36,18 +38,6 @@ from mcp_django.protocol.jsonrpc import (
     ResourceNotFound,
 )
 from mcp_django.protocol.versions import Era
-
-__all__ = [
-    "UNAVAILABLE_REASONS",
-    "ServiceUnavailable",
-    "ValidationProblem",
-    "error_response",
-    "http_status",
-    "internal_errors",
-    "is_unavailable",
-    "protocol_error",
-    "validation_problems",
-]
 
 _STATELESS_400: Final = frozenset(
     {

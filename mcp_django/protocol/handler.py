@@ -60,8 +60,6 @@ from mcp_django.protocol.versions import (
     Era,
 )
 
-__all__ = ["MessageHandler"]
-
 logger = logging.getLogger("mcp_django.protocol")
 
 _DONE: Final = object()

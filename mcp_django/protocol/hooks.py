@@ -15,8 +15,6 @@ from typing import Any, Protocol
 
 from mcp_django.protocol.context import RequestContext
 
-__all__ = ["CallNext", "OperationHook", "compose"]
-
 CallNext = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 """Runs the operation with the (possibly rewritten) params and returns its raw result."""
 

@@ -36,18 +36,6 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from mcp_django.protocol.jsonrpc import InvalidParams, Message
 
-__all__ = [
-    "CAPABILITY_OF",
-    "INPUT_METHODS",
-    "ClientRequestError",
-    "InputRequired",
-    "PendingRequests",
-    "RequestStateCodec",
-    "ResponseRelay",
-    "binding_of",
-    "error_of",
-]
-
 CAPABILITY_OF: Final[Mapping[str, str]] = {
     "elicitation/create": "elicitation",
     "sampling/createMessage": "sampling",

@@ -27,36 +27,6 @@ from mcp_types.jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 
-__all__ = [
-    "HEADER_MISMATCH",
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
-    "INVALID_REQUEST",
-    "METHOD_NOT_FOUND",
-    "MISSING_REQUIRED_CLIENT_CAPABILITY",
-    "PARSE_ERROR",
-    "RESOURCE_NOT_FOUND_LEGACY",
-    "UNSUPPORTED_PROTOCOL_VERSION",
-    "HeaderMismatch",
-    "InternalError",
-    "InvalidParams",
-    "InvalidRequest",
-    "MCPError",
-    "Message",
-    "MethodNotFound",
-    "MissingClientCapability",
-    "ParseError",
-    "RequestId",
-    "ResourceNotFound",
-    "UnsupportedProtocolVersion",
-    "dump_json",
-    "is_request",
-    "notification",
-    "parse_json",
-    "request_id_of",
-    "result_response",
-]
-
 RESOURCE_NOT_FOUND_LEGACY: Final = -32002
 """Resource not found in the handshake era (2026-07-28 uses -32602 with `data.uri`)."""
 

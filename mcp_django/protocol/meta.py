@@ -22,8 +22,6 @@ from mcp_django.protocol.versions import (
     era_of_header,
 )
 
-__all__ = ["NAME_FIELDS", "check_stateless_meta", "era_of", "param_headers_of"]
-
 NAME_FIELDS: Final[Mapping[str, str]] = {
     "tools/call": "name",
     "prompts/get": "name",

@@ -17,17 +17,6 @@ from typing import Any, Final, Protocol
 from mcp_django.protocol.context import Connection
 from mcp_django.protocol.jsonrpc import Message
 
-__all__ = [
-    "UNOBSERVED",
-    "ClientObserver",
-    "MessageObserver",
-    "Observation",
-    "RemotePeer",
-    "Unobserved",
-    "compose_client_observers",
-    "compose_observers",
-]
-
 
 class Observation(Protocol):
     """One message being served: entered before the handler looks at it, left when it has answered.

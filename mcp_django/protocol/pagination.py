@@ -9,8 +9,6 @@ from typing import Any, TypeVar
 
 from mcp_django.protocol.jsonrpc import InvalidParams
 
-__all__ = ["paginate"]
-
 _PREFIX = "mcpdj1:"
 T = TypeVar("T")
 

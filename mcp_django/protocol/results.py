@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-__all__ = ["MAX_COMPLETION_VALUES", "capped_completion", "completion", "tool_error"]
-
 MAX_COMPLETION_VALUES: Final = 100
 """`completion/complete` returns at most this many values (the spec's cap)."""
 

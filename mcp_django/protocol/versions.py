@@ -7,19 +7,6 @@ from typing import Final
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-__all__ = [
-    "BATCH_VERSIONS",
-    "DEFAULT_HEADERLESS_VERSION",
-    "HANDSHAKE_VERSIONS",
-    "LATEST_HANDSHAKE_VERSION",
-    "LATEST_STATELESS_VERSION",
-    "STATELESS_VERSIONS",
-    "SUPPORTED_VERSIONS",
-    "Era",
-    "era_of_header",
-    "negotiate_handshake_version",
-]
-
 HANDSHAKE_VERSIONS: Final[tuple[str, ...]] = tuple(HANDSHAKE_PROTOCOL_VERSIONS)
 STATELESS_VERSIONS: Final[tuple[str, ...]] = tuple(MODERN_PROTOCOL_VERSIONS)
 SUPPORTED_VERSIONS: Final[tuple[str, ...]] = (*STATELESS_VERSIONS[::-1], *HANDSHAKE_VERSIONS[::-1])

@@ -8,8 +8,6 @@ from typing import Any, ClassVar
 from mcp_django.context import Context
 from mcp_django.scopes import Scope
 
-__all__ = ["PromptProvider", "Provider", "ResourceProvider", "ToolProvider"]
-
 
 class Provider:
     """Base of every provider: a stable `id`, a human `name` and the minimum `scope` to see anything of it.

@@ -8,8 +8,6 @@ from typing import Any
 from mcp_django.exceptions import RegistryFrozen
 from mcp_django.providers.base import PromptProvider, Provider, ResourceProvider, ToolProvider
 
-__all__ = ["ProviderProblem", "ProviderRegistry", "provider_registry"]
-
 ProviderProblem = tuple[str, str, str]
 """`(check id, message, hint)`: a mistake found while loading providers, reported by a system check."""
 

@@ -27,8 +27,6 @@ from mcp_django.scopes import Scope
 from mcp_django.sources import Source, ToolComponent
 from mcp_django.transactions import run_atomically
 
-__all__ = ["ProviderPrompt", "ProviderResource", "ProviderSource", "ProviderTool"]
-
 logger = logging.getLogger("mcp_django.providers")
 
 _METHODS = {

@@ -39,8 +39,6 @@ from mcp_django.protocol import InvalidRequest
 from mcp_django.protocol.jsonrpc import dump_json
 from mcp_django.transports.body import headers_too_large, payload_too_large, request_timeout
 
-__all__ = ["GuardedChannel", "GuardedCommandLineInterface", "GuardedHTTPFactory", "GuardedServer", "main"]
-
 LINGER_S: Final = 2.0
 """How long a refused connection keeps reading (and dropping) what the client still sends."""
 

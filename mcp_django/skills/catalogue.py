@@ -26,18 +26,6 @@ from typing import Any, Final
 from mcp_django.conf import mcp_settings
 from mcp_django.skills.frontmatter import FrontMatterError, parse_front_matter
 
-__all__ = [
-    "MAX_FILES",
-    "MAX_TOTAL_BYTES",
-    "SKILL_FILE",
-    "Catalogue",
-    "Problem",
-    "Skill",
-    "SkillFile",
-    "catalogue",
-    "digest_of",
-]
-
 SKILL_FILE: Final = "SKILL.md"
 SCHEME: Final = "skill://"
 MAX_FILES: Final = 512

@@ -17,8 +17,6 @@ from mcp_django.skills.methods import skill_methods
 from mcp_django.skills.source import SkillSource
 from mcp_django.sources import Source
 
-__all__ = ["EXTENSION", "SkillsExtension"]
-
 EXTENSION: Final = "io.modelcontextprotocol/skills"
 _E136: Final = "mcp_django.E136"
 _E138: Final = "mcp_django.E138"

@@ -16,8 +16,6 @@ from typing import Any, Final
 
 import yaml
 
-__all__ = ["FrontMatterError", "parse_front_matter", "split_front_matter"]
-
 _BLOCK: Final = re.compile(r"\A---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 

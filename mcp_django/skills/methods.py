@@ -17,8 +17,6 @@ from mcp_django.scopes import Scope
 from mcp_django.skills.catalogue import Skill
 from mcp_django.skills.source import SkillSource
 
-__all__ = ["skill_methods"]
-
 
 def skill_methods(source: SkillSource, *, directory_read: bool = True) -> tuple[MethodSpec, ...]:
     """The extension's methods, serving the skills of `source` (`resources/directory/read` if asked)."""

@@ -14,8 +14,6 @@ from mcp_django.scopes import Scope
 from mcp_django.skills.catalogue import Catalogue, Skill, SkillFile, digest_of, is_text
 from mcp_django.sources import ResourceComponent, Source
 
-__all__ = ["SkillFileComponent", "SkillSource", "skill_scope"]
-
 
 def skill_scope(name: str) -> Scope:
     """The scope a caller needs to see the skill `name`: `MCP_DJANGO["SKILL_SCOPES"]`'s, else USER.

@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 else:  # ModelAdmin is generic only in django-stubs
     _TaskAdminBase = admin.ModelAdmin
 
-__all__ = ["MCPTaskAdmin"]
-
 
 @admin.register(MCPTask)
 class MCPTaskAdmin(_TaskAdminBase):

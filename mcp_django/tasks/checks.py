@@ -19,8 +19,6 @@ from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import mounted_endpoints
 from mcp_django.tasks.worker import framework
 
-__all__ = ["check_tasks"]
-
 _IN_REQUEST_BACKENDS = ("ImmediateBackend", "DummyBackend")
 """Backends with no worker: Immediate runs a task inside the request, Dummy never runs it."""
 

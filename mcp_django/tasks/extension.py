@@ -20,8 +20,6 @@ if TYPE_CHECKING:
 
     from mcp_django.declarations.tools import Tool
 
-__all__ = ["TaskRunner", "TasksExtension"]
-
 
 class TaskRunner:
     """Runs a tool declared with `task=` as a task when the client declared the extension (`start.start_task`)."""

@@ -24,8 +24,6 @@ from mcp_django.protocol.versions import Era
 if TYPE_CHECKING:
     from mcp_django.tasks.models import MCPTask
 
-__all__ = ["EXTENSION", "TASK_METHODS", "negotiated", "require_extension"]
-
 EXTENSION: Final = "io.modelcontextprotocol/tasks"
 """The extension's identifier, under `capabilities.extensions` on both sides."""
 

@@ -30,8 +30,6 @@ TASK_RUN: Final = "mcp_django.task"
 WORKER_TASK: Final = "mcp_django.tasks.worker.run_mcp_task"
 """The job the task framework runs, loaded by name as its workers load it (the worker imports the endpoints)."""
 
-__all__ = ["TASK_RUN", "start_task"]
-
 
 async def start_task(
     tool: Any, arguments: Mapping[str, Any], ctx: RequestContext, *, support: str, inputs: Mapping[str, Any]

@@ -19,24 +19,6 @@ from django.utils import timezone
 
 from mcp_django.tasks.models import ACTIVE_STATUSES, MCPTask
 
-__all__ = [
-    "active_count",
-    "cancel",
-    "create",
-    "detailed",
-    "envelope",
-    "find",
-    "finish",
-    "is_active",
-    "json_size",
-    "pending_answers",
-    "purge_expired",
-    "record_progress",
-    "running",
-    "submit_answers",
-    "wait_for_input",
-]
-
 Status = MCPTask.Status
 
 

@@ -30,8 +30,6 @@ from mcp_django.tasks.models import MCPTask
 from mcp_django.tasks.start import TASK_RUN
 from mcp_django.time_limits import ToolTimeout
 
-__all__ = ["TaskRequestContext", "execute", "framework", "run_mcp_task"]
-
 logger = logging.getLogger("mcp_django.tasks")
 
 POLL_S: Final = 0.2

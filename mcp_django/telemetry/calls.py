@@ -21,8 +21,6 @@ from mcp_django.protocol.context import Connection
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.observers import UNOBSERVED, MessageObserver, Unobserved
 
-__all__ = ["CALL_FIELDS", "CallLog", "CallLogExtension", "logger"]
-
 logger = logging.getLogger("mcp_django.calls")
 
 CALL_FIELDS: Final = ("endpoint", "tool", "user", "outcome", "duration_ms", "trace_id")

@@ -22,8 +22,6 @@ from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.observers import RemotePeer
 from mcp_django.telemetry import semconv
 
-__all__ = ["ClientRequest", "failed", "failure_of", "inject", "peer_attributes", "span_name"]
-
 _PIPE: Final = {semconv.NETWORK_TRANSPORT: "pipe"}
 
 

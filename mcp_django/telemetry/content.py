@@ -16,8 +16,6 @@ import pydantic
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors.redaction import RedactionOptions, redact
 
-__all__ = ["ARGUMENTS", "RESULT", "content_options", "content_problems", "recorded"]
-
 ARGUMENTS: Final = "gen_ai.tool.call.arguments"
 RESULT: Final = "gen_ai.tool.call.result"
 

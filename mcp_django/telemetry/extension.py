@@ -13,8 +13,6 @@ from mcp_django.protocol.observers import ClientObserver, MessageObserver
 if TYPE_CHECKING:
     from mcp_django.telemetry.server import ServerTelemetry
 
-__all__ = ["TelemetryExtension"]
-
 _NO_API: Final = "mcp_django.E180"
 _CONTENT: Final = "mcp_django.E181"
 _SESSIONS: Final = "mcp_django.telemetry.sessions"

@@ -15,8 +15,6 @@ from mcp_django.interceptors.signals import phase_ran
 from mcp_django.telemetry import semconv
 from mcp_django.telemetry.semconv import METHOD_NAME
 
-__all__ = ["INTERCEPTOR_MODE", "INTERCEPTOR_NAME", "INTERCEPTOR_PHASE", "INTERCEPTOR_TYPE", "VERDICT", "connect"]
-
 # The convention has no names for interceptors (SEP-2624): ours, under the package's own namespace.
 INTERCEPTOR_NAME: Final = "mcp_django.interceptor.name"
 INTERCEPTOR_TYPE: Final = "mcp_django.interceptor.type"

@@ -31,8 +31,6 @@ from mcp_django.telemetry.client import ClientRequest, failed, failure_of, injec
 from mcp_django.telemetry.content import content_options
 from mcp_django.version import __version__
 
-__all__ = ["SCOPE_NAME", "ServerTelemetry"]
-
 SCOPE_NAME: Final = "mcp_django"
 """The instrumentation scope of every span and metric the package emits."""
 

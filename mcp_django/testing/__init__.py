@@ -16,8 +16,8 @@ import importlib
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
+    from mcp_django.exceptions import MCPCallError
     from mcp_django.testing.client import (
-        MCPCallError,
         MCPClientMethods,
         MCPTestClient,
         RaisedMCPError,

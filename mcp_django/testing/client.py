@@ -28,24 +28,13 @@ from django.utils.module_loading import import_string
 
 from mcp_django.admission import ADMITTED_SCOPE
 from mcp_django.endpoints import Endpoint, get_endpoint
-from mcp_django.exceptions import MCPCallError  # defined there; importable from here too
+from mcp_django.exceptions import MCPCallError
 from mcp_django.protocol import Connection, MessageHandler, MethodNotFound
 from mcp_django.protocol.context import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.registry import Registry
 from mcp_django.scopes import Scope, User
 from mcp_django.sessions import principal_id
-
-__all__ = [
-    "MCPCallError",
-    "MCPClientMethods",
-    "MCPTestClient",
-    "RaisedMCPError",
-    "assert_mcp_error",
-    "assert_tool_error",
-    "assert_tool_result",
-    "result_text",
-]
 
 _MAX_INPUT_ROUNDS = 10
 

@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from mcp_django.testing.client import MCPTestClient
     from mcp_django.testing.http import MCPHTTPTestClient
 
-__all__ = ["mcp_client", "mcp_era", "mcp_http_client"]
-
 ERAS = ("handshake", "stateless")
 
 

@@ -31,8 +31,6 @@ from mcp_django.declarations import Tool, ToolError
 from mcp_django.toolsets.base import Toolset, ToolsetTool, caller_request, parameter, tool_function
 from mcp_django.toolsets.lookups import value_annotation
 
-__all__ = ["ActionRun", "AdminActionsToolset", "Changelist"]
-
 _STANDARD_PERMISSIONS: Final = ("add", "change", "delete", "view")
 _CONFIRM: Final = {
     "type": "object",

@@ -31,19 +31,6 @@ from mcp_django.providers.base import ToolProvider
 from mcp_django.registry import Registry, default_registry
 from mcp_django.scopes import Scope
 
-__all__ = [
-    "Problem",
-    "Toolset",
-    "ToolsetTool",
-    "all_toolsets",
-    "caller",
-    "caller_request",
-    "http_status",
-    "method_annotations",
-    "parameter",
-    "tool_function",
-]
-
 Problem = tuple[str, str, str]
 """`(check id, message, hint)`: a misconfiguration found while building a toolset, reported by a system check."""
 

@@ -15,8 +15,6 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from mcp_django.toolsets.base import Toolset, all_toolsets
 from mcp_django.toolsets.model import ModelToolset
 
-__all__ = ["check_toolsets", "toolset_messages"]
-
 _WRITES = ("create", "update", "delete")
 
 

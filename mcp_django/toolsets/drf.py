@@ -31,8 +31,6 @@ from mcp_django.toolsets.base import Toolset, ToolsetTool, caller_request, http_
 from mcp_django.toolsets.lookups import resolve_field, value_annotation
 from mcp_django.toolsets.schemas import describe_errors, serializer_parameters
 
-__all__ = ["VIEWSET_ACTIONS", "APIToolset"]
-
 VIEWSET_ACTIONS: Final = {
     # action: (HTTP method, detail, tool name prefix, annotations)
     "list": ("get", False, "list", {"readOnlyHint": True}),

@@ -17,16 +17,6 @@ from django.db import models
 
 from mcp_django.declarations.django_values import field_type
 
-__all__ = [
-    "SUPPORTED_LOOKUPS",
-    "Filter",
-    "ordering_annotation",
-    "resolve_field",
-    "resolve_filters",
-    "resolve_ordering",
-    "value_annotation",
-]
-
 _TEXT_LOOKUPS: Final = frozenset(
     {"iexact", "contains", "icontains", "startswith", "istartswith", "endswith", "iendswith"}
 )

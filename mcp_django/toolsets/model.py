@@ -46,8 +46,6 @@ from mcp_django.toolsets.schemas import (
     writable_fields,
 )
 
-__all__ = ["ACTIONS", "ModelToolset"]
-
 MAX_OFFSET: Final = 2**31 - 1
 """The largest `offset` a list tool takes: the largest integer every database accepts in LIMIT/OFFSET."""
 

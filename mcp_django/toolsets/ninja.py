@@ -34,8 +34,6 @@ from mcp_django.declarations import Tool, ToolError
 from mcp_django.scopes import Scope
 from mcp_django.toolsets.base import Toolset, caller_request, http_status, method_annotations
 
-__all__ = ["NinjaToolset"]
-
 SUPPORTED_NINJA: Final = ">=1.7,<2"
 """The django-ninja versions the toolset is tested with (the `ninja` extra's range)."""
 

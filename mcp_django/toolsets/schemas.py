@@ -17,8 +17,6 @@ from mcp_django.declarations.django_values import serializer_field_type
 from mcp_django.toolsets.base import parameter
 from mcp_django.toolsets.lookups import value_annotation
 
-__all__ = ["describe_errors", "model_parameters", "serializer_parameters", "writable_fields"]
-
 _NOT_WRITABLE = (models.FileField, models.BinaryField)
 
 

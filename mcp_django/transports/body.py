@@ -15,20 +15,6 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any, Final
 
-__all__ = [
-    "CLIENT_GONE",
-    "BodyReader",
-    "ClientGone",
-    "ReadOnce",
-    "bounded_receive",
-    "declared_length",
-    "header_bytes",
-    "headers_too_large",
-    "payload_too_large",
-    "read_asgi_body",
-    "request_timeout",
-]
-
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 

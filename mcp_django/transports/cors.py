@@ -18,16 +18,6 @@ from typing import Final
 
 from mcp_django.admission import Refused, allowed_origins, check_host, origin_allowed
 
-__all__ = [
-    "ALLOWED_HEADERS",
-    "ALLOWED_METHODS",
-    "EXPOSED_HEADERS",
-    "MAX_AGE",
-    "cors_headers",
-    "is_preflight",
-    "preflight_headers",
-]
-
 ALLOWED_METHODS: Final = "GET, POST, DELETE"
 ALLOWED_HEADERS: Final = frozenset(
     {

@@ -28,8 +28,6 @@ from mcp_django.protocol.jsonrpc import Message, RequestId, is_request
 from mcp_django.transports.http import parse_body
 from mcp_django.transports.sse import dump_message
 
-__all__ = ["DuplexTransport", "Send", "too_large"]
-
 logger = logging.getLogger("mcp_django.transports")
 
 Send = Callable[[bytes], Awaitable[None]]

@@ -20,8 +20,6 @@ from mcp_django.protocol.errors import ServiceUnavailable, http_status, is_unava
 from mcp_django.protocol.jsonrpc import MCPError, RequestId, parse_json, request_id_of
 from mcp_django.transports.body import ClientGone, ReadOnce
 
-__all__ = ["error_status", "failure"]
-
 logger = logging.getLogger("mcp_django.transports.http")
 
 

@@ -17,14 +17,6 @@ from mcp_django.protocol import HeaderMismatch
 from mcp_django.protocol.context import META_PROTOCOL_VERSION
 from mcp_django.protocol.meta import NAME_FIELDS
 
-__all__ = [
-    "NAME_FIELDS",
-    "check_mirror_headers",
-    "check_param_headers",
-    "decode_header_value",
-    "header_value",
-]
-
 _BASE64_VALUE: Final = re.compile(r"=\?base64\?(.*)\?=", re.DOTALL)
 _VISIBLE_ASCII: Final = re.compile(r"[\x20-\x7e\t]*")
 

@@ -37,7 +37,7 @@ from mcp_django.protocol import (
     era_of_header,
 )
 from mcp_django.protocol.context import aclose
-from mcp_django.protocol.errors import error_response, http_status
+from mcp_django.protocol.errors import error_response
 from mcp_django.protocol.jsonrpc import (
     RequestId,
     is_request,
@@ -63,16 +63,6 @@ from mcp_django.transports.failures import error_status, failure
 from mcp_django.transports.headers import check_mirror_headers, check_param_headers, header_value
 from mcp_django.transports.resume_relay import stream_relay
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream, is_stream_event_id
-
-__all__ = [
-    "HTTPResponse",
-    "StreamableHTTP",
-    "check_mirror_headers",
-    "check_param_headers",
-    "failed_response",
-    "http_status",
-    "resource_metadata_url",
-]
 
 logger = logging.getLogger("mcp_django.transports.http")
 

@@ -30,8 +30,6 @@ from mcp_django.transports.body import (
     request_timeout,
 )
 
-__all__ = ["PUBLIC_VIEW", "Refusal", "is_public_view", "public_view", "read_public_body"]
-
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 View = TypeVar("View", bound=Callable[..., HttpResponseBase])

@@ -21,8 +21,6 @@ from typing import Any, ClassVar, Final
 
 from mcp_django.transports.sse import dump_message, format_event, priming_event
 
-__all__ = ["EventBuffer", "buffers", "resumable_events"]
-
 KEEP_FINISHED_S: Final = 120.0
 """How long a finished stream stays resumable."""
 

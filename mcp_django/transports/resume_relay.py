@@ -23,8 +23,6 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from mcp_django.transports import resumable
 from mcp_django.transports.sse import dump_message, format_event
 
-__all__ = ["StreamRelay", "stream_relay"]
-
 REQUEST: Final = "mcp.resume.request"
 EVENT: Final = "mcp.resume.event"
 END: Final = "mcp.resume.end"

@@ -10,15 +10,6 @@ from typing import Any, Final
 from mcp_django.protocol import InternalError
 from mcp_django.protocol.jsonrpc import dump_json, request_id_of
 
-__all__ = [
-    "SSE_HEADERS",
-    "dump_message",
-    "event_stream",
-    "format_event",
-    "is_stream_event_id",
-    "priming_event",
-]
-
 SSE_HEADERS: Final[dict[str, str]] = {
     "Content-Type": "text/event-stream",
     "Cache-Control": "no-cache",

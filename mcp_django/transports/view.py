@@ -21,8 +21,6 @@ from mcp_django.endpoints import Endpoint
 from mcp_django.protocol import Era
 from mcp_django.transports.http import HTTPResponse, StreamableHTTP, failed_response, resource_metadata_url
 
-__all__ = ["MCPView"]
-
 # The view logs where the transport it wraps does (docs/concepts.md names this logger).
 logger = logging.getLogger("mcp_django.transports.http")
 

@@ -33,8 +33,6 @@ from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.protocol import InvalidRequest
 from mcp_django.transports.duplex import DuplexTransport, too_large
 
-__all__ = ["SUBPROTOCOL", "MCPWebSocketConsumer"]
-
 logger = logging.getLogger("mcp_django.transports.websocket")
 
 SUBPROTOCOL: Final = "mcp"

@@ -13,8 +13,6 @@ from mcp_django.checks_support import short
 if TYPE_CHECKING:
     from mcp_django.providers.base import Provider
 
-__all__ = ["check_app_templates", "check_provider_apps"]
-
 _MISSING: Final = "mcp_django.E200"
 _BROKEN: Final = "mcp_django.E201"
 _NOT_AN_APP: Final = "mcp_django.E202"

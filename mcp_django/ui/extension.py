@@ -25,8 +25,6 @@ from mcp_django.ui import APP_ORIGIN, EXTENSION, ORIGIN_META, AppTool, apps_of
 if TYPE_CHECKING:
     from django.core.checks import CheckMessage
 
-__all__ = ["AppSource", "AppToolsHook", "AppsExtension", "from_app", "negotiated"]
-
 LANGUAGE_META: Final = "mcp_django/language"
 """The `_meta` key of a `resources/read` naming the language to render the view in (BCP 47, `"fr-CA"`)."""
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from mcp_django.interceptors.chain import gather_eagerly
+from mcp_django.interceptors.invoke import gather_eagerly
 
 
 async def test_coroutines_that_never_wait_finish_in_order_without_a_task() -> None:

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from mcp_types.jsonrpc import INVALID_PARAMS
 from rest_framework import serializers
 
 from example_project.demo.models import Book
 from mcp_django import Registry
 from mcp_django.endpoints import Endpoint
-from mcp_django.protocol.jsonrpc import INVALID_PARAMS
 from mcp_django.scopes import Scope
 from mcp_django.testing import MCPTestClient, assert_mcp_error, assert_tool_error, assert_tool_result
 from mcp_django.toolsets import ModelToolset

@@ -10,8 +10,6 @@ from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.versions import Era
 
-__all__ = ["BOTH_ERAS", "HANDSHAKE_ONLY", "STATELESS_ONLY", "MethodImpl", "MethodSpec", "Server"]
-
 
 class Server(Protocol):
     """The part of the server a method implementation may use (`MessageHandler` implements it)."""

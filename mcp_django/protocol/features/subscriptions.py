@@ -27,15 +27,6 @@ from mcp_django.protocol.features.base import STATELESS_ONLY, MethodSpec, Server
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.versions import Era
 
-__all__ = [
-    "LIST_CHANGED",
-    "SUBSCRIPTION_METHODS",
-    "honoured_filter",
-    "still_readable",
-    "wanted_by_filter",
-    "wanted_by_session",
-]
-
 SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 RESOURCE_UPDATED: Final = "notifications/resources/updated"
 LIST_CHANGED: Final[Mapping[str, tuple[str, str]]] = {
