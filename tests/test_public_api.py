@@ -1,8 +1,10 @@
 """The public surface: the modules users import (docs/reference/api.md) declare what they offer in
-`__all__`, and the docs and the example project import nothing else from mcp_django."""
+`__all__`, no other module does (but the packages' `__init__`s and a few old import paths), and the
+docs and the example project import nothing else from mcp_django."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 from pathlib import Path
@@ -42,8 +44,46 @@ PUBLIC_MODULES = (
 )
 """The modules users import, as the table of docs/reference/api.md lists them."""
 
+REEXPORT_PATHS = {
+    "mcp_django.testing_http": "MCPHTTPTestClient's first import path; it lives in mcp_django.testing.http",
+    "mcp_django.pytest_plugin": "the pytest plugin's first import path, the name `pytest_plugins` lists",
+    "mcp_django.results": "ToolError's home before mcp_django.exceptions",
+    "mcp_django.bus.core": "ActionError's home before mcp_django.exceptions",
+    "mcp_django.declarations.common": "DeclarationError's home before mcp_django.exceptions",
+    "mcp_django.gateway.remote": "RemoteError's and BackendUnavailable's home before mcp_django.exceptions",
+    "mcp_django.gateway.connection": "the remote connection's names, BackendUnavailable among them (docs/gateway.md)",
+}
+"""The modules neither public nor a package that keep `__all__`: old import paths kept on purpose, and why."""
+
 _IMPORT = re.compile(r"^[ \t]*from (mcp_django(?:\.\w+)*) import (\([^)]*\)|[^\n]+)", re.MULTILINE)
 _PYTHON_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of the module at `path` (a package's `__init__.py` is the package)."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def top_level(path: Path) -> list[ast.stmt]:
+    """The statements of the module at `path`, its docstring left out."""
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    has_docstring = body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+    return body[1:] if has_docstring else body
+
+
+def declared_all(statements: list[ast.stmt]) -> list[str] | None:
+    """The names an `__all__ = [...]` among `statements` lists, or None when there is none."""
+    for statement in statements:
+        if isinstance(statement, ast.Assign):
+            targets, value = statement.targets, statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets, value = [statement.target], statement.value
+        else:
+            continue
+        if any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
+            return list(ast.literal_eval(value))
+    return None
 
 
 def imports_in(text: str) -> list[tuple[str, str]]:
@@ -122,3 +162,29 @@ def test_an_error_imported_from_where_it_used_to_live_is_the_one_in_mcp_django_e
 ) -> None:
     exceptions = importlib.import_module("mcp_django.exceptions")
     assert getattr(importlib.import_module(old_home), name) is getattr(exceptions, name)
+
+
+def test_a_module_declares_all_exactly_when_users_import_it() -> None:
+    """`__all__` marks what users import: the public modules, the packages' `__init__`s that gather their
+    modules' names (one that is only a docstring has none to gather), and the old import paths kept on purpose."""
+    paths = sorted((ROOT / "mcp_django").rglob("*.py"))
+    wrong = []
+    for path in paths:
+        module, statements = module_name(path), top_level(path)
+        offered = module in PUBLIC_MODULES or module in REEXPORT_PATHS or (path.name == "__init__.py" and statements)
+        if (declared_all(statements) is not None) != bool(offered):
+            wrong.append(f"{module}: {'has no' if offered else 'declares'} __all__")
+
+    assert len(paths) > 100, "the walk found too few modules to be reading the package"
+    assert wrong == []
+
+
+@pytest.mark.parametrize("module", sorted(REEXPORT_PATHS))
+def test_a_kept_import_path_re_exports_a_name_it_does_not_define(module: str) -> None:
+    path = ROOT / (module.replace(".", "/") + ".py")
+    statements = top_level(path)
+    imported = {
+        alias.asname or alias.name for node in statements if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
+
+    assert set(declared_all(statements) or []) & imported, f"{module} re-exports nothing: drop it from REEXPORT_PATHS"
