@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any, Final
@@ -27,8 +28,10 @@ from mcp_django.conf import mcp_settings
 from mcp_django.gateway.limits import over_limit, remember
 from mcp_django.gateway.remote import NotificationListener, RemoteConnection, SessionExpired
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
-from mcp_django.protocol.meta import NAME_FIELDS, param_headers_of
+from mcp_django.protocol.meta import NAME_FIELDS, param_header_error, param_headers_of
 from mcp_django.protocol.versions import Era
+
+logger = logging.getLogger("mcp_django.gateway")
 
 _MAX_RESUMPTIONS: Final = 3
 _ACCEPT: Final = "application/json, text/event-stream"
@@ -54,6 +57,8 @@ class HTTPConnection(RemoteConnection):
 
     _client: httpx2.AsyncClient | None = None
     _session_id: str | None = None
+    _reconnect_delay: float = 0.0
+    """Seconds to wait before resuming a stream: the last SSE `retry` field the server sent (SEP-1699)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -111,11 +116,23 @@ class HTTPConnection(RemoteConnection):
         return headers
 
     def _learn_param_headers(self, result: dict[str, Any]) -> None:
-        """Remember each listed tool's `x-mcp-header` arguments, which stateless calls must mirror in headers."""
+        """Drop the listed tools whose `x-mcp-header` annotations are invalid; remember the others' arguments.
+
+        The spec has a client exclude such a tool (its calls' headers could not be built, or would be
+        ambiguous); stateless calls mirror the remembered arguments in `Mcp-Param-*` headers.
+        """
         tools = result.get("tools")
+        if isinstance(tools, list):
+            tools = result["tools"] = [tool for tool in tools if self._valid_tool(tool)]
         for tool in tools if isinstance(tools, list) else ():
             if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                 remember(self._param_headers, tool["name"], param_headers_of(tool.get("inputSchema")) or None)
+
+    def _valid_tool(self, tool: Any) -> bool:
+        error = param_header_error(tool.get("inputSchema")) if isinstance(tool, dict) else None
+        if error is not None:
+            logger.warning("Remote MCP server %r lists tool %r, left out: %s", self.server.name, tool.get("name"), error)
+        return error is None
 
     async def _learn_tools(self) -> None:
         cursor: str | None = None
@@ -243,6 +260,7 @@ class HTTPConnection(RemoteConnection):
         for _ in range(_MAX_RESUMPTIONS):
             if last_event_id is None or self._session_id is None or self.era is not Era.HANDSHAKE:
                 break
+            await asyncio.sleep(min(self._reconnect_delay, self.server.read_timeout))
             resume = {"Accept": "text/event-stream", "Last-Event-ID": last_event_id}
             async with self._stream("GET", None, resume) as got:
                 if got.status_code != 200:
@@ -263,6 +281,8 @@ class HTTPConnection(RemoteConnection):
         limit = mcp_settings.REMOTE_MAX_MESSAGE_BYTES
         try:
             async for event in httpx2.EventSource(response, max_event_size=limit):
+                if event.retry is not None:
+                    self._reconnect_delay = event.retry / 1000
                 if not event.data:
                     yield None, event.id or None
                     continue

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND
+from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION
 
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
@@ -63,6 +63,10 @@ _LIST_CHANGED: Final[Mapping[str, str]] = {
     "prompts": "promptsListChanged",
     "resources": "resourcesListChanged",
 }
+
+_request_ids = itertools.count(1)
+"""Request ids, unique in the process rather than per connection: a stateless server has no session to tell
+two connections' requests apart by, and a retry must never reuse the id of the request it retries."""
 
 NotificationListener = Callable[[Message], Awaitable[None] | None]
 """Called with each notification the server sends outside a request (list_changed, resource updates, logs)."""
@@ -170,7 +174,6 @@ class RemoteConnection:
         self.capabilities: dict[str, Any] = {}
         self.server_info: dict[str, Any] = {}
         self.instructions: str | None = None
-        self._ids = itertools.count(1)
         self._open_lock = asyncio.Lock()
         self._opened = False
         self._listeners: list[NotificationListener] = []
@@ -241,6 +244,12 @@ class RemoteConnection:
             try:
                 async with asyncio.timeout(limit):
                     outgoing = self._params(params, meta, client_capabilities)
+                    try:
+                        return await self._exchange(method, outgoing, on_notification)
+                    except RemoteError as error:
+                        if not self._renegotiate(error):
+                            raise
+                    outgoing = self._params(params, meta, client_capabilities)  # in the version agreed now
                     return await self._exchange(method, outgoing, on_notification)
             except SessionExpired:
                 if attempt == 2:
@@ -300,7 +309,7 @@ class RemoteConnection:
             version = pinned or LATEST_STATELESS_VERSION
             self.protocol_version = version
             try:
-                result = await self._exchange("server/discover", {"_meta": self._stateless_meta()}, None)
+                result = await self._discover()
             except (RemoteError, SessionExpired, BackendUnavailable) as error:
                 if pinned is not None or (isinstance(error, BackendUnavailable) and error.reason != "protocol"):
                     raise
@@ -323,6 +332,35 @@ class RemoteConnection:
         self.protocol_version = negotiated
         self._describe(result, result.get("serverInfo"))
         await self._notify("notifications/initialized", None)
+
+    async def _discover(self) -> dict[str, Any]:
+        """`server/discover`, sent once more in a version both sides speak if the server refuses ours (-32022)."""
+        try:
+            return await self._exchange("server/discover", {"_meta": self._stateless_meta()}, None)
+        except RemoteError as error:
+            if not self._renegotiate(error):
+                raise
+        return await self._exchange("server/discover", {"_meta": self._stateless_meta()}, None)
+
+    def _renegotiate(self, error: RemoteError) -> bool:
+        """Switch to the newest stateless version the server's -32022 error lists; False when we share none.
+
+        A server refuses the version a request carries with `UnsupportedProtocolVersionError`, its
+        `data.supported` the versions it speaks: the request goes once more in the newest one we share
+        (only the pinned one, when the entry pins a version).
+        """
+        if error.code != UNSUPPORTED_PROTOCOL_VERSION or self.era is not Era.STATELESS:
+            return False
+        supported = error.data.get("supported") if isinstance(error.data, dict) else None
+        if not isinstance(supported, list):
+            return False
+        pinned = self.server.protocol_version
+        shared = [version for version in ([pinned] if pinned else STATELESS_VERSIONS[::-1]) if version in supported]
+        if not shared:
+            return False
+        logger.info("Remote MCP server %r refused %s; retrying in %s", self.server.name, self.protocol_version, shared[0])
+        self.protocol_version = shared[0]
+        return True
 
     def _describe(self, result: Mapping[str, Any], server_info: Any) -> None:
         capabilities = result.get("capabilities")
@@ -478,5 +516,5 @@ class RemoteConnection:
         raise NotImplementedError
 
     def next_id(self) -> int:
-        """A request id never used on this connection."""
-        return next(self._ids)
+        """A request id never used in this process (see `_request_ids`)."""
+        return next(_request_ids)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -77,3 +78,31 @@ def param_headers_of(input_schema: Any) -> dict[str, str]:
         for argument, schema in (properties.items() if isinstance(properties, dict) else ())
         if isinstance(schema, dict) and isinstance(schema.get("x-mcp-header"), str)
     }
+
+
+_HEADER_NAME: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""An HTTP field name (RFC 9110 token): what `Mcp-Param-<suffix>` may be built from."""
+_HEADER_TYPES: Final = frozenset({"string", "integer", "boolean"})
+"""The argument types an `x-mcp-header` may annotate (a number's text form is not exact enough to mirror)."""
+
+
+def param_header_error(input_schema: Any) -> str | None:
+    """Why a tool's `x-mcp-header` annotations are invalid, or None when they are valid (or absent).
+
+    Each must be a non-empty header-name token, unique in the tool without regard to case, on an argument
+    of type string, integer or boolean. A client excludes a tool whose annotations are invalid.
+    """
+    properties = input_schema.get("properties") if isinstance(input_schema, dict) else None
+    seen: set[str] = set()
+    for argument, schema in properties.items() if isinstance(properties, dict) else ():
+        if not isinstance(schema, dict) or "x-mcp-header" not in schema:
+            continue
+        suffix = schema["x-mcp-header"]
+        if not isinstance(suffix, str) or not _HEADER_NAME.fullmatch(suffix):
+            return f"x-mcp-header {suffix!r} of {argument!r} is not a header name"
+        if suffix.lower() in seen:
+            return f"x-mcp-header {suffix!r} of {argument!r} is used twice"
+        seen.add(suffix.lower())
+        if schema.get("type") not in _HEADER_TYPES:
+            return f"x-mcp-header on {argument!r}, whose type is not string, integer or boolean"
+    return None
