@@ -131,7 +131,9 @@ class HTTPConnection(RemoteConnection):
     def _valid_tool(self, tool: Any) -> bool:
         error = param_header_error(tool.get("inputSchema")) if isinstance(tool, dict) else None
         if error is not None:
-            logger.warning("Remote MCP server %r lists tool %r, left out: %s", self.server.name, tool.get("name"), error)
+            logger.warning(
+                "Remote MCP server %r lists tool %r, left out: %s", self.server.name, tool.get("name"), error
+            )
         return error is None
 
     async def _learn_tools(self) -> None:

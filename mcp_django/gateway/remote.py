@@ -358,7 +358,9 @@ class RemoteConnection:
         shared = [version for version in ([pinned] if pinned else STATELESS_VERSIONS[::-1]) if version in supported]
         if not shared:
             return False
-        logger.info("Remote MCP server %r refused %s; retrying in %s", self.server.name, self.protocol_version, shared[0])
+        logger.info(
+            "Remote MCP server %r refused %s; retrying in %s", self.server.name, self.protocol_version, shared[0]
+        )
         self.protocol_version = shared[0]
         return True
 
