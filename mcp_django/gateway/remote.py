@@ -15,7 +15,6 @@ import inspect
 import itertools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final
 
 from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION
@@ -23,6 +22,7 @@ from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND,
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
 from mcp_django.extensions import installed_extensions
+from mcp_django.gateway.server_config import RemoteServer, UpstreamOAuth  # defined there; importable from here too
 from mcp_django.protocol.context import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -107,56 +107,6 @@ class NotForwardable(MCPError):
 
 class SessionExpired(Exception):
     """The server answered 404 to a request carrying our session id: open a new session and retry once."""
-
-
-@dataclass(frozen=True)
-class UpstreamOAuth:
-    """How the site signs each of its users in to a remote server's authorization server (`"AUTH": "oauth"`).
-
-    `client_id` (and `client_secret`) when the site was registered by hand; None registers it
-    dynamically (RFC 7591). `scopes` are asked for; none asks for those of the server's 401 challenge, else
-    for all its metadata lists.
-    """
-
-    client_id: str | None = None
-    client_secret: str | None = None
-    scopes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class RemoteServer:
-    """Where a remote MCP server is and how to talk to it: a Streamable HTTP `url`, or a stdio `command`.
-
-    `headers` and `token` (sent as `Authorization: Bearer <token>`) are the gateway's own credentials
-    for the server, from settings; a caller's credentials are never sent. `protocol_version` pins a
-    revision; None tries 2026-07-28 (`server/discover`) first and falls back to `initialize`. With
-    `oauth`, each caller's own token for the server (`gateway.upstream`) is the `token` of a copy.
-    """
-
-    name: str
-    url: str | None = None
-    command: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
-    cwd: str | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-    token: str | None = None
-    connect_timeout: float = 10.0
-    read_timeout: float = 60.0
-    protocol_version: str | None = None
-    oauth: UpstreamOAuth | None = None
-
-    @property
-    def transport(self) -> str:
-        """`"http"` or `"stdio"`."""
-        return "http" if self.url else "stdio"
-
-    @property
-    def http_headers(self) -> dict[str, str]:
-        """The configured headers, with the token as a bearer `Authorization` header."""
-        headers = dict(self.headers)
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        return headers
 
 
 class RemoteConnection:
