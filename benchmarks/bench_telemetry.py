@@ -79,19 +79,9 @@ async def main() -> None:
     plain, traced = client([]), client([TelemetryExtension()])
     await compare("API only, no SDK:", plain, traced)
 
-    from opentelemetry import metrics, trace
-    from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+    from benchmarks.otel import install_dropping_sdk
 
-    class Drop(SpanExporter):
-        def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-            return SpanExportResult.SUCCESS
-
-    provider = TracerProvider()
-    provider.add_span_processor(BatchSpanProcessor(Drop()))
-    trace.set_tracer_provider(provider)
-    metrics.set_meter_provider(MeterProvider())
+    provider = install_dropping_sdk()
     await compare("SDK, batch, dropped:", plain, traced)
     provider.shutdown()
 

@@ -289,8 +289,143 @@ def verdicts(results: Results) -> list[tuple[str, str, str]]:
     return out
 
 
+# ---------------------------------------------------------------- telemetry (issue 21)
+
+API_ONLY = "-otel-api"
+"""The key suffix of a workload served with the telemetry extension on the API alone, by the plain row's process."""
+
+SDK_SERVER = "otel-sdk-uvicorn"
+"""The process whose OpenTelemetry SDK records everything and drops the exports (benchmarks/asgi_otel.py)."""
+
+TELEMETRY_HEADER = [
+    "workload",
+    "configuration",
+    "CPU µs/call",
+    "CPU vs plain",
+    "calls/s median (min–max)",
+    "calls/s vs plain",
+    "p50 ms",
+    "p99 ms",
+]
+CONFIGURATIONS = (
+    "no telemetry (the plain row)",
+    "TelemetryExtension, opentelemetry-api only (no SDK configured), same process",
+    "TelemetryExtension, SDK: BatchSpanProcessor + MeterProvider, exports dropped",
+)
+
+
+def telemetry_pairs(results: Results) -> list[tuple[RowResult, RowResult | None, RowResult | None]]:
+    """(plain, API only, SDK) per workload that has a telemetry row in this run, in the order measured."""
+    workloads = [
+        row.workload.removesuffix(API_ONLY)
+        for row in results.rows
+        if row.server_key == SDK_SERVER or row.workload.endswith(API_ONLY)
+    ]
+    out = []
+    for workload in dict.fromkeys(workloads):
+        plain = results.find("fast-uvicorn", workload)
+        if plain is not None:
+            out.append((plain, results.find("fast-uvicorn", workload + API_ONLY), results.find(SDK_SERVER, workload)))
+    return out
+
+
+def telemetry_table(results: Results) -> list[list[str]]:
+    lines = []
+    for plain, *traced in telemetry_pairs(results):
+        for configuration, row in zip(CONFIGURATIONS, (plain, *traced), strict=True):
+            if row is None:
+                continue
+            rate = f"{row.rate:,.0f} ({row.low:,.0f}–{row.high:,.0f})" + (
+                f" ⚠ {row.failures} failed" if row.failures else ""
+            )
+            same = row is plain
+            lines.append(
+                [
+                    plain.workload_label,
+                    configuration,
+                    f"{row.cpu:,.0f}",
+                    "—" if same else f"{row.cpu / plain.cpu - 1:+.1%}",
+                    rate,
+                    "—" if same else f"{row.rate / plain.rate - 1:+.1%}",
+                    f"{row.p50:.2f}",
+                    f"{row.p99:.2f}",
+                ]
+            )
+    return lines
+
+
+def telemetry_verdicts(results: Results) -> list[tuple[str, str, str]]:
+    """The API-only target (≤ 3%, judged on CPU per call) and the SDK's cost, which is reported, not judged."""
+    pairs = telemetry_pairs(results)
+    api = [(plain, row) for plain, row, _ in pairs if row is not None]
+    sdk = [(plain, row) for plain, _, row in pairs if row is not None]
+
+    def costs(found: list[tuple[RowResult, RowResult]]) -> str:
+        return ", ".join(
+            f"{plain.workload_label.removeprefix('tools/call, ')} CPU {row.cpu / plain.cpu - 1:+.1%}"
+            f" (calls/s {row.rate / plain.rate - 1:+.1%})"
+            for plain, row in found
+        )
+
+    target = "telemetry on the API only: ≤ 3% more CPU per call than none (judged on CPU per call, not calls/s)"
+    if not api:
+        out = [(target, "—", "not measured")]
+    else:
+        verdict = "met" if all(row.cpu <= plain.cpu * 1.03 for plain, row in api) else "missed"
+        out = [(target, costs(api), verdict)]
+    out.append(("telemetry with an SDK (batch processor, exports dropped): reported", costs(sdk) or "—", "reported"))
+    return out
+
+
+TELEMETRY_BEGIN = "<!-- make bench: the telemetry section (BENCH_SECTION=telemetry rewrites only this) -->"
+TELEMETRY_END = "<!-- end of the telemetry section -->"
+
+
+def telemetry_section(results: Results) -> str:
+    """The Markdown of the telemetry section, between its markers, with the run it comes from."""
+    info = results.machine
+    lines = [
+        TELEMETRY_BEGIN,
+        "## Telemetry (issue 21)",
+        "",
+        "The fast path under uvicorn with mcp_django's `TelemetryExtension` on the endpoint, beside the plain",
+        "row of the same workload in the same run: once with only the OpenTelemetry API (no SDK configured, so",
+        "every span is the API's non-recording one; an installed but unconfigured SDK is the same), once with",
+        "the SDK set in the server process before Django loads (`benchmarks/otel.py`): a `TracerProvider` that",
+        "samples every span into a `BatchSpanProcessor` whose exporter drops the batch, and a `MeterProvider`",
+        "whose periodic reader aggregates every measurement and drops the export. The CPU includes the batch",
+        "processor's thread. The target is judged on CPU per call; calls/s stand beside it.",
+        "",
+        f"Run: {info.get('date', '?')}, commit {info.get('commit', '?')} — {results.settings};"
+        f" load from {info.get('load', '?')}; load average before {info.get('load average before', '?')},"
+        f" after {info.get('load average after', '?')}.",
+        "",
+        markdown_table(TELEMETRY_HEADER, telemetry_table(results)),
+        "",
+        markdown_table(["target", "measured", "verdict"], telemetry_verdicts(results)),
+        "",
+        TELEMETRY_END,
+    ]
+    return "\n".join(lines)
+
+
+def update_telemetry_section(results: Results, output: Path) -> None:
+    """Rewrite only the telemetry section of `output` (before "## Machine" when it has none yet), keep the rest."""
+    section = telemetry_section(results)
+    text = output.read_text() if output.exists() else "# Performance\n"
+    if TELEMETRY_BEGIN in text and TELEMETRY_END in text:
+        head, rest = text.split(TELEMETRY_BEGIN, 1)
+        text = head + section + rest.split(TELEMETRY_END, 1)[1]
+    elif "\n## Machine\n" in text:
+        head, rest = text.split("\n## Machine\n", 1)
+        text = head + "\n" + section + "\n\n## Machine\n" + rest
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    output.write_text(text)
+
+
 def text_verdicts(results: Results) -> str:
-    lines = verdicts(results)
+    lines = verdicts(results) + (telemetry_verdicts(results) if telemetry_pairs(results) else [])
     width = max(len(target) for target, _, _ in lines)
     return "targets:\n" + "\n".join(
         f"  {verdict.upper():12} {target.ljust(width)}  {measured}" for target, measured, verdict in lines
@@ -435,6 +570,8 @@ def write(results: Results, output: Path) -> None:
         markdown_table(["target", "measured", "verdict"], verdicts(results)),
         "",
     ]
+    if telemetry_pairs(results):
+        lines += [telemetry_section(results), ""]
     if results.hot_path:
         lines += ["## The hot path in process (CPU time per call)", "", "```", results.hot_path, "```", ""]
     if results.memory:

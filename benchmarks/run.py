@@ -7,7 +7,8 @@ The table and the target verdicts are printed and written to `docs/performance.m
 
 Environment: ``BENCH_QUICK=1`` (1 round of 2 s, 500 sessions: a smoke test of the harness),
 ``BENCH_ROUNDS``, ``BENCH_SECONDS``, ``BENCH_SESSIONS``, ``BENCH_DRIVER=python`` (skip wrk),
-``BENCH_OUTPUT`` (where the Markdown goes; quick runs default to `.cache/bench/`).
+``BENCH_OUTPUT`` (where the Markdown goes; quick runs default to `.cache/bench/`), ``BENCH_SECTION=telemetry``
+(run only the telemetry rows, or the `BENCH_ROWS` given, and rewrite only that section of the Markdown).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from benchmarks import client, report
@@ -75,6 +76,13 @@ SERVERS = {
         Server("view-uvicorn", "mcp_django Django view · uvicorn", "view", "uvicorn", "benchmarks.asgi:django_view"),
         Server("view-daphne", "mcp_django Django view · daphne", "view", "daphne", "benchmarks.asgi:django_view"),
         Server(
+            "otel-sdk-uvicorn",
+            f"{FAST_LABEL} · uvicorn, telemetry, SDK",
+            "fast",
+            "uvicorn",
+            "benchmarks.asgi_otel:fast_path",
+        ),
+        Server(
             "fast-uvicorn-1w", f"{FAST_LABEL} · uvicorn, 1 worker alone", "fast", "uvicorn", "benchmarks.asgi:fast_path"
         ),
         Server(
@@ -108,6 +116,25 @@ class Row:
     path: str
 
 
+TELEMETRY_WORKLOADS = (CALL_SESSION, CALL_2026, CALL_2026_SYNC)
+
+
+def api_only(workload: Workload) -> Workload:
+    """`workload` on the telemetry endpoint of the plain row's own process, where no SDK is configured."""
+    return replace(workload, key=workload.key + report.API_ONLY, label=workload.label + ", telemetry on the API only")
+
+
+TELEMETRY_ROWS: Sequence[Row] = [
+    row
+    for workload in TELEMETRY_WORKLOADS
+    for row in (Row("fast-uvicorn", api_only(workload), "/otel/mcp"), Row(report.SDK_SERVER, workload, "/otel/mcp"))
+]
+"""The telemetry extension's rows (issue 21), each compared with the plain `fast-uvicorn` row of its workload.
+
+The API-only row is served by the plain row's own process (same code, same hash seed and memory layout:
+two processes of one app differ by several percent), the SDK row by a process with the SDK configured.
+"""
+
 ALL_ROWS: Sequence[Row] = [
     Row("floor-uvicorn", FLOOR, "/mcp"),
     Row("floor-daphne", FLOOR, "/mcp"),
@@ -129,6 +156,7 @@ ALL_ROWS: Sequence[Row] = [
     Row("fast-uvicorn", AUDIT_2026_SYNC, "/audit/mcp"),
     Row("fast-uvicorn", TEN_2026, "/ten/mcp"),
     Row("fast-uvicorn", LIST_PAGE, "/many/mcp"),
+    *TELEMETRY_ROWS,
     Row("fast-uvicorn-1w", CALL_2026, "/anon/mcp"),
     Row("fast-uvicorn-2w", CALL_2026, "/anon/mcp"),
     Row("fast-daphne", CALL_SESSION, "/anon/mcp"),
@@ -153,7 +181,15 @@ def selected_rows(all_rows: Sequence[Row], spec: str | None) -> Sequence[Row]:
     return [row for row in all_rows if row.server in wanted or f"{row.server}/{row.workload.key}" in wanted]
 
 
-ROWS: Sequence[Row] = selected_rows(ALL_ROWS, os.environ.get("BENCH_ROWS"))
+SECTION = os.environ.get("BENCH_SECTION") or None
+if SECTION not in (None, "telemetry"):
+    raise SystemExit(f"BENCH_SECTION={SECTION}: the only section written alone is `telemetry`")
+SECTION_ROWS: Sequence[Row] = [
+    row
+    for row in ALL_ROWS
+    if row in TELEMETRY_ROWS or (row.server == "fast-uvicorn" and row.workload in TELEMETRY_WORKLOADS)
+]
+ROWS: Sequence[Row] = selected_rows(SECTION_ROWS if SECTION else ALL_ROWS, os.environ.get("BENCH_ROWS"))
 
 MEMORY_SERVERS = ("fast-uvicorn", "sdk-session")
 """Measured for memory per idle session, each in a fresh process: mcp_django and the SDK's stateful server."""
@@ -263,7 +299,19 @@ def machine() -> dict[str, str]:
         "unknown",
     )
     packages = []
-    for name in ("django-mcp-host", "django", "mcp", "fastmcp", "uvicorn", "uvloop", "httptools", "daphne", "twisted"):
+    for name in (
+        "django-mcp-host",
+        "django",
+        "mcp",
+        "fastmcp",
+        "uvicorn",
+        "uvloop",
+        "httptools",
+        "daphne",
+        "twisted",
+        "opentelemetry-api",
+        "opentelemetry-sdk",
+    ):
         try:
             packages.append(f"{name} {version(name)}")
         except PackageNotFoundError:
@@ -405,7 +453,7 @@ def main() -> None:
         info = machine()
         measured = run_rows(env, folder, use_wrk)
         memory = []
-        for key in MEMORY_SERVERS:
+        for key in () if SECTION else MEMORY_SERVERS:
             print(f"memory: {SESSIONS} idle handshake sessions on a fresh {SERVERS[key].label}", flush=True)
             try:
                 memory.append(
@@ -414,8 +462,8 @@ def main() -> None:
             except (RuntimeError, OSError) as failure:
                 print(f"  failed: {failure}", flush=True)
         info["load average after"] = load_average()
-        commit_report = group_commit_report()
-        hot_path = hot_path_report()
+        commit_report = None if SECTION else group_commit_report()
+        hot_path = None if SECTION else hot_path_report()
     results = report.Results(
         rows=[result_of(m.row, m.samples, m.error) for m in measured],
         memory=memory,
@@ -430,7 +478,10 @@ def main() -> None:
     print()
     print(report.text_verdicts(results))
     output.parent.mkdir(parents=True, exist_ok=True)
-    report.write(results, output)
+    if SECTION:
+        report.update_telemetry_section(results, output)
+    else:
+        report.write(results, output)
     print(f"\nwrote {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
 
 

@@ -2,7 +2,8 @@
 
 Serves the benchmark project's fast path and the bare floor under uvicorn, prepares the workloads
 (handshake with a session, 2026-07-28, DRF token + audit), loads each for half a second with the
-built-in driver, opens idle sessions, and writes the report.
+built-in driver, opens idle sessions, and writes the report. The telemetry rows (issue 21) too: the plain
+process's telemetry endpoint on the API alone, and a process with an SDK that drops its exports.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import report, run
-from benchmarks.load import measure, wrk_script
+from benchmarks.load import Sample, measure, wrk_script
 from benchmarks.workloads import Prepared, prepare
 
 pytestmark = pytest.mark.live
@@ -34,7 +35,9 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, run.
         "PYTHONPATH": str(run.ROOT),
     }
     subprocess.run([sys.executable, "-m", "benchmarks.prepare"], cwd=run.ROOT, env=env, check=True)
-    started = {key: run.start(run.SERVERS[key], env, folder) for key in ("floor-uvicorn", "fast-uvicorn")}
+    started = {
+        key: run.start(run.SERVERS[key], env, folder) for key in ("floor-uvicorn", "fast-uvicorn", report.SDK_SERVER)
+    }
     try:
         for running in started.values():
             run.wait_serving(running, timeout=60)
@@ -79,3 +82,64 @@ def test_the_wrk_script_gives_every_request_an_id_of_its_own() -> None:
     assert "wrk.headers[ [====[Accept]====] ] = [====[x]====]" in script
     assert 'local heads = {[====[{"jsonrpc":"2.0","method":"tools/list","id":]====]}' in script
     assert "base + counter" in script
+
+
+def test_the_telemetry_rows_are_loaded_beside_the_plain_row_and_judged_on_cpu(
+    servers: dict[str, run.Running], tmp_path: Path
+) -> None:
+    rows = [run.Row("fast-uvicorn", run.CALL_2026, "/anon/mcp")]
+    rows += [row for row in run.TELEMETRY_ROWS if row.workload.key.removesuffix(report.API_ONLY) == "call-2026"]
+    assert [(row.server, row.path) for row in rows[1:]] == [
+        ("fast-uvicorn", "/otel/mcp"),
+        (report.SDK_SERVER, "/otel/mcp"),
+    ]
+    results = []
+    for row in rows:
+        port, group = servers[row.server].port, servers[row.server].process.pid
+        prepared = asyncio.run(prepare(row.workload, port, row.path))
+        sample = measure(port, row.path, prepared, 0.5, 4, tmp_path, use_wrk=False, group=group)
+        assert sample.calls_per_second > 0
+        assert sample.failures == 0
+        assert sample.server_us_per_call > 0
+        results.append(run.result_of(row, [sample]))
+
+    written = report.telemetry_section(report.Results(results, [], {"date": "today"}, "quick"))
+    assert "| tools/call, 2026-07-28 | no telemetry (the plain row) |" in written
+    assert (
+        "| tools/call, 2026-07-28 | TelemetryExtension, opentelemetry-api only (no SDK configured), same process |"
+        in written
+    )
+    assert (
+        "| tools/call, 2026-07-28 | TelemetryExtension, SDK: BatchSpanProcessor + MeterProvider, exports dropped |"
+        in written
+    )
+    target = "| telemetry on the API only: ≤ 3% more CPU per call than none (judged on CPU per call, not calls/s) |"
+    assert target in written
+    assert "| not measured |" not in written
+
+
+def sample(cpu: float) -> Sample:
+    return Sample(1000.0, 1.0, 2.0, 0, requests=1000, server_us_per_call=cpu)
+
+
+def test_the_telemetry_section_alone_is_rewritten_and_the_rest_of_the_page_is_kept(tmp_path: Path) -> None:
+    def results(api_cpu: float) -> report.Results:
+        plain, api_only = run.Row("fast-uvicorn", run.CALL_2026, "/anon/mcp"), run.TELEMETRY_ROWS[2]
+        assert api_only.workload.key == "call-2026" + report.API_ONLY
+        rows = [run.result_of(plain, [sample(200.0)]), run.result_of(api_only, [sample(api_cpu)])]
+        return report.Results(rows, [], {"date": "today"}, "quick")
+
+    page = tmp_path / "performance.md"
+    page.write_text("# Performance\n\nthe full run's table\n\n## Machine\n\n- **cpu**: two\n")
+    report.update_telemetry_section(results(204.0), page)
+    first = page.read_text()
+    assert first.startswith("# Performance\n\nthe full run's table\n\n" + report.TELEMETRY_BEGIN)
+    assert first.endswith(report.TELEMETRY_END + "\n\n## Machine\n\n- **cpu**: two\n")
+    assert "2026-07-28 CPU +2.0% (calls/s +0.0%) | met |" in first
+
+    report.update_telemetry_section(results(210.0), page)
+    second = page.read_text()
+    assert second.count("## Telemetry (issue 21)") == 1
+    assert "2026-07-28 CPU +5.0% (calls/s +0.0%) | missed |" in second
+    assert second.split(report.TELEMETRY_BEGIN)[0] == first.split(report.TELEMETRY_BEGIN)[0]
+    assert second.split(report.TELEMETRY_END)[1] == first.split(report.TELEMETRY_END)[1]
