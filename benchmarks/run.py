@@ -186,9 +186,13 @@ if SECTION not in (None, "telemetry"):
     raise SystemExit(f"BENCH_SECTION={SECTION}: the only section written alone is `telemetry`")
 SECTION_ROWS: Sequence[Row] = [
     row
-    for row in ALL_ROWS
-    if row in TELEMETRY_ROWS or (row.server == "fast-uvicorn" and row.workload in TELEMETRY_WORKLOADS)
+    for workload in TELEMETRY_WORKLOADS
+    for row in (
+        next(row for row in ALL_ROWS if row.server == "fast-uvicorn" and row.workload == workload),
+        *(row for row in TELEMETRY_ROWS if row.workload.key.removesuffix(report.API_ONLY) == workload.key),
+    )
 ]
+"""The telemetry section's rows, each workload's plain, API-only and SDK rows loaded back to back in a round."""
 ROWS: Sequence[Row] = selected_rows(SECTION_ROWS if SECTION else ALL_ROWS, os.environ.get("BENCH_ROWS"))
 
 MEMORY_SERVERS = ("fast-uvicorn", "sdk-session")
