@@ -407,7 +407,9 @@ def telemetry_section(results: Results) -> str:
         "samples every span into a `BatchSpanProcessor` whose exporter drops the batch, and a `MeterProvider`",
         "whose periodic reader aggregates every measurement and drops the export. The CPU includes the batch",
         "processor's thread. The target is judged on CPU per call (`CPU vs plain`: the median over the rounds",
-        "of each round's ratio to the plain row, loaded just before it); calls/s stand beside it.",
+        "of each round's ratio to the plain row, loaded just before it); calls/s stand beside it. Under load",
+        "(the load averages below) those ratios move by several percent from run to run;",
+        "`benchmarks/bench_telemetry.py` measures the same configurations in process, with no HTTP.",
         "",
         f"Run: {info.get('date', '?')}, commit {info.get('commit', '?')} — {results.settings};"
         f" load from {info.get('load', '?')}; load average before {info.get('load average before', '?')},"
