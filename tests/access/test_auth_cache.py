@@ -191,6 +191,7 @@ async def test_a_worker_drops_its_caches_when_it_sees_the_auth_stamp_move() -> N
 # -- the TTL -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("steady")  # only the TTL may end the cached answer, however slow the machine
 def test_a_change_no_signal_announces_applies_when_the_ttl_runs_out(client: Client, bob: Caller, clock: Clock) -> None:
     assert call(client, bob).status_code == 200
 
@@ -202,6 +203,7 @@ def test_a_change_no_signal_announces_applies_when_the_ttl_runs_out(client: Clie
     assert call(client, bob).status_code == 401
 
 
+@pytest.mark.usefixtures("steady")
 def test_a_scope_changed_behind_the_signals_back_applies_when_the_ttl_runs_out(
     client: Client, carol: Caller, clock: Clock
 ) -> None:
