@@ -44,7 +44,14 @@ async def _close_the_pool() -> AsyncIterator[None]:
 
 
 def _stdio(command: list[str], env: dict[str, str], **extra: Any) -> dict[str, Any]:
-    return {"COMMAND": command, "CWD": str(ROOT), "ENV": {"MCP_EXAMPLE_DB": env["MCP_EXAMPLE_DB"]}, **extra}
+    # A subprocess that loads Django before it answers: on a loaded machine that alone took the default 10 s.
+    return {
+        "COMMAND": command,
+        "CWD": str(ROOT),
+        "ENV": {"MCP_EXAMPLE_DB": env["MCP_EXAMPLE_DB"]},
+        "CONNECT_TIMEOUT": 30,
+        **extra,
+    }
 
 
 def _backends(example_server: LiveServer, env: dict[str, str]) -> dict[str, dict[str, Any]]:
