@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import pytest
 from django.core.cache import cache
 
-from tests.access.test_auth_cache import clock  # noqa: F401  # a fixture: pytest finds it here
+from tests.access.test_auth_cache import clock, steady  # noqa: F401  # fixtures: pytest finds them here
 
 
 @pytest.fixture(autouse=True)

@@ -430,6 +430,7 @@ def test_a_scope_edited_into_the_consent_form_is_capped_again(client: Client, al
     assert token["scope"] == "mcp:user"
 
 
+@pytest.mark.usefixtures("steady")  # only the token's expiry may end the cached answer, however slow the machine
 def test_a_cached_token_is_not_kept_past_its_expiry(client: Client, bob: Any, clock: Clock) -> None:
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "AUTH_CACHE_TTL": 10**6}):  # longer than the token
         token = obtain_token(bob)
