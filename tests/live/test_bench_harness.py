@@ -15,6 +15,7 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,15 +48,8 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, run.
             run.stop(running)
 
 
-def test_each_workload_is_prepared_loaded_and_reported(servers: dict[str, run.Running], tmp_path: Path) -> None:
-    rows = [
-        run.Row("floor-uvicorn", run.FLOOR, "/mcp"),
-        run.Row("fast-uvicorn", run.CALL_SESSION, "/anon/mcp"),
-        run.Row("fast-uvicorn", run.CALL_2026, "/anon/mcp"),
-        run.Row("fast-uvicorn", run.CALL_2026_SYNC, "/anon/mcp"),
-        run.Row("fast-uvicorn", run.ORM_2026, "/anon/mcp"),
-        run.Row("fast-uvicorn", run.AUDIT_2026, "/audit/mcp"),
-    ]
+def measured(rows: list[Any], servers: dict[str, Any], tmp_path: Path) -> list[Any]:
+    """One short sample of each row on its server, each checked to have served calls and counted their CPU."""
     results = []
     for row in rows:
         port, group = servers[row.server].port, servers[row.server].process.pid
@@ -65,6 +59,19 @@ def test_each_workload_is_prepared_loaded_and_reported(servers: dict[str, run.Ru
         assert sample.failures == 0
         assert sample.server_us_per_call > 0
         results.append(run.result_of(row, [sample]))
+    return results
+
+
+def test_each_workload_is_prepared_loaded_and_reported(servers: dict[str, run.Running], tmp_path: Path) -> None:
+    rows = [
+        run.Row("floor-uvicorn", run.FLOOR, "/mcp"),
+        run.Row("fast-uvicorn", run.CALL_SESSION, "/anon/mcp"),
+        run.Row("fast-uvicorn", run.CALL_2026, "/anon/mcp"),
+        run.Row("fast-uvicorn", run.CALL_2026_SYNC, "/anon/mcp"),
+        run.Row("fast-uvicorn", run.ORM_2026, "/anon/mcp"),
+        run.Row("fast-uvicorn", run.AUDIT_2026, "/audit/mcp"),
+    ]
+    results = measured(rows, servers, tmp_path)
     opened = asyncio.run(run.open_idle_sessions(servers["fast-uvicorn"].port, "/anon/mcp", 20))
     assert opened == 20
 
@@ -93,15 +100,7 @@ def test_the_telemetry_rows_are_loaded_beside_the_plain_row_and_judged_on_cpu(
         ("fast-uvicorn", "/otel/mcp"),
         (report.SDK_SERVER, "/otel/mcp"),
     ]
-    results = []
-    for row in rows:
-        port, group = servers[row.server].port, servers[row.server].process.pid
-        prepared = asyncio.run(prepare(row.workload, port, row.path))
-        sample = measure(port, row.path, prepared, 0.5, 4, tmp_path, use_wrk=False, group=group)
-        assert sample.calls_per_second > 0
-        assert sample.failures == 0
-        assert sample.server_us_per_call > 0
-        results.append(run.result_of(row, [sample]))
+    results = measured(rows, servers, tmp_path)
 
     written = report.telemetry_section(report.Results(results, [], {"date": "today"}, "quick"))
     assert "| tools/call, 2026-07-28 | no telemetry (the plain row) |" in written
