@@ -12,6 +12,9 @@ class MCPDjangoConfig(AppConfig):
     name = "mcp_django"
     verbose_name = "MCP"
     default_auto_field = "django.db.models.BigAutoField"
+    # A remote server's tasks, through a gateway or hub that runs no task tools of its own: the alternative
+    # of `mcp_django.tasks`' extension (same identifier), served where it applies and that one does not.
+    mcp_extensions = ["mcp_django.gateway.tasks.RemoteTasksExtension"]
 
     def ready(self) -> None:
         from mcp_django import (  # noqa: F401  # register the system checks, the extensions' too

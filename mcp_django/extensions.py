@@ -9,8 +9,10 @@ an app config's `mcp_extensions`, the way providers are named in `mcp_providers`
 
 Each endpoint asks each installed extension what it serves there: `capability()` (None: nothing here),
 then its `methods()`, `hooks()`, `sources()` and `observers()`; a tool declared with `task=` asks the endpoint's
-`tool_runner`. The core names no extension: the tasks extension (`mcp_django.tasks`) is one like any
-other. docs/extensions.md.
+`tool_runner`. Two extensions may share an identifier as alternatives: an endpoint serves the first
+of them whose `capability()` applies there (the local tasks and a gateway's remote ones are such a
+pair); two that both apply to one endpoint are check E120. The core names no extension: the tasks
+extension (`mcp_django.tasks`) is one like any other. docs/extensions.md.
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ class Extension:
         """What this endpoint advertises under `capabilities.extensions[identifier]`.
 
         None: the extension is not served on this endpoint, and none of its methods, hooks or
-        sources are either. The default serves it everywhere with an empty capability.
+        sources are either (an alternative of the same identifier may be: the first one that applies
+        is served). The default serves it everywhere with an empty capability.
         """
         return {}
 
@@ -116,7 +119,7 @@ class ServedExtensions:
     Args:
         endpoint: the endpoint each extension is asked about.
         added: the endpoint's own extensions (instances, classes or dotted paths), offered besides the
-            installed ones; one with an installed one's identifier takes its place.
+            installed ones; those of an installed identifier take the place of the installed ones.
         excluded: identifiers of installed extensions the endpoint does not offer.
 
     Raises:
@@ -129,12 +132,19 @@ class ServedExtensions:
             raise ValueError(f"Endpoint {getattr(endpoint, 'name', endpoint)!r}: {problems[0][1]}")
         self.offered: tuple[Extension, ...] = extensions
         """Every extension offered here, served or not (`capability()` None), in order."""
-        asked = ((extension, extension.capability(endpoint)) for extension in extensions)
-        served = [(extension, capability) for extension, capability in asked if capability is not None]
-        self.extensions: tuple[Extension, ...] = tuple(extension for extension, _ in served)
-        """The served extensions, in order."""
+        served: dict[str, tuple[Extension, Mapping[str, Any]]] = {}
+        self.conflicts: list[tuple[Extension, Extension]] = []
+        """Alternatives that apply here besides the one served: `(served, left out)` pairs, check E120."""
+        for extension in extensions:
+            capability = extension.capability(endpoint)
+            if capability is not None:
+                first = served.setdefault(extension.identifier, (extension, capability))[0]
+                if first is not extension:
+                    self.conflicts.append((first, extension))
+        self.extensions: tuple[Extension, ...] = tuple(extension for extension, _ in served.values())
+        """The served extensions, one an identifier (the first offered one that applies), in order."""
         self.capabilities: dict[str, Mapping[str, Any]] = {
-            extension.identifier: cap for extension, cap in served if extension.advertised
+            extension.identifier: cap for extension, cap in served.values() if extension.advertised
         }
         """What goes under `capabilities.extensions`, by identifier."""
         self.methods = tuple(method for extension in self.extensions for method in extension.methods(endpoint))
@@ -168,7 +178,8 @@ def installed_extensions() -> tuple[Extension, ...]:
     """Every installed extension: `MCP_DJANGO["EXTENSIONS"]`, then each app's `mcp_extensions`, in order.
 
     Loaded on first use (the app registry must be ready) and again after `MCP_DJANGO` changes; an entry
-    that cannot be loaded, or repeats an identifier, is left out and reported by check E120-E122.
+    that cannot be loaded, or names an extension again, is left out and reported by check E120-E122.
+    Extensions of one identifier are alternatives: each endpoint serves the first that applies to it.
     """
     global _installed
     if _installed is None:
@@ -184,13 +195,23 @@ def offered_extensions(
 ) -> tuple[tuple[Extension, ...], list[ExtensionProblem]]:
     """The extensions an endpoint offers: the installed ones but the `excluded` identifiers, then `added`.
 
-    An added extension with the identifier of an installed one takes its place (the endpoint's own
-    configuration of it); the problems are those of loading `added` (E120-E122).
+    The added extensions of an installed identifier take the place of every installed one of it (the
+    endpoint's own configuration of it); the problems are those of loading `added` (E120-E122).
     """
     own, problems = load_extensions(added, where="the endpoint's extensions=")
-    replacing = {extension.identifier: extension for extension in own}
-    installed = [replacing.pop(e.identifier, e) for e in installed_extensions() if e.identifier not in excluded]
-    return (*installed, *replacing.values()), problems
+    own_identifiers = {extension.identifier for extension in own}
+    replaced: set[str] = set()
+    offered: list[Extension] = []
+    for extension in installed_extensions():
+        identifier = extension.identifier
+        if identifier in excluded or identifier in replaced:
+            continue
+        if identifier in own_identifiers:
+            replaced.add(identifier)
+            offered += [mine for mine in own if mine.identifier == identifier]
+        else:
+            offered.append(extension)
+    return (*offered, *(mine for mine in own if mine.identifier not in replaced)), problems
 
 
 def load_extensions(
@@ -198,24 +219,35 @@ def load_extensions(
 ) -> tuple[tuple[Extension, ...], list[ExtensionProblem]]:
     """The extensions the settings' `entries` and the app configs' `mcp_extensions` name, and the problems found.
 
-    An entry is an import string, an `Extension` subclass or an instance. The first extension of an
-    identifier wins; a later one is a problem (E120). `where` is how the hints name the list of `entries`.
+    An entry is an import string, an `Extension` subclass or an instance. Extensions of one identifier
+    are kept, in order, as alternatives; the same extension (class) named again is a problem (E120),
+    and the first is kept. `where` is how the hints name the list of `entries`.
     """
     named = [(entry, where) for entry in entries]
     for app_config in app_configs:
         named += [(entry, f"{app_config.label}.mcp_extensions") for entry in getattr(app_config, "mcp_extensions", ())]
-    found: dict[str, Extension] = {}
+    found: list[Extension] = []
     problems: list[ExtensionProblem] = []
     for entry, where in named:
         extension = _extension(entry, where, problems)
         if extension is None:
             continue
-        if extension.identifier in found:
+        if any(type(extension) is type(other) for other in found):
             message = f"Two extensions have the identifier {short(extension.identifier, 40)}."
             problems.append((_DUPLICATE, message, f"Remove one of them from {where} (the first one is served)."))
             continue
-        found[extension.identifier] = extension
-    return tuple(found.values()), problems
+        found.append(extension)
+    return tuple(found), problems
+
+
+def conflict_problem(served: Extension, left_out: Extension) -> ExtensionProblem:
+    """E120 for two alternatives of one identifier that both apply to one endpoint (the first is served)."""
+    first, second = type(served).__name__, type(left_out).__name__
+    return (
+        _DUPLICATE,
+        f"Two extensions have the identifier {short(served.identifier, 40)} here.",
+        f"{first} is served: make {second}.capability() None here, or remove one.",
+    )
 
 
 def _extension(entry: Any, where: str, problems: list[ExtensionProblem]) -> Extension | None:

@@ -32,11 +32,9 @@ from mcp_django import notifications
 from mcp_django.admission import Admission, Credentials
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import SOURCELESS, Endpoint, Mode
-from mcp_django.extensions import ServedExtensions
 from mcp_django.gateway.connection import RemoteServer
 from mcp_django.gateway.forwarding import ensure_input_schemas
 from mcp_django.gateway.source import RemoteSource
-from mcp_django.gateway.tasks import RemoteTasksExtension
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.scopes import Scope
@@ -57,8 +55,6 @@ SERVER_ENTRY_KEYS: Final = frozenset({"SERVER", "NAMESPACE", "SCOPE", "TOOL_SCOP
 """The keys of one `servers=` entry."""
 
 ServerEntry = str | Mapping[str, Any]
-
-REMOTE_TASKS: Final = RemoteTasksExtension()
 
 
 def entry_problems(entry: Any) -> list[str]:
@@ -191,21 +187,11 @@ class GatewayEndpoint(Endpoint):
         await asyncio.gather(*(source.prepare() for source in self.remote_sources))
         if [source.description() for source in self.remote_sources] != before:
             self._handler = None
-            self._served = None  # what the remotes advertise decides which extensions are mirrored
+            self._served = None  # what the remotes advertise decides which extensions apply (`gateway.tasks`)
 
     async def _forward_notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method in FORWARDED_NOTIFICATIONS:
             await notifications.send_notification(self, method, params)
-
-    @property
-    def served_extensions(self) -> ServedExtensions:
-        """The endpoint's extensions, and the remote servers' tasks where one advertises them (`gateway.tasks`)."""
-        if self._served is None:
-            added = tuple(self.added_extensions)
-            if REMOTE_TASKS.capability(self) is not None:
-                added += (REMOTE_TASKS,)  # in place of the installed tasks extension, which has no task here
-            self._served = ServedExtensions(self, added, self.excluded_extensions)
-        return self._served
 
     def describe(self) -> tuple[Mapping[str, Any], str | None]:
         """The server info and instructions callers see: the overrides, else a gateway's remote's, else settings'."""
