@@ -18,13 +18,15 @@ and answers only with what that scope reaches.
 Adding a backend operation means: the `Backend` protocol method, a `CompositeBackend` method,
 and (when it acts on a component) the component method on the declaration, on the provider's
 component and on the remote one (`mcp_django.gateway.source`): a remote server is a source too.
+A new `Source` method is also forwarded by `DelegatingSource`, which every wrapper of a source
+(the admin's switches) subclasses.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from mcp_django.declarations.resources import UriTemplate
 from mcp_django.permissions import Permissions, permitted
@@ -36,6 +38,7 @@ from mcp_django.time_limits import call_within_limit
 
 Items = Sequence[Mapping[str, Any]]
 C = TypeVar("C")
+S = TypeVar("S", bound="Source")
 
 
 class ToolComponent(Protocol):
@@ -180,6 +183,95 @@ class Source:
     def prompt_component(self, item: Mapping[str, Any]) -> PromptComponent:
         """The component rendering a prompt this source listed."""
         raise NotImplementedError(f"{type(self).__name__} lists prompts but does not implement prompt_component()")
+
+
+class DelegatingSource(Source, Generic[S]):
+    """A source that stands in for another and passes it every operation; a subclass overrides what it changes.
+
+    The admin's switches wrap providers and remote servers this way (`mcp_django.control.overlay`), so
+    what the wrapped source remembers stays in one place. A new `Source` method is forwarded here, once
+    for every wrapper. `DelegatingSource[ProviderSource]` types `source` as the one it wraps.
+    """
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: S) -> None:
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.source!r}>"
+
+    @property
+    def scope(self) -> Scope:  # type: ignore[override]  # a property over the base's class attribute
+        return self.source.scope
+
+    @property
+    def permissions(self) -> Permissions:  # type: ignore[override]  # a property over the base's class attribute
+        return self.source.permissions
+
+    @property
+    def enabled(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
+        return self.source.enabled
+
+    @property
+    def distinct(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
+        return self.source.distinct
+
+    def capabilities(self) -> dict[str, Any]:
+        return self.source.capabilities()
+
+    def manifest(self) -> dict[str, Any]:
+        return self.source.manifest()
+
+    async def list_tools(self, ctx: RequestContext, scope: Scope) -> Items:
+        return await self.source.list_tools(ctx, scope)
+
+    async def list_resources(self, ctx: RequestContext, scope: Scope) -> Items:
+        return await self.source.list_resources(ctx, scope)
+
+    async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Items:
+        return await self.source.list_resource_templates(ctx, scope)
+
+    async def list_prompts(self, ctx: RequestContext, scope: Scope) -> Items:
+        return await self.source.list_prompts(ctx, scope)
+
+    async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> ToolComponent | None:
+        return await self.source.get_tool(name, ctx, scope)
+
+    async def get_prompt(self, name: str, ctx: RequestContext, scope: Scope) -> PromptComponent | None:
+        return await self.source.get_prompt(name, ctx, scope)
+
+    async def get_resource(self, uri: str, ctx: RequestContext, scope: Scope) -> ResourceComponent | None:
+        return await self.source.get_resource(uri, ctx, scope)
+
+    async def get_resource_template(
+        self, uri_template: str, ctx: RequestContext, scope: Scope
+    ) -> ResourceComponent | None:
+        return await self.source.get_resource_template(uri_template, ctx, scope)
+
+    async def match_resource_template(
+        self, uri: str, ctx: RequestContext, scope: Scope
+    ) -> tuple[ResourceComponent, dict[str, str]] | None:
+        return await self.source.match_resource_template(uri, ctx, scope)
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: str,
+        value: str,
+        context_arguments: Mapping[str, str],
+        ctx: RequestContext,
+    ) -> Mapping[str, Any]:
+        return await self.source.complete(ref, argument, value, context_arguments, ctx)
+
+    def tool_component(self, item: Mapping[str, Any]) -> ToolComponent:
+        return self.source.tool_component(item)
+
+    def resource_component(self, item: Mapping[str, Any]) -> ResourceComponent:
+        return self.source.resource_component(item)
+
+    def prompt_component(self, item: Mapping[str, Any]) -> PromptComponent:
+        return self.source.prompt_component(item)
 
 
 _FEATURES: Final = ("tools", "resources", "prompts", "completions")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from mcp_django.control.state import ControlState, control_state
@@ -13,10 +13,10 @@ from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.providers import ProviderSource
 from mcp_django.scopes import Scope
-from mcp_django.sources import Items, Source
+from mcp_django.sources import DelegatingSource, Source
 
 
-class SwitchedProviderSource(ProviderSource):
+class SwitchedProviderSource(DelegatingSource[ProviderSource]):
     """A provider's source as the admin set it: on or off, its minimum scope overridden (`ProviderState`).
 
     Both are read from the snapshot on every request, so a handler built before a change serves the new state.
@@ -25,29 +25,29 @@ class SwitchedProviderSource(ProviderSource):
     __slots__ = ("state",)
 
     def __init__(self, source: ProviderSource, state: ControlState) -> None:
-        super().__init__(source.provider)
+        super().__init__(source)
         self.state = state
 
     @property
     def scope(self) -> Scope:  # type: ignore[override]  # a property over the base's class attribute
-        return self.state.provider_scope(self.provider.id, self.provider.scope)
+        return self.state.provider_scope(self.source.provider.id, self.source.provider.scope)
 
     @property
     def enabled(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
-        return self.state.provider_enabled(self.provider.id)
+        return self.state.provider_enabled(self.source.provider.id)
 
 
-class SwitchedRemoteSource(Source):
+class SwitchedRemoteSource(DelegatingSource[RemoteSource]):
     """A remote server's source as the admin set it (`RemoteServerState`), read from the snapshot on every request.
 
     It stands in for the endpoint's `RemoteSource` in the backend and passes every operation to it, so
     what the source remembers (its description, its tools' header arguments) stays in one place.
     """
 
-    __slots__ = ("source", "state")
+    __slots__ = ("state",)
 
     def __init__(self, source: RemoteSource, state: ControlState) -> None:
-        self.source = source
+        super().__init__(source)
         self.state = state
 
     @property
@@ -57,49 +57,6 @@ class SwitchedRemoteSource(Source):
     @property
     def enabled(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
         return self.state.remote_enabled(self.source.name)
-
-    def capabilities(self) -> dict[str, Any]:
-        return self.source.capabilities()
-
-    def manifest(self) -> dict[str, Any]:
-        return self.source.manifest()
-
-    async def list_tools(self, ctx: RequestContext, scope: Scope) -> Items:
-        return await self.source.list_tools(ctx, scope)
-
-    async def list_resources(self, ctx: RequestContext, scope: Scope) -> Items:
-        return await self.source.list_resources(ctx, scope)
-
-    async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Items:
-        return await self.source.list_resource_templates(ctx, scope)
-
-    async def list_prompts(self, ctx: RequestContext, scope: Scope) -> Items:
-        return await self.source.list_prompts(ctx, scope)
-
-    async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> Any:
-        return await self.source.get_tool(name, ctx, scope)
-
-    async def get_prompt(self, name: str, ctx: RequestContext, scope: Scope) -> Any:
-        return await self.source.get_prompt(name, ctx, scope)
-
-    async def get_resource(self, uri: str, ctx: RequestContext, scope: Scope) -> Any:
-        return await self.source.get_resource(uri, ctx, scope)
-
-    async def get_resource_template(self, uri_template: str, ctx: RequestContext, scope: Scope) -> Any:
-        return await self.source.get_resource_template(uri_template, ctx, scope)
-
-    async def match_resource_template(self, uri: str, ctx: RequestContext, scope: Scope) -> Any:
-        return await self.source.match_resource_template(uri, ctx, scope)
-
-    async def complete(
-        self,
-        ref: Mapping[str, Any],
-        argument: str,
-        value: str,
-        context_arguments: Mapping[str, str],
-        ctx: RequestContext,
-    ) -> Mapping[str, Any]:
-        return await self.source.complete(ref, argument, value, context_arguments, ctx)
 
 
 class ToolSwitchHook:
