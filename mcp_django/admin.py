@@ -27,12 +27,12 @@ from mcp_django.models import (
     MCPSession,
     ProviderState,
     RemoteServerState,
+    ScopedState,
     ToolCallRecord,
     ToolState,
     UpstreamCredential,
 )
 from mcp_django.providers import provider_registry
-from mcp_django.scopes import Scope
 
 if TYPE_CHECKING:
     _SessionAdminBase = admin.ModelAdmin[MCPSession]
@@ -146,6 +146,18 @@ class _StateAdminMixin:
         _switch(self, request, queryset, enabled)
 
 
+class _ScopedStateAdminMixin(_StateAdminMixin):
+    """The admin of a `ScopedState`: its minimum scope listed as set here, or as what applies without a row's."""
+
+    @admin.display(description="minimum scope", ordering="min_scope")
+    def effective_scope(self, obj: ScopedState) -> str:
+        return obj.scope_label(self.unset_scope(obj))
+
+    def unset_scope(self, obj: Any) -> str:
+        """What the minimum scope is when the row sets none."""
+        raise NotImplementedError(f"{type(self).__name__} must implement unset_scope()")
+
+
 def _switch(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any], enabled: bool) -> None:
     """Switch the rows of `queryset` on or off, one save each (signals: the stamp moves, clients hear of it)."""
     changed = 0
@@ -187,7 +199,7 @@ class UpstreamCredentialAdmin(_UpstreamCredentialAdminBase):
 
 
 @admin.register(ProviderState)
-class ProviderStateAdmin(_StateAdminMixin, _ProviderStateAdminBase):
+class ProviderStateAdmin(_ScopedStateAdminMixin, _ProviderStateAdminBase):
     """Every provider in code, on or off, with its minimum scope; a change applies everywhere within a second."""
 
     list_display = [
@@ -242,15 +254,12 @@ class ProviderStateAdmin(_StateAdminMixin, _ProviderStateAdminBase):
         provider = self._provider(obj)
         return provider.scope.label if provider is not None else "—"
 
-    @admin.display(description="minimum scope", ordering="min_scope")
-    def effective_scope(self, obj: ProviderState) -> str:
-        if obj.min_scope is not None:
-            return f"{Scope(obj.min_scope).label} (set here)"
+    def unset_scope(self, obj: ProviderState) -> str:
         return f"{self.code_scope(obj)} (code)"
 
 
 @admin.register(RemoteServerState)
-class RemoteServerStateAdmin(_StateAdminMixin, _RemoteServerStateAdminBase):
+class RemoteServerStateAdmin(_ScopedStateAdminMixin, _RemoteServerStateAdminBase):
     """Every server of `MCP_DJANGO["SERVERS"]`, on or off in the gateways and hubs in front of it, with its scope.
 
     Its change page asks the server for its tools (within the server's connect timeout): whether it answers.
@@ -275,9 +284,8 @@ class RemoteServerStateAdmin(_StateAdminMixin, _RemoteServerStateAdminBase):
     def endpoints(self, obj: RemoteServerState) -> str:
         return ", ".join(inventory.code_remote_servers().get(obj.name, ())) or "—"
 
-    @admin.display(description="minimum scope", ordering="min_scope")
-    def effective_scope(self, obj: RemoteServerState) -> str:
-        return f"{Scope(obj.min_scope).label} (set here)" if obj.min_scope is not None else "each endpoint's"
+    def unset_scope(self, obj: RemoteServerState) -> str:
+        return "each endpoint's"
 
     @admin.display(description="reachable, and its tools")
     def reachable(self, obj: RemoteServerState) -> str:

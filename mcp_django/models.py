@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pydantic
 from django.conf import settings
@@ -179,7 +180,59 @@ class ToolCallRecord(models.Model):
         return f"{self.tool} ({self.outcome})"
 
 
-class ProviderState(models.Model):
+M = TypeVar("M", bound="type[models.Model]")
+
+
+def help_texts(**texts: str) -> Callable[[M], M]:
+    """Word the help texts of fields a model inherits from an abstract base, for that model (each has its own copy)."""
+
+    def word(model: M) -> M:
+        for name, text in texts.items():
+            field = model._meta.get_field(name)
+            assert isinstance(field, models.Field), name
+            field.help_text = text
+        return model
+
+    return word
+
+
+class SwitchedState(models.Model):
+    """The admin's say over one thing that lives in code: switched on or off, and flagged once code has it no more.
+
+    Rows are created from the code (`manage.py mcp_sync`, and after every `migrate`); a row whose thing
+    is gone from the code is flagged (`present_in_code`) and has no effect. A subclass names the thing
+    (a unique field) and words the help texts for it (`help_texts`).
+    """
+
+    enabled = models.BooleanField(default=True)
+    present_in_code = models.BooleanField(default=True, editable=False)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class ScopedState(SwitchedState):
+    """A switched thing whose minimum scope the admin may also raise or lower (blank: as the code says)."""
+
+    min_scope = models.PositiveSmallIntegerField(
+        "minimum scope", null=True, blank=True, choices=[(scope.value, scope.label) for scope in Scope]
+    )
+
+    class Meta:
+        abstract = True
+
+    def scope_label(self, otherwise: str) -> str:
+        """The minimum scope as the admin lists it: the one set here, else `otherwise` (what applies without one)."""
+        return f"{Scope(self.min_scope).label} (set here)" if self.min_scope is not None else otherwise
+
+
+@help_texts(
+    enabled="Off: the provider's tools, resources and prompts vanish.",
+    min_scope="Callers below this scope see nothing of the provider. Blank: the code's scope.",
+    present_in_code="False: no installed app names this provider any more.",
+)
+class ProviderState(ScopedState):
     """The admin's say over one provider: switched on or off, and its minimum scope raised or lowered.
 
     The provider itself lives in code (`mcp_providers`); a blank field means "as the code says".
@@ -188,18 +241,6 @@ class ProviderState(models.Model):
     """
 
     provider_id = models.CharField("provider id", max_length=200, unique=True)
-    enabled = models.BooleanField(default=True, help_text="Off: the provider's tools, resources and prompts vanish.")
-    min_scope = models.PositiveSmallIntegerField(
-        "minimum scope",
-        null=True,
-        blank=True,
-        choices=[(scope.value, scope.label) for scope in Scope],
-        help_text="Callers below this scope see nothing of the provider. Blank: the code's scope.",
-    )
-    present_in_code = models.BooleanField(
-        default=True, editable=False, help_text="False: no installed app names this provider any more."
-    )
-    updated = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name = "MCP provider"
@@ -210,7 +251,11 @@ class ProviderState(models.Model):
         return self.provider_id
 
 
-class InterceptorState(models.Model):
+@help_texts(
+    enabled="Off: the interceptor stops running.",
+    present_in_code="False: no interceptor list configures this name any more.",
+)
+class InterceptorState(SwitchedState):
     """The admin's say over one configured interceptor (by its name): on or off, mode, fail-open, priority, options.
 
     The interceptor itself is configured in `MCP_DJANGO["INTERCEPTORS"]` (or an endpoint's list); a
@@ -224,7 +269,6 @@ class InterceptorState(models.Model):
         AUDIT = "audit", "audit (results are recorded, never enforced)"
 
     name = models.CharField(max_length=200, unique=True, help_text="The interceptor's NAME in the settings list.")
-    enabled = models.BooleanField(default=True, help_text="Off: the interceptor stops running.")
     mode = models.CharField(max_length=16, blank=True, choices=Mode.choices, help_text="Blank: as configured.")
     fail_open = models.BooleanField(null=True, blank=True, help_text="Blank: as configured.")
     priority = models.IntegerField(null=True, blank=True, help_text="Both phases. Blank: as configured.")
@@ -234,10 +278,6 @@ class InterceptorState(models.Model):
     class_path = models.CharField(
         max_length=255, blank=True, default="", editable=False, help_text="The class this name runs as, in code."
     )
-    present_in_code = models.BooleanField(
-        default=True, editable=False, help_text="False: no interceptor list configures this name any more."
-    )
-    updated = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name = "MCP interceptor"
@@ -305,7 +345,12 @@ class InterceptorServer(models.Model):
             raise ValidationError({"headers": "Give a JSON object of strings."})
 
 
-class RemoteServerState(models.Model):
+@help_texts(
+    enabled="Off: its tools, resources and prompts vanish from every gateway and hub.",
+    min_scope="Callers below this scope see nothing of the server. Blank: each endpoint's own scope for it.",
+    present_in_code="False: MCP_DJANGO['SERVERS'] names it no more.",
+)
+class RemoteServerState(ScopedState):
     """The admin's say over one remote MCP server of `MCP_DJANGO["SERVERS"]`, wherever an endpoint serves it.
 
     Switched off, the server's tools, resources and prompts vanish from every gateway and hub in front of
@@ -315,20 +360,6 @@ class RemoteServerState(models.Model):
     """
 
     name = models.CharField(max_length=100, unique=True, help_text="The server's name in MCP_DJANGO['SERVERS'].")
-    enabled = models.BooleanField(
-        default=True, help_text="Off: its tools, resources and prompts vanish from every gateway and hub."
-    )
-    min_scope = models.PositiveSmallIntegerField(
-        "minimum scope",
-        null=True,
-        blank=True,
-        choices=[(scope.value, scope.label) for scope in Scope],
-        help_text="Callers below this scope see nothing of the server. Blank: each endpoint's own scope for it.",
-    )
-    present_in_code = models.BooleanField(
-        default=True, editable=False, help_text="False: MCP_DJANGO['SERVERS'] names it no more."
-    )
-    updated = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name = "MCP remote server"
@@ -339,7 +370,11 @@ class RemoteServerState(models.Model):
         return self.name
 
 
-class ToolState(models.Model):
+@help_texts(
+    enabled="Off: the tool vanishes from lists and is unknown to calls.",
+    present_in_code="False: no endpoint lists this tool now (gone from the code, or its provider is off).",
+)
+class ToolState(SwitchedState):
     """The admin's say over one tool, by name, on every endpoint: switched off, it is unknown everywhere.
 
     Tools live in code (static declarations) or come from providers; rows are created for every tool
@@ -347,13 +382,6 @@ class ToolState(models.Model):
     """
 
     name = models.CharField(max_length=128, unique=True)
-    enabled = models.BooleanField(default=True, help_text="Off: the tool vanishes from lists and is unknown to calls.")
-    present_in_code = models.BooleanField(
-        default=True,
-        editable=False,
-        help_text="False: no endpoint lists this tool now (gone from the code, or its provider is off).",
-    )
-    updated = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name = "MCP tool"
