@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -99,34 +100,43 @@ def atomic_requests(transactional_db: None) -> Iterator[None]:
     settings = connections.settings["default"]
     before = settings.get("ATOMIC_REQUESTS", False)
     settings["ATOMIC_REQUESTS"] = True
-    databases_changed()
+    databases_changed(enter=True)
     try:
         yield
     finally:
         settings["ATOMIC_REQUESTS"] = before
-        databases_changed()
+        databases_changed(enter=False)
 
 
-def databases_changed() -> None:
-    """Tell whoever decided from `DATABASES` once that it changed, as `override_settings` would."""
-    setting_changed.send(sender=type(connections), setting="DATABASES", value=connections.settings, enter=True)
+def databases_changed(*, enter: bool) -> None:
+    """Tell whoever decided from `DATABASES` once that it changed, as `override_settings` would on entering or leaving.
+
+    Django warns on entering that overriding `DATABASES` "can lead to unexpected behavior": `override_settings`
+    would install a new dict that the open connections never read. These tests edit, in place, the very dict
+    the default connection reads (`connections.settings` is `settings.DATABASES`), so that concern does not
+    apply: it is asserted here, and only that warning is silenced, only around this signal.
+    """
+    assert connections["default"].settings_dict is connections.settings["default"]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Overriding setting DATABASES", category=UserWarning)
+        setting_changed.send(sender=type(connections), setting="DATABASES", value=connections.settings, enter=enter)
 
 
 def test_the_atomic_databases_are_decided_once_and_again_when_databases_change() -> None:
     settings = connections.settings["default"]
     before = settings.get("ATOMIC_REQUESTS", False)
     settings["ATOMIC_REQUESTS"] = False
-    databases_changed()
+    databases_changed(enter=True)
     try:
         assert atomic_databases() == ()
         settings["ATOMIC_REQUESTS"] = True
         assert atomic_databases() == ()  # decided once: an edit nobody announces is not seen
-        databases_changed()
+        databases_changed(enter=True)
         assert atomic_databases() == ("default",)
         assert atomic_databases({"default"}) == ()
     finally:
         settings["ATOMIC_REQUESTS"] = before
-        databases_changed()
+        databases_changed(enter=False)
 
 
 def idle_within(seconds: float) -> bool:
