@@ -142,9 +142,6 @@ class _StateAdminMixin:
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def _set_enabled(self, request: HttpRequest, queryset: QuerySet[Any], enabled: bool) -> None:
-        _switch(self, request, queryset, enabled)
-
 
 class _ScopedStateAdminMixin(_StateAdminMixin):
     """The admin of a `ScopedState`: its minimum scope listed as set here, or as what applies without a row's."""
@@ -156,6 +153,24 @@ class _ScopedStateAdminMixin(_StateAdminMixin):
     def unset_scope(self, obj: Any) -> str:
         """What the minimum scope is when the row sets none."""
         raise NotImplementedError(f"{type(self).__name__} must implement unset_scope()")
+
+
+def _switch_actions(items: str) -> tuple[Any, Any]:
+    """The `enable_selected` and `disable_selected` actions of an admin whose rows switch on and off.
+
+    Args:
+        items: what the rows are, as the actions' descriptions name them ("providers").
+    """
+
+    @admin.action(description=f"Enable selected {items}", permissions=["change"])
+    def enable_selected(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        _switch(model_admin, request, queryset, True)
+
+    @admin.action(description=f"Disable selected {items}", permissions=["change"])
+    def disable_selected(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        _switch(model_admin, request, queryset, False)
+
+    return enable_selected, disable_selected
 
 
 def _switch(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any], enabled: bool) -> None:
@@ -218,13 +233,7 @@ class ProviderStateAdmin(_ScopedStateAdminMixin, _ProviderStateAdminBase):
     readonly_fields = ["provider_id", "provider_name", "serves", "endpoints", "code_scope"]
     actions = ["enable_selected", "disable_selected"]
 
-    @admin.action(description="Enable selected providers", permissions=["change"])
-    def enable_selected(self, request: HttpRequest, queryset: QuerySet[ProviderState]) -> None:
-        self._set_enabled(request, queryset, True)
-
-    @admin.action(description="Disable selected providers", permissions=["change"])
-    def disable_selected(self, request: HttpRequest, queryset: QuerySet[ProviderState]) -> None:
-        self._set_enabled(request, queryset, False)
+    enable_selected, disable_selected = _switch_actions("providers")
 
     @staticmethod
     def _provider(obj: ProviderState) -> Any:
@@ -272,13 +281,7 @@ class RemoteServerStateAdmin(_ScopedStateAdminMixin, _RemoteServerStateAdminBase
     readonly_fields = ["name", "endpoints", "reachable"]
     actions = ["enable_selected", "disable_selected"]
 
-    @admin.action(description="Enable selected remote servers", permissions=["change"])
-    def enable_selected(self, request: HttpRequest, queryset: QuerySet[RemoteServerState]) -> None:
-        self._set_enabled(request, queryset, True)
-
-    @admin.action(description="Disable selected remote servers", permissions=["change"])
-    def disable_selected(self, request: HttpRequest, queryset: QuerySet[RemoteServerState]) -> None:
-        self._set_enabled(request, queryset, False)
+    enable_selected, disable_selected = _switch_actions("remote servers")
 
     @admin.display(description="endpoints")
     def endpoints(self, obj: RemoteServerState) -> str:
@@ -313,13 +316,7 @@ class InterceptorStateAdmin(_StateAdminMixin, _InterceptorStateAdminBase):
     readonly_fields = ["name", "interceptor_class", "kind", "configured"]
     actions = ["enable_selected", "disable_selected"]
 
-    @admin.action(description="Enable selected interceptors", permissions=["change"])
-    def enable_selected(self, request: HttpRequest, queryset: QuerySet[InterceptorState]) -> None:
-        self._set_enabled(request, queryset, True)
-
-    @admin.action(description="Disable selected interceptors", permissions=["change"])
-    def disable_selected(self, request: HttpRequest, queryset: QuerySet[InterceptorState]) -> None:
-        self._set_enabled(request, queryset, False)
+    enable_selected, disable_selected = _switch_actions("interceptors")
 
     @staticmethod
     def _entry(obj: InterceptorState) -> Any:
@@ -391,13 +388,7 @@ class InterceptorServerAdmin(_InterceptorServerAdminBase):
             return "no: added here (give its URL)"
         return f"yes: {configured.get('URL') or ' '.join(configured.get('COMMAND') or ())}"
 
-    @admin.action(description="Enable selected servers", permissions=["change"])
-    def enable_selected(self, request: HttpRequest, queryset: QuerySet[InterceptorServer]) -> None:
-        _switch(self, request, queryset, True)
-
-    @admin.action(description="Disable selected servers", permissions=["change"])
-    def disable_selected(self, request: HttpRequest, queryset: QuerySet[InterceptorServer]) -> None:
-        _switch(self, request, queryset, False)
+    enable_selected, disable_selected = _switch_actions("servers")
 
 
 @admin.register(ToolState)
@@ -416,13 +407,7 @@ class ToolStateAdmin(_StateAdminMixin, _ToolStateAdminBase):
         """What a caller must hold besides the scope (`permissions=`; a provider's own are not shown)."""
         return ", ".join(inventory.tool_permissions().get(obj.name, ())) or "—"
 
-    @admin.action(description="Enable selected tools", permissions=["change"])
-    def enable_selected(self, request: HttpRequest, queryset: QuerySet[ToolState]) -> None:
-        self._set_enabled(request, queryset, True)
-
-    @admin.action(description="Disable selected tools", permissions=["change"])
-    def disable_selected(self, request: HttpRequest, queryset: QuerySet[ToolState]) -> None:
-        self._set_enabled(request, queryset, False)
+    enable_selected, disable_selected = _switch_actions("tools")
 
 
 @admin.register(ControlRoom)
