@@ -32,6 +32,7 @@ from mcp_django.models import (
     InterceptorState,
     ProviderState,
     RemoteServerState,
+    ScopedState,
     StateVersion,
     ToolState,
 )
@@ -50,6 +51,19 @@ class ProviderOverride:
 
     enabled: bool = True
     min_scope: Scope | None = None
+
+    @classmethod
+    def of(cls, row: ScopedState) -> ProviderOverride:
+        """The override a `ProviderState` or `RemoteServerState` row makes."""
+        return cls(row.enabled, None if row.min_scope is None else Scope(row.min_scope))
+
+    def scope(self, coded: Scope) -> Scope:
+        """The minimum scope that applies: the one set in the admin, else `coded`."""
+        return coded if self.min_scope is None else self.min_scope
+
+
+AS_CODED: Final = ProviderOverride()
+"""What applies to a provider or remote server the admin has no row for."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -142,10 +156,7 @@ class ControlState:
         stamps = dict(StateVersion.objects.values_list("key", "version"))
         if known is not None and stamps.get(STATE) == known.get(STATE):
             return stamps, None
-        providers = {
-            row.provider_id: ProviderOverride(row.enabled, None if row.min_scope is None else Scope(row.min_scope))
-            for row in ProviderState.objects.all()
-        }
+        providers = {row.provider_id: ProviderOverride.of(row) for row in ProviderState.objects.all()}
         interceptors = {
             row.name: InterceptorOverride(row.enabled, row.mode, row.fail_open, row.priority, row.options)
             for row in InterceptorState.objects.all()
@@ -161,10 +172,7 @@ class ControlState:
             )
             for row in InterceptorServer.objects.all()
         }
-        remotes = {
-            row.name: ProviderOverride(row.enabled, None if row.min_scope is None else Scope(row.min_scope))
-            for row in RemoteServerState.objects.all()
-        }
+        remotes = {row.name: ProviderOverride.of(row) for row in RemoteServerState.objects.all()}
         return stamps, Snapshot(
             MappingProxyType(providers),
             MappingProxyType(interceptors),
@@ -186,20 +194,16 @@ class ControlState:
     # -- what the serving code asks -----------------------------------------------------------------
 
     def provider_enabled(self, provider_id: str) -> bool:
-        override = self.snapshot.providers.get(provider_id)
-        return override is None or override.enabled
+        return self.snapshot.providers.get(provider_id, AS_CODED).enabled
 
     def provider_scope(self, provider_id: str, default: Scope) -> Scope:
-        override = self.snapshot.providers.get(provider_id)
-        return default if override is None or override.min_scope is None else override.min_scope
+        return self.snapshot.providers.get(provider_id, AS_CODED).scope(default)
 
     def remote_enabled(self, name: str) -> bool:
-        override = self.snapshot.remote_servers.get(name)
-        return override is None or override.enabled
+        return self.snapshot.remote_servers.get(name, AS_CODED).enabled
 
     def remote_scope(self, name: str, default: Scope) -> Scope:
-        override = self.snapshot.remote_servers.get(name)
-        return default if override is None or override.min_scope is None else override.min_scope
+        return self.snapshot.remote_servers.get(name, AS_CODED).scope(default)
 
     def overlay_interceptors(self, config: Any) -> Any:
         """An interceptor list with the admin's overrides applied: disabled entries dropped, the rest amended."""

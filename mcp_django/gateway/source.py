@@ -221,10 +221,7 @@ class RemoteSource(Source):
 
     def inner_name(self, name: str) -> str | None:
         """The remote's name for what callers call `name`, or None when it is not in this namespace."""
-        if not self.namespace:
-            return name
-        prefix = f"{self.namespace}_"
-        return name[len(prefix) :] if name.startswith(prefix) and len(name) > len(prefix) else None
+        return self._inner(name, "_")
 
     def outer_uri(self, uri: str) -> str:
         """The URI (or URI template) callers see for the remote's `uri`."""
@@ -232,10 +229,13 @@ class RemoteSource(Source):
 
     def inner_uri(self, uri: str) -> str | None:
         """The remote's URI for what callers read as `uri`, or None when it is not in this namespace."""
+        return self._inner(uri, "+")
+
+    def _inner(self, outer: str, separator: str) -> str | None:
         if not self.namespace:
-            return uri
-        prefix = f"{self.namespace}+"
-        return uri[len(prefix) :] if uri.startswith(prefix) and len(uri) > len(prefix) else None
+            return outer
+        prefix = f"{self.namespace}{separator}"
+        return outer[len(prefix) :] if outer.startswith(prefix) and len(outer) > len(prefix) else None
 
     def tool_scope(self, name: str) -> Scope:
         """The least scope that sees the remote tool `name` (the source's, raised by a matching pattern)."""
