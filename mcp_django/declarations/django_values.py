@@ -28,7 +28,7 @@ import decimal
 import functools
 import sys
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, Optional, Union, get_args, get_origin
 
 import pydantic
@@ -245,18 +245,30 @@ def serializer_field_type(field: Any) -> Any:
     return Any  # related fields, method fields, choices: whatever they represent
 
 
+def serializer_fields(
+    serializer_class: type, *, writing: bool, type_of: Callable[[Any], Any] = serializer_field_type
+) -> Iterator[tuple[str, Any, Any, str]]:
+    """`(name, field, type, description)` of each field a DRF serializer reads (`writing`) or outputs.
+
+    The type is `type_of(field)`, optional where the field allows null; the description is the field's
+    help text, else its label, else its name.
+    """
+    for name, field in serializer_class().fields.items():
+        if field.read_only if writing else field.write_only:
+            continue
+        annotation = type_of(field)
+        if getattr(field, "allow_null", False):
+            annotation = Optional[annotation]  # noqa: UP045  # built at run time
+        yield name, field, annotation, str(field.help_text or field.label or name)
+
+
 @functools.cache
 def serializer_schema(serializer_class: type) -> type[pydantic.BaseModel]:
     """The pydantic model of what a DRF serializer outputs: its readable fields, nullable where they allow null."""
-    fields: dict[str, Any] = {}
-    for name, field in serializer_class().fields.items():
-        if field.write_only:
-            continue
-        python_type = serializer_field_type(field)
-        if getattr(field, "allow_null", False):
-            python_type = Optional[python_type]  # noqa: UP045  # built at run time
-        description = str(field.help_text or field.label or name)
-        fields[field.field_name or name] = (python_type, pydantic.Field(description=description))
+    fields: dict[str, Any] = {
+        field.field_name or name: (python_type, pydantic.Field(description=description))
+        for name, field, python_type, description in serializer_fields(serializer_class, writing=False)
+    }
     doc = (serializer_class.__doc__ or "").strip()
     generated: type[pydantic.BaseModel] = pydantic.create_model(
         serializer_class.__name__.removesuffix("Serializer") or serializer_class.__name__,

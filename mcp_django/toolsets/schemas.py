@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, Optional
 import pydantic
 from django.db import models
 
-from mcp_django.declarations.django_values import serializer_field_type
+from mcp_django.declarations.django_values import serializer_field_type, serializer_fields
 from mcp_django.toolsets.base import parameter
 from mcp_django.toolsets.lookups import value_annotation
 
@@ -68,13 +68,9 @@ def serializer_parameters(serializer_class: type, *, partial: bool) -> list[insp
     """The arguments of a DRF serializer's writable fields: required as the serializer requires them, all
     optional when `partial`; null allowed where the field allows it."""
     parameters = []
-    for name, field in serializer_class().fields.items():
-        if field.read_only:
-            continue
-        annotation = _serializer_input_type(field)
-        if getattr(field, "allow_null", False):
-            annotation = Optional[annotation]  # noqa: UP045  # built at run time
-        description = str(field.help_text or field.label or name)
+    for name, field, annotation, description in serializer_fields(
+        serializer_class, writing=True, type_of=_serializer_input_type
+    ):
         default = inspect.Parameter.empty if field.required and not partial else None
         parameters.append(parameter(name, _described(annotation, description), default))
     return parameters
