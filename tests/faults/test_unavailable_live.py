@@ -21,11 +21,11 @@ from mcp_django.interceptors.audit import AuditUnavailable
 from mcp_django.protocol.errors import ServiceUnavailable
 from tests.conftest import LiveServer
 from tests.faults.test_faults_live import faults_server
+from tests.http_support import ACCEPT, stateless, stateless_headers
 
 pytestmark = pytest.mark.live
 
 WAIT_S = 60.0
-STATELESS = "2026-07-28"
 FAST = {"AUDIT_DB_TIMEOUT": 0.25, "AUDIT_REPLAY_INTERVAL": 0.1}
 
 
@@ -43,26 +43,11 @@ def exclusive_lock(database: Path) -> Iterator[None]:
 
 def search(server: LiveServer, path: str, request_id: Any, user: str = "bob") -> httpx2.Response:
     """A 2026-07-28 `search_books` call as `user`, over a new connection."""
-    body = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {
-            "name": "search_books",
-            "arguments": {"query": "Dune"},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": STATELESS,
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
-            },
-        },
-    }
+    body = stateless("tools/call", {"name": "search_books", "arguments": {"query": "Dune"}}, id=request_id)
     headers = {
-        "Accept": "application/json, text/event-stream",
+        "Accept": ACCEPT,
         "Content-Type": "application/json",
-        "MCP-Protocol-Version": STATELESS,
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": "search_books",
+        **stateless_headers("tools/call", "search_books"),
         "Authorization": f"Token {server.tokens[user]}",
     }
     return httpx2.post(server.url(path), content=json.dumps(body), headers=headers, timeout=WAIT_S)

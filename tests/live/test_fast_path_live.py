@@ -10,35 +10,14 @@ import httpx2
 import pytest
 
 from tests.conftest import LiveServer
+from tests.http_support import ACCEPT, stateless, stateless_headers
 
 pytestmark = pytest.mark.live
 
-STATELESS = "2026-07-28"
-
 
 def call(tool: str, meta: dict[str, Any] | None = None) -> tuple[bytes, dict[str, str]]:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {
-            "name": tool,
-            "arguments": {},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": STATELESS,
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
-                **(meta or {}),
-            },
-        },
-    }
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json",
-        "MCP-Protocol-Version": STATELESS,
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": tool,
-    }
+    body = stateless("tools/call", {"name": tool, "arguments": {}}, meta=meta)
+    headers = {"Accept": ACCEPT, "Content-Type": "application/json", **stateless_headers("tools/call", tool)}
     return json.dumps(body).encode(), headers
 
 

@@ -20,26 +20,15 @@ import httpx2
 import pytest
 
 from tests.conftest import LiveServer, serve_example
+from tests.http_support import ACCEPT, stateless, stateless_headers
 from tests.live.admin_support import AdminUser
 from tests.live.database_support import server_database
 from tests.live.websocket_support import WebSocket
 
 pytestmark = pytest.mark.live
 
-STATELESS = "2026-07-28"
 WAIT_S = 20.0
-META = {
-    "io.modelcontextprotocol/protocolVersion": STATELESS,
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
-}
-HEADERS = {
-    "Accept": "application/json, text/event-stream",
-    "Content-Type": "application/json",
-    "MCP-Protocol-Version": STATELESS,
-    "Mcp-Method": "tools/call",
-    "Mcp-Name": "import_books",
-}
+HEADERS = {"Accept": ACCEPT, "Content-Type": "application/json", **stateless_headers("tools/call", "import_books")}
 
 
 @pytest.fixture(scope="module")
@@ -58,12 +47,7 @@ def atomic_server(
 
 def message(books: list[str]) -> dict[str, Any]:
     arguments = {"books": [{"title": title, "author": "Tester", "year": 2001} for title in books]}
-    return {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": "import_books", "arguments": arguments, "_meta": META},
-    }
+    return stateless("tools/call", {"name": "import_books", "arguments": arguments})
 
 
 def rows(env: dict[str, str], sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
