@@ -9,6 +9,8 @@ from django.apps import AppConfig, apps
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.urls import NoReverseMatch, reverse
 
+from mcp_django.checks_support import is_int
+
 AUTHENTICATION = "mcp_django.oauth.authentication.OAuth2Authentication"
 FETCHER = "mcp_django.oauth.cimd.MCPMetadataFetcher"
 VALIDATOR = "mcp_django.oauth.validators.MCPOAuth2Validator"
@@ -46,7 +48,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
                 Error(problem, hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.", id=check_id)
             )
     max_age = mcp_settings.OAUTH_CLIENT_ASSERTION_MAX_AGE
-    if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 < max_age <= 3600:
+    if not (is_int(max_age) and 0 < max_age <= 3600):
         messages.append(
             Error(
                 f"OAUTH_CLIENT_ASSERTION_MAX_AGE {max_age!r} is not 1 to 3600 seconds.",
@@ -56,7 +58,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
         )
     messages.extend(_enterprise_messages(mcp_settings.OAUTH_TRUSTED_ISSUERS, oauth2_settings.OAUTH2_SERVER_CLASS))
     jwks_max_age = mcp_settings.OAUTH_JWKS_MAX_AGE
-    if isinstance(jwks_max_age, bool) or not isinstance(jwks_max_age, int) or not 0 < jwks_max_age <= 86400:
+    if not (is_int(jwks_max_age) and 0 < jwks_max_age <= 86400):
         messages.append(
             Error(
                 f"OAUTH_JWKS_MAX_AGE {jwks_max_age!r} is not 1 to 86400 seconds.",
