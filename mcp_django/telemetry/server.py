@@ -16,10 +16,10 @@ from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import Link, SpanKind
 
-try:  # what the API hands out until a meter provider is set; no public name says "not configured"
-    from opentelemetry.metrics._internal import _ProxyMeterProvider
-except ImportError:  # pragma: no cover - a later API: take metrics to be configured
-    _ProxyMeterProvider = None  # type: ignore[assignment,misc]
+try:  # where the API keeps the providers set; no public name says "not configured"
+    from opentelemetry.metrics import _internal as _metrics_api
+except ImportError:  # pragma: no cover - a later API: ask the public functions
+    _metrics_api = None  # type: ignore[assignment]
 
 from mcp_django.protocol.context import META_PROTOCOL_VERSION, Connection
 from mcp_django.protocol.errors import is_unavailable
@@ -269,12 +269,25 @@ def _configured() -> bool:
     """
     if _ever_configured:
         return True
-    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider) and (
-        _ProxyMeterProvider is not None and isinstance(metrics.get_meter_provider(), _ProxyMeterProvider)
-    ):
+    if not _provider_set():
         return False
     _ever_configured.append(True)
     return True
+
+
+def _provider_set() -> bool:
+    """Whether a tracer or a meter provider was set, read where the API's own proxies read it.
+
+    `get_tracer_provider()` and `get_meter_provider()` look `OTEL_PYTHON_*_PROVIDER` up in `os.environ`
+    on every call while none is set (about 1 µs each); the environment was read when `ServerTelemetry`
+    fetched its tracer and meter (which loads a provider named there), so the globals say it all.
+    """
+    if _READABLE:
+        return trace._TRACER_PROVIDER is not None or _metrics_api._METER_PROVIDER is not None
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)  # pragma: no cover
+
+
+_READABLE: Final = hasattr(trace, "_TRACER_PROVIDER") and hasattr(_metrics_api, "_METER_PROVIDER")
 
 
 def _parent(meta: dict[str, Any] | None) -> tuple[otel_context.Context, list[Link]]:

@@ -78,3 +78,48 @@ def test_with_no_sdk_configured_the_clients_trace_context_still_reaches_the_tool
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["4bf92f3577b34da6a3ce929d0e0e4736", "0" * 32]
+
+
+LATE_SDK = """
+import asyncio, django
+django.setup()
+from opentelemetry import metrics, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from mcp_django.testing import MCPTestClient
+from tests.telemetry.tools import endpoint
+
+async def main():
+    client = MCPTestClient(endpoint(interceptors=[]), era="stateless")  # no audit sink: no database here
+    await client.call_tool("echo", {"text": "before"})
+    spans, reader = InMemorySpanExporter(), InMemoryMetricReader()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    trace.set_tracer_provider(provider)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
+    await client.call_tool("echo", {"text": "after"})
+    data = reader.get_metrics_data()
+    names = [metric.name for r in data.resource_metrics for s in r.scope_metrics for metric in s.metrics]
+    print(",".join(span.name for span in spans.get_finished_spans()))
+    print("mcp.server.operation.duration" in names)
+
+asyncio.run(main())
+"""
+
+
+def test_providers_set_after_the_first_calls_receive_the_spans_and_metrics_of_the_next() -> None:
+    """The extension keeps the API's proxies it got with no SDK; they forward once a project sets one."""
+    import os
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "example_project.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", LATE_SDK], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["echo inner,tools/call echo", "True"]
