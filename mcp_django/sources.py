@@ -318,6 +318,24 @@ class CompositeBackend:
             reached = tuple(await permitted(ctx, reached, lambda source: source.permissions))
         return scope, reached
 
+    async def _refused(
+        self, method: str, name: str, ctx: RequestContext, scope: Scope, lookup: Callable[[Source], Awaitable[Any]]
+    ) -> None:
+        """Send `refusals.refused` when what the caller did not find is there for a caller of SYSTEM scope.
+
+        Only on the way to "Unknown ...", and only while someone listens: the second lookup asks every
+        enabled source whose permissions the caller holds (a permission refusal is not a scope one).
+        """
+        from mcp_django.refusals import refused  # Django, imported on this way only
+
+        if scope is Scope.SYSTEM or not refused.has_listeners(type(self)):
+            return
+        sources = tuple(source for source in self.sources if source.enabled)
+        if any(source.permissions for source in sources):
+            sources = tuple(await permitted(ctx, sources, lambda source: source.permissions))
+        if await _first(sources, lookup) is not None:
+            refused.send(type(self), reason="scope", method=method, name=name, scope=scope)
+
     async def _merged(self, ctx: RequestContext, method: str, key: str) -> Items:
         scope, sources = await self.reach(ctx)
         lists: list[Items] = [await getattr(source, method)(ctx, scope) for source in sources]
@@ -339,6 +357,7 @@ class CompositeBackend:
         scope, sources = await self.reach(ctx)
         found = await _first(sources, lambda source: source.get_tool(name, ctx, scope))
         if found is None:
+            await self._refused("tools/call", name, ctx, scope, lambda source: source.get_tool(name, ctx, Scope.SYSTEM))
             raise InvalidParams(f"Unknown tool: {name}")
         return await call_within_limit(found[1], name, arguments, ctx)
 
@@ -374,6 +393,9 @@ class CompositeBackend:
         scope, sources = await self.reach(ctx)
         found = await _first(sources, lambda source: source.get_prompt(name, ctx, scope))
         if found is None:
+            await self._refused(
+                "prompts/get", name, ctx, scope, lambda source: source.get_prompt(name, ctx, Scope.SYSTEM)
+            )
             raise InvalidParams(f"Unknown prompt: {name}")
         return await found[1].get(arguments, ctx)
 

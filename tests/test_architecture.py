@@ -102,7 +102,7 @@ LAYERS: dict[str, int] = {
     "mcp_django.protocol": 0,
     # 1 settings and what every layer above uses
     **dict.fromkeys(["version", "conf", "exceptions", "checks_support", "unavailable", "executor", "time_limits"], 1),
-    **dict.fromkeys(["content", "results", "relay", "notifications", "transactions"], 1),
+    **dict.fromkeys(["content", "results", "relay", "notifications", "transactions", "refusals"], 1),
     # 2 who is calling, and the rows the core keeps
     **dict.fromkeys(["scopes", "permissions", "auth", "context", "forms", "models"], 2),
     # 3 what is served, and what runs around every operation

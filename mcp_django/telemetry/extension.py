@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 _NO_API: Final = "mcp_django.E180"
 _CONTENT: Final = "mcp_django.E181"
 _SESSIONS: Final = "mcp_django.telemetry.sessions"
+_REFUSALS: Final = "mcp_django.telemetry.refusals"
 
 
 def _api_installed() -> bool:
@@ -52,6 +53,7 @@ class TelemetryExtension(Extension):
 
     def telemetry(self) -> ServerTelemetry:
         """The process's one `ServerTelemetry`: its instruments are the process's, whatever endpoint records."""
+        from mcp_django.refusals import refused
         from mcp_django.sessions import session_ended
         from mcp_django.telemetry import interceptors
         from mcp_django.telemetry.server import ServerTelemetry
@@ -60,6 +62,7 @@ class TelemetryExtension(Extension):
             telemetry = self._telemetry = ServerTelemetry()
             interceptors.connect(telemetry.tracer, telemetry.refusals, telemetry.audit_rows)
             session_ended.connect(telemetry.session_ended, weak=False, dispatch_uid=_SESSIONS)
+            refused.connect(telemetry.refused, weak=False, dispatch_uid=_REFUSALS)
         return self._telemetry
 
     def check(self) -> list[CheckMessage]:

@@ -74,7 +74,7 @@ class ServerTelemetry:
         self.refusals = meter.create_counter(
             semconv.REFUSALS,
             unit="{request}",
-            description="Requests refused, by reason: interceptor, rate_limit, unavailable.",
+            description="Requests refused, by reason: interceptor, rate_limit, scope, unavailable.",
         )
         self.audit_rows = meter.create_counter(
             semconv.AUDIT_ROWS,
@@ -141,6 +141,10 @@ class ServerTelemetry:
         """Remember when the channel's session began, and count it open."""
         connection.extra[_OPENED] = time.monotonic()
         self.active_channels.add(1, _transport_attributes(connection))
+
+    def refused(self, sender: Any, reason: str, method: str, **kwargs: Any) -> None:
+        """Count a refusal the client was not told the reason of (the core's `refusals.refused` signal: `scope`)."""
+        self.refusals.add(1, {semconv.REFUSAL_REASON: reason, semconv.METHOD_NAME: method})
 
     def session_ended(self, sender: Any, record: StoredSession, ended_at: float, **kwargs: Any) -> None:
         """Record `mcp.server.session.duration` for an HTTP session its client ended (the `session_ended` signal)."""

@@ -12,9 +12,11 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 
+from mcp_django.endpoints import Endpoint
 from mcp_django.gateway.connection import pool
 from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.interceptors.audit import flush_audit_log
+from mcp_django.registry import Registry
 from mcp_django.routing import websocket_endpoint
 from mcp_django.telemetry import TelemetryExtension
 from mcp_django.testing import MCPCallError, MCPTestClient
@@ -73,6 +75,67 @@ async def test_a_call_an_interceptor_blocks_counts_as_an_interceptor_refusal(tel
     await client.call_tool("echo", {"text": "far too long for the limit"})
 
     refusal = {"mcp_django.refusal.reason": "interceptor", "mcp.method.name": "tools/call"}
+    assert grew(before, summed(telemetry, "mcp_django.refusals")) == {frozenset(refusal.items()): 1}
+
+
+guarded = Registry("telemetry-scopes")
+
+
+@guarded.tool(scope="TEAM")
+async def payroll() -> str:
+    """What a team member may see."""
+    return "secret"
+
+
+@guarded.prompt(scope="TEAM")
+def appraisal() -> str:
+    """What a team member may ask for."""
+    return "secret"
+
+
+def guarded_endpoint() -> Endpoint:
+    """Anonymous callers (USER scope) below a TEAM tool and prompt."""
+    return Endpoint(
+        "otel/scopes/mcp",
+        name="otel-scopes",
+        mode="server",
+        registry=guarded,
+        allow_anonymous=True,
+        interceptors=[],
+        extensions=[TelemetryExtension()],
+    )
+
+
+@pytest.mark.django_db
+async def test_a_call_to_a_tool_beyond_the_callers_scope_counts_as_a_scope_refusal_and_answers_as_unknown(
+    telemetry: Telemetry,
+) -> None:
+    client = MCPTestClient(guarded_endpoint(), era="stateless")
+    before = summed(telemetry, "mcp_django.refusals")
+    with pytest.raises(MCPCallError) as beyond:
+        await client.call_tool("payroll")
+    with pytest.raises(MCPCallError) as absent:
+        await client.call_tool("payrolls")
+
+    # The client cannot tell the two apart: nothing says the tool exists.
+    assert (beyond.value.code, beyond.value.message, beyond.value.data) == (
+        absent.value.code,
+        "Unknown tool: payroll",
+        None,
+    )
+    assert absent.value.message == "Unknown tool: payrolls"
+    refusal = {"mcp_django.refusal.reason": "scope", "mcp.method.name": "tools/call"}
+    assert grew(before, summed(telemetry, "mcp_django.refusals")) == {frozenset(refusal.items()): 1}
+
+
+@pytest.mark.django_db
+async def test_a_prompt_beyond_the_callers_scope_counts_as_a_scope_refusal(telemetry: Telemetry) -> None:
+    client = MCPTestClient(guarded_endpoint(), era="stateless")
+    before = summed(telemetry, "mcp_django.refusals")
+    with pytest.raises(MCPCallError, match="Unknown prompt: appraisal"):
+        await client.request("prompts/get", {"name": "appraisal"})
+
+    refusal = {"mcp_django.refusal.reason": "scope", "mcp.method.name": "prompts/get"}
     assert grew(before, summed(telemetry, "mcp_django.refusals")) == {frozenset(refusal.items()): 1}
 
 
