@@ -19,8 +19,9 @@ import copy
 import dataclasses
 import secrets
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from django.conf import settings
 from django.dispatch import Signal
@@ -83,7 +84,23 @@ class StoredSession:
 session_ended = Signal()
 """Sent (by `SessionStore.end`) when a client ended its HTTP session with `DELETE`, with `record` (the
 `StoredSession`, its `opened_at` when the store knows it) and `ended_at` (the store's clock). Sessions
-that expire are not announced: they end in bulk, in whichever process purges them."""
+that expire are announced by `sessions_expired`."""
+
+
+class ExpiredSession(NamedTuple):
+    """What `sessions_expired` tells of one session that expired: when it opened and expired (Unix times)."""
+
+    opened_at: float
+    expired_at: float
+    protocol_version: str
+
+
+sessions_expired = Signal()
+"""Sent when expired sessions are deleted, with `sessions`: a list of `ExpiredSession`. They end in bulk, in
+whichever process purges them (`DatabaseSessionStore.clear_expired`, in chunks, from a database thread),
+or one at a time when a request finds its session expired. Sent only while someone listens."""
+
+_EXPIRED_CHUNK = 1000
 
 
 class SessionStore:
@@ -203,6 +220,9 @@ class SessionStore:
         now = self.clock()
         if record.expires_at <= now:
             await self.delete(session_id)
+            if record.opened_at is not None and sessions_expired.has_listeners(type(self)):
+                expired = ExpiredSession(record.opened_at, record.expires_at, record.state.protocol_version)
+                sessions_expired.send(type(self), sessions=[expired])
             return None
         timeout = self.idle_timeout
         if now - record.touched_at >= min(self.touch_interval, timeout / 4):
@@ -352,8 +372,23 @@ class DatabaseSessionStore(SessionStore):
     async def clear_expired(self, now: float) -> int:
         from mcp_django.models import MCPSession
 
-        deleted, _ = await run_sync(MCPSession.objects.filter(expires_at__lte=_datetime(now)).delete)
+        rows = MCPSession.objects.filter(expires_at__lte=_datetime(now))
+        if sessions_expired.has_listeners(type(self)):
+            expired = rows.values_list("created", "expires_at", "protocol_version")
+            await run_sync(self._announce_expired, expired.iterator(chunk_size=_EXPIRED_CHUNK))
+        deleted, _ = await run_sync(rows.delete)
         return deleted
+
+    def _announce_expired(self, rows: Iterable[tuple[datetime, datetime, str]]) -> None:
+        """Send `sessions_expired` for `rows` (read in chunks: a purge may find many)."""
+        chunk: list[ExpiredSession] = []
+        for created, expires_at, version in rows:
+            chunk.append(ExpiredSession(_timestamp(created), _timestamp(expires_at), version))
+            if len(chunk) == _EXPIRED_CHUNK:
+                sessions_expired.send(type(self), sessions=chunk)
+                chunk = []
+        if chunk:
+            sessions_expired.send(type(self), sessions=chunk)
 
     def clear_cache(self) -> None:
         """Forget every cached session (the next request of each reads the database again)."""

@@ -54,7 +54,7 @@ class TelemetryExtension(Extension):
     def telemetry(self) -> ServerTelemetry:
         """The process's one `ServerTelemetry`: its instruments are the process's, whatever endpoint records."""
         from mcp_django.refusals import refused
-        from mcp_django.sessions import session_ended
+        from mcp_django.sessions import session_ended, sessions_expired
         from mcp_django.telemetry import interceptors
         from mcp_django.telemetry.server import ServerTelemetry
 
@@ -62,6 +62,7 @@ class TelemetryExtension(Extension):
             telemetry = self._telemetry = ServerTelemetry()
             interceptors.connect(telemetry.tracer, telemetry.refusals, telemetry.audit_rows)
             session_ended.connect(telemetry.session_ended, weak=False, dispatch_uid=_SESSIONS)
+            sessions_expired.connect(telemetry.sessions_expired, weak=False, dispatch_uid=_SESSIONS)
             refused.connect(telemetry.refused, weak=False, dispatch_uid=_REFUSALS)
         return self._telemetry
 

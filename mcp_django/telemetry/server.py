@@ -25,7 +25,7 @@ from mcp_django.protocol.context import META_PROTOCOL_VERSION, Connection
 from mcp_django.protocol.errors import is_unavailable
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.observers import UNOBSERVED, RemotePeer, Unobserved
-from mcp_django.sessions import StoredSession
+from mcp_django.sessions import ExpiredSession, StoredSession
 from mcp_django.telemetry import content, semconv
 from mcp_django.telemetry.client import ClientRequest, failed, failure_of, inject, peer_attributes, span_name
 from mcp_django.telemetry.content import content_options
@@ -90,7 +90,7 @@ class ServerTelemetry:
         self.session_duration = meter.create_histogram(
             semconv.SESSION_DURATION,
             unit="s",
-            description="The duration of an MCP session (a WebSocket or stdio channel), as the server saw it.",
+            description="The duration of an MCP session (HTTP, WebSocket or stdio), as the server saw it.",
             explicit_bucket_boundaries_advisory=list(semconv.DURATION_BUCKETS),
         )
 
@@ -152,6 +152,12 @@ class ServerTelemetry:
             return
         attributes = {**semconv.HTTP_ATTRIBUTES, semconv.PROTOCOL_VERSION: record.state.protocol_version}
         self.session_duration.record(max(0.0, ended_at - record.opened_at), attributes)
+
+    def sessions_expired(self, sender: Any, sessions: list[ExpiredSession], **kwargs: Any) -> None:
+        """Record `mcp.server.session.duration` for HTTP sessions that expired: from their opening to their expiry."""
+        record = self.session_duration.record
+        for opened_at, expired_at, version in sessions:
+            record(max(0.0, expired_at - opened_at), {**semconv.HTTP_ATTRIBUTES, semconv.PROTOCOL_VERSION: version})
 
     def closed(self, connection: Connection) -> None:
         """Record `mcp.server.session.duration` for the channel that closed."""
