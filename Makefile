@@ -114,7 +114,7 @@ demo: $(DEMO_STAMP)
 	@echo "  (select demo.books, action 'Disable selected providers'; the adapter's about_* tools vanish)"
 	@echo "  MCP tasks (catalogue_report): http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/mcptask/  (a db_worker runs them; docs/tasks.md)"
 	@echo "  OpenTelemetry (docs/observability.md): $(VENV_PY) -m pip install opentelemetry-distro, then serve it as"
-	@echo "    MCP_EXAMPLE_OTEL=api $(VENV)/bin/opentelemetry-instrument --traces_exporter console --metrics_exporter console --logs_exporter console $(VENV_PY) -m mcp_django.servers.daphne -b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application"
+	@echo "    MCP_EXAMPLE_OTEL=api MCP_EXAMPLE_BASE_URL=http://$(DEMO_HOST):$(DEMO_PORT) $(VENV)/bin/opentelemetry-instrument --traces_exporter console --metrics_exporter console --logs_exporter console $(VENV_PY) -m mcp_django.servers.daphne -b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application"
 	@echo
 	@# a task worker beside the server for the tools that run as tasks (docs/tasks.md), stopped with it;
 	@# daphne with the request limits applied as requests arrive, and its timeouts spelled out (docs/deployment.md)
