@@ -331,9 +331,13 @@ class CompositeBackend:
         if scope is Scope.SYSTEM or not refused.has_listeners(type(self)):
             return
         sources = tuple(source for source in self.sources if source.enabled)
-        if any(source.permissions for source in sources):
-            sources = tuple(await permitted(ctx, sources, lambda source: source.permissions))
-        if await _first(sources, lookup) is not None:
+        try:
+            if any(source.permissions for source in sources):
+                sources = tuple(await permitted(ctx, sources, lambda source: source.permissions))
+            found = await _first(sources, lookup)
+        except Exception:  # a source the caller does not reach failed: its answer is "unknown" all the same
+            return
+        if found is not None:
             refused.send(type(self), reason="scope", method=method, name=name, scope=scope)
 
     async def _merged(self, ctx: RequestContext, method: str, key: str) -> Items:

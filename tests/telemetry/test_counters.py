@@ -16,8 +16,11 @@ from mcp_django.endpoints import Endpoint
 from mcp_django.gateway.connection import pool
 from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.interceptors.audit import flush_audit_log
+from mcp_django.protocol import Connection, MessageHandler, RequestContext
 from mcp_django.registry import Registry
 from mcp_django.routing import websocket_endpoint
+from mcp_django.scopes import Scope
+from mcp_django.sources import CompositeBackend, Source, ToolComponent
 from mcp_django.telemetry import TelemetryExtension
 from mcp_django.testing import MCPCallError, MCPTestClient
 from tests.telemetry.conftest import Telemetry
@@ -137,6 +140,37 @@ async def test_a_prompt_beyond_the_callers_scope_counts_as_a_scope_refusal(telem
 
     refusal = {"mcp_django.refusal.reason": "scope", "mcp.method.name": "prompts/get"}
     assert grew(before, summed(telemetry, "mcp_django.refusals")) == {frozenset(refusal.items()): 1}
+
+
+class Broken(Source):
+    """A TEAM source whose lookups fail (a provider whose database is down, say)."""
+
+    scope = Scope.TEAM
+
+    def capabilities(self) -> dict[str, Any]:
+        return {"tools": {}}
+
+    async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> ToolComponent | None:
+        raise RuntimeError("down")
+
+
+async def test_a_source_beyond_the_callers_scope_that_fails_still_leaves_the_answer_unknown(
+    telemetry: Telemetry,
+) -> None:
+    TelemetryExtension().telemetry()  # someone listens: the backend looks the name up at SYSTEM scope
+
+    async def user(ctx: RequestContext) -> Scope:
+        return Scope.USER
+
+    handler = MessageHandler(CompositeBackend([Broken(), guarded.source()], user), server_info={"name": "t"})
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "payroll", "_meta": meta}}
+    before = summed(telemetry, "mcp_django.refusals")
+
+    reply: Any = await handler.handle(message, Connection())
+
+    assert reply["error"]["message"] == "Unknown tool: payroll"
+    assert grew(before, summed(telemetry, "mcp_django.refusals")) == {}
 
 
 @pytest.mark.django_db(transaction=True)
