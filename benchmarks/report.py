@@ -407,7 +407,7 @@ def telemetry_section(results: Results) -> str:
         "samples every span into a `BatchSpanProcessor` whose exporter drops the batch, and a `MeterProvider`",
         "whose periodic reader aggregates every measurement and drops the export. The CPU includes the batch",
         "processor's thread. The target is judged on CPU per call (`CPU vs plain`: the median over the rounds",
-        "of each round's ratio to the plain row, loaded just before it); calls/s stand beside it. Under load",
+        "of each round's ratio to the plain row, loaded next to it); calls/s stand beside it. Under load",
         "(the load averages below) those ratios move by several percent from run to run;",
         "`benchmarks/bench_telemetry.py` measures the same configurations in process, with no HTTP.",
         "",
@@ -499,7 +499,7 @@ READING = """\
 ## How to read the numbers
 
 Every row was served side by side in one run, on the same machine, with the load generator on the same
-two cores, and the rows were loaded in interleaved rounds (A B C, A B C), so a burst of noise from the
+two cores, and the rows were loaded in interleaved rounds (A B C, C B A), so a burst of noise from the
 rest of the machine lands on every row alike. The figure to judge by is **CPU µs/call**: the user +
 system CPU time the server's processes spent during a round (from `/proc/<pid>/stat`, read before and
 after), divided by the calls it answered, median over the rounds. A load generator or another busy

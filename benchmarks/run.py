@@ -1,7 +1,7 @@
 """`make bench`: mcp_django beside the official SDK, FastMCP and a bare ASGI app, in one run.
 
 Every server is started once, side by side on loopback; then each round loads every row in turn
-(interleaved: A B C, A B C), so drift on a shared machine hits all rows alike. Afterwards a fresh
+(interleaved: A B C, C B A), so drift on a shared machine hits all rows alike. Afterwards a fresh
 process of each measured kind opens idle handshake sessions over HTTP to measure memory per session.
 The table and the target verdicts are printed and written to `docs/performance.md` (+ an SVG chart).
 
@@ -367,7 +367,10 @@ def run_rows(env: dict[str, str], folder: Path, use_wrk: bool) -> list[Measured]
                 measure(servers[row.server].port, row.path, prepared[index], WARMUP, connections, folder, use_wrk)
         for round_number in range(1, ROUNDS + 1):
             print(f"round {round_number} of {ROUNDS}: {SECONDS:g} s per row, {CONNECTIONS} connections", flush=True)
-            for index, entry in enumerate(measured):
+            # A B C, then C B A: a row loaded first every round would meet whatever drifts (a warming
+            # cache, the previous row's leftover threads) alone, and a ratio of neighbours would carry it.
+            order = list(enumerate(measured))
+            for index, entry in order if round_number % 2 else reversed(order):
                 if index not in prepared:
                     continue
                 running = servers[entry.row.server]
