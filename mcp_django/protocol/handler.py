@@ -54,6 +54,7 @@ from mcp_django.protocol.meta import check_stateless_meta, era_of
 from mcp_django.protocol.observers import MessageObserver, compose_observers
 from mcp_django.protocol.pagination import paginate
 from mcp_django.protocol.results import tool_error
+from mcp_django.protocol.shapes import known_result, known_valid, known_valid_notification
 from mcp_django.protocol.versions import (
     BATCH_VERSIONS,
     STATELESS_VERSIONS,
@@ -434,7 +435,8 @@ class MessageHandler:
         try:
             if result.get("resultType") == "input_required":
                 return serialize_server_result(spec.name, ctx.protocol_version, result, surface=SERVER_RESULTS)
-            return _serialize_complete(spec.name, ctx.protocol_version, result)
+            written = known_result(spec.name, ctx.protocol_version, result)  # text answers, without pydantic
+            return written if written is not None else _serialize_complete(spec.name, ctx.protocol_version, result)
         except pydantic.ValidationError as error:
             logger.error("Invalid %s result: %s", spec.name, error)
             if spec.name == "tools/call":
@@ -445,6 +447,8 @@ class MessageHandler:
 
     @staticmethod
     def _validate_params(method: str, version: str, params: Mapping[str, Any]) -> None:
+        if known_valid(method, version, params):
+            return  # the common shapes, checked without building mcp-types' models (`shapes.py`)
         try:
             validate_client_request(method, version, params)
         except pydantic.ValidationError as error:
@@ -459,10 +463,12 @@ class MessageHandler:
 
     def _notify(self, method: str, params: Mapping[str, Any], connection: Connection) -> None:
         era, version = era_of(params, connection)
-        try:
-            validate_client_notification(method, STATELESS_VERSIONS[-1] if era is Era.STATELESS else version, params)
-        except (KeyError, ValueError, pydantic.ValidationError):
-            return  # unknown or malformed notifications are dropped, as JSON-RPC requires
+        version = STATELESS_VERSIONS[-1] if era is Era.STATELESS else version
+        if not known_valid_notification(method, version, params):
+            try:
+                validate_client_notification(method, version, params)
+            except (KeyError, ValueError, pydantic.ValidationError):
+                return  # unknown or malformed notifications are dropped, as JSON-RPC requires
         session = connection.session
         if method == "notifications/initialized" and session is not None and not session.initialized:
             session.initialized = True
