@@ -137,6 +137,26 @@ async def test_a_row_is_stored_with_every_column_as_the_model_would_store_it() -
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_a_batch_the_database_refuses_at_commit_keeps_every_row_and_leaves_no_transaction_open() -> None:
+    from django.db import connection
+
+    from mcp_django.interceptors.audit import audit_writer
+    from mcp_django.interceptors.audit_store import write_rows
+
+    # A user that does not exist: the foreign key fails when the batch's own COMMIT checks it.
+    rows = [{**_row("t-kept"), "user_id": 10**9}, _row("t-kept-too")]
+    assert [await audit_writer().submit_async(row) for row in rows] == ["committed", "committed"]
+    stored = {trace: user async for trace, user in ToolCallRecord.objects.values_list("trace_id", "user_id")}
+    assert stored == {"t-kept": None, "t-kept-too": None}
+
+    def outside_a_transaction() -> tuple[bool, bool]:
+        write_rows([_row("t-after")], dedupe=False)
+        return connection.get_autocommit(), connection.connection.in_transaction
+
+    assert await asyncio.to_thread(outside_a_transaction) == (True, False)
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_cancelled_caller_leaves_its_row_stored_and_the_others_of_its_batch_answered() -> None:
     from mcp_django.interceptors.audit import audit_writer, flush_audit_log
 
