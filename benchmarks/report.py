@@ -534,6 +534,11 @@ which walks the 100 pages of a 10,000-tool provider over one connection.
   core; that ratio (calls/s) means something with the load sent from another machine.
 - The benchmark project's database is SQLite in WAL mode with `synchronous=NORMAL` (a deployment on
   SQLite would run that; production belongs on PostgreSQL): sessions and audit rows are written to it.
+  Its connections persist (`CONN_MAX_AGE = 60`, `CONN_HEALTH_CHECKS = True`), as
+  [deployment](deployment.md) tells a production site to run: the fast path's database threads keep
+  their connection from one sync tool call to the next. With Django's default of 0 every sync tool call
+  opens and closes one; in process, the one-`count()` tool cost 1,000–1,750 µs CPU per call that way
+  against 250–320 µs with persistent connections (`bench_inprocess.py --cpu`, 2026-12-02).
 - The **token + audit** rows send `Authorization: Bearer <DRF token>` to an endpoint with the audit sink,
   so every call is authenticated and leaves a committed audit row.
 - **Memory per idle session** opens that many handshake sessions over HTTP (`initialize` +
