@@ -2,9 +2,10 @@
 
 A batch is inserted with one `executemany` of the model's INSERT (the values prepared by each field, as
 `bulk_create` prepares them, without building model instances), between a `BEGIN` and a `COMMIT` sent on
-the DB-API connection itself on SQLite and PostgreSQL (`atomic()` elsewhere, and for a replay); the wait for a lock is bounded by
-`MCP_DJANGO["AUDIT_DB_TIMEOUT"]` (SQLite: the writer connection's busy timeout, set once per connection;
-PostgreSQL: per transaction). A batch the database cannot take raises `Unavailable`, and the writer spools it.
+the DB-API connection itself on SQLite and PostgreSQL (`atomic()` elsewhere, and for a replay); the wait
+for a lock is bounded by `MCP_DJANGO["AUDIT_DB_TIMEOUT"]` (SQLite: the writer connection's busy timeout,
+set once per connection; PostgreSQL: per transaction). A batch the database cannot take raises
+`Unavailable`, and the writer spools it.
 """
 
 from __future__ import annotations
