@@ -91,6 +91,16 @@ def _json(value: Any) -> bool:
     return kind is dict and all(type(key) is str and _json(item) for key, item in value.items())
 
 
+def _json_copy(value: Any) -> Any:
+    """A copy of a `JSONValue`'s lists and dicts (what `_json` accepted), the rest shared."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _json_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [_json_copy(item) for item in value]
+    return value
+
+
 def _json_object(value: Any) -> bool:
     """`dict[str, JSONValue]`."""
     return type(value) is dict and _json(value)
@@ -397,7 +407,7 @@ def _call_result_writer(module: Any) -> Callable[[Mapping[str, Any]], dict[str, 
     known = frozenset(key for key, _ in _CALL_RESULT_FIELDS[module.__name__])
 
     def write(result: Mapping[str, Any]) -> dict[str, Any] | None:
-        if type(result) is not dict or not known.issuperset(result) or result.get("structuredContent") is not None:
+        if type(result) is not dict or not known.issuperset(result):
             return None
         content = result.get("content")
         if type(content) is not list:
@@ -432,6 +442,11 @@ def _call_result_writer(module: Any) -> Callable[[Mapping[str, Any]], dict[str, 
             if type(result_type) is not str:
                 return None
             written["resultType"] = result_type
+        structured = result.get("structuredContent")
+        if structured is not None:
+            if (stateful and type(structured) is not dict) or not _json(structured):
+                return None
+            written["structuredContent"] = _json_copy(structured)  # mcp-types' dump is a copy too
         return written
 
     return write
@@ -457,7 +472,7 @@ _RESULT_WRITERS: Final = _result_writers()
 def known_result(method: str, version: str, result: Mapping[str, Any]) -> dict[str, Any] | None:
     """`result` as mcp-types' `serialize_server_result` writes a complete result of `method`, or None.
 
-    None means "not a shape known here" (anything but text content, structured content, annotations):
+    None means "not a shape known here" (content other than plain text, annotations, non-JSON values):
     the caller then asks mcp-types, which also refuses what is invalid.
     """
     write = _RESULT_WRITERS.get((method, version))

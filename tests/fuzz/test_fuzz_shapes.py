@@ -176,8 +176,18 @@ def result_templates(method: str, version: str) -> list[dict[str, Any]]:
         return [
             {"content": [text], "isError": False, "resultType": "complete", "_meta": SERVER_INFO},
             {"content": [text, dict(text)], "resultType": "complete", "_meta": {**SERVER_INFO, "x": 1}},
+            {
+                "content": [text],
+                "structuredContent": {"result": "hello"},
+                "resultType": "complete",
+                "_meta": SERVER_INFO,
+            },
         ]
-    return [{"content": [text], "isError": False}, {"content": [], "isError": True, "_meta": {"a": "b"}}]
+    return [
+        {"content": [text], "isError": False},
+        {"content": [], "isError": True, "_meta": {"a": "b"}},
+        {"content": [text], "structuredContent": {"result": ["hello", 1, None, {"deep": 2.5}]}},
+    ]
 
 
 @st.composite
