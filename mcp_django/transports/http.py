@@ -273,10 +273,9 @@ class StreamableHTTP:
         if not _is_json(headers.get("content-type")):
             return _error(415, InvalidRequest("Unsupported Media Type: Content-Type must be application/json"))
         limit = mcp_settings.MAX_REQUEST_BYTES
-        too_large = _error(413, InvalidRequest(payload_too_large(limit)))
         declared = declared_length(headers)
         if declared is not None and declared > limit:
-            return too_large
+            return _error(413, InvalidRequest(payload_too_large(limit)))
         if not isinstance(body, bytes):
             timeout = mcp_settings.REQUEST_BODY_TIMEOUT
             try:
@@ -287,7 +286,7 @@ class StreamableHTTP:
             except ClientGone:
                 return HTTPResponse(CLIENT_GONE)
         if len(body) > limit:
-            return too_large
+            return _error(413, InvalidRequest(payload_too_large(limit)))
         try:
             message = parse_body(body)
         except ParseError as error:
