@@ -9,20 +9,21 @@ can see therefore still comes from mcp-types, unchanged; `tests/fuzz/test_fuzz_s
 every params dict said yes to is one mcp-types accepts.
 
 Each check is written against the field names and annotations of the mcp-types model it stands for, and
-those are compared once, at import: a field added, removed or retyped by a new mcp-types release turns
-that check off (mcp-types validates those requests again) instead of letting it accept what it no
-longer knows.
+those are compared once, at import: a field added, removed or retyped by a new mcp-types release, or a
+model it no longer has (the models are found through the module its public tables name), turns that
+check off (mcp-types validates those requests again) instead of letting it accept what it no longer
+knows.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any, Final, get_args
 
-import mcp_types._v2025_11_25 as handshake
-import mcp_types._v2026_07_28 as stateless
 from mcp_types.methods import CLIENT_NOTIFICATIONS, CLIENT_REQUESTS, SERVER_RESULTS
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
@@ -119,12 +120,29 @@ def _log_level(value: Any) -> bool:
     return type(value) is str and value in LOG_LEVELS
 
 
-def _model(model: type[BaseModel], fields: Mapping[str, Field]) -> Check:
+def _module_of(method: str, version: str) -> ModuleType | None:
+    """The mcp-types module whose models serve `method` at `version` (found through the public tables)."""
+    model = CLIENT_REQUESTS.get((method, version))
+    return sys.modules.get(model.__module__) if model is not None else None
+
+
+handshake: Final = _module_of("tools/call", "2025-11-25")
+stateless: Final = _module_of("tools/call", "2026-07-28")
+
+
+def _class(module: ModuleType | None, name: str) -> Any:
+    """`module.name`, or None when mcp-types has no such model any more (its checks then say no)."""
+    return getattr(module, name, None)
+
+
+def _model(model: type[BaseModel] | None, fields: Mapping[str, Field]) -> Check:
     """The check of a mcp-types model whose fields, by wire name, `fields` lists with their annotations.
 
     When the model's fields or annotations differ from `fields` (mcp-types changed), the check says no
     to everything, so pydantic validates those values again.
     """
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return _never
     wire = {(info.alias or name): (name, info) for name, info in model.model_fields.items()}
     written = {key: annotation for key, (_, annotation) in fields.items()}
     if {key: _spelled(info.annotation) for key, (_, info) in wire.items()} != written:
@@ -157,7 +175,7 @@ def _model(model: type[BaseModel], fields: Mapping[str, Field]) -> Check:
 
 def _implementation(module: Any) -> Check:
     return _model(
-        module.Implementation,
+        _class(module, "Implementation"),
         {
             "description": (_optional(_string), "str | None"),
             "icons": (_absent, "list[Icon] | None"),
@@ -173,27 +191,30 @@ def _implementation(module: Any) -> Check:
 
 _OBJECT: Final[Field] = (_optional(_object), "dict[str, Any] | None")
 
-_META = _model(handshake.Meta, {"progressToken": (_optional(_token), "str | int | None")})
+_META = _model(_class(handshake, "Meta"), {"progressToken": (_optional(_token), "str | int | None")})
 _HANDSHAKE_META: Final[Field] = (_optional(_META), "Meta | None")
 _HANDSHAKE_CAPABILITIES = _model(
-    handshake.ClientCapabilities,
+    _class(handshake, "ClientCapabilities"),
     {
         "elicitation": (
-            _optional(_model(handshake.Elicitation, {"form": _OBJECT, "url": _OBJECT})),
+            _optional(_model(_class(handshake, "Elicitation"), {"form": _OBJECT, "url": _OBJECT})),
             "Elicitation | None",
         ),
         "experimental": (_optional(_objects_of(_object)), "dict[str, dict[str, Any]] | None"),
         "roots": (
-            _optional(_model(handshake.Roots, {"listChanged": (_optional(_boolean), "bool | None")})),
+            _optional(_model(_class(handshake, "Roots"), {"listChanged": (_optional(_boolean), "bool | None")})),
             "Roots | None",
         ),
-        "sampling": (_optional(_model(handshake.Sampling, {"context": _OBJECT, "tools": _OBJECT})), "Sampling | None"),
+        "sampling": (
+            _optional(_model(_class(handshake, "Sampling"), {"context": _OBJECT, "tools": _OBJECT})),
+            "Sampling | None",
+        ),
         "tasks": (_absent, "Tasks | None"),
     },
 )
 _HANDSHAKE_PARAMS: Final[Mapping[str, Check]] = {
     "tools/call": _model(
-        handshake.CallToolRequestParams,
+        _class(handshake, "CallToolRequestParams"),
         {
             "_meta": _HANDSHAKE_META,
             "arguments": _OBJECT,
@@ -202,11 +223,12 @@ _HANDSHAKE_PARAMS: Final[Mapping[str, Check]] = {
         },
     ),
     "tools/list": _model(
-        handshake.PaginatedRequestParams, {"_meta": _HANDSHAKE_META, "cursor": (_optional(_string), "str | None")}
+        _class(handshake, "PaginatedRequestParams"),
+        {"_meta": _HANDSHAKE_META, "cursor": (_optional(_string), "str | None")},
     ),
-    "ping": _model(handshake.RequestParams, {"_meta": _HANDSHAKE_META}),
+    "ping": _model(_class(handshake, "RequestParams"), {"_meta": _HANDSHAKE_META}),
     "initialize": _model(
-        handshake.InitializeRequestParams,
+        _class(handshake, "InitializeRequestParams"),
         {
             "_meta": _HANDSHAKE_META,
             "capabilities": (_HANDSHAKE_CAPABILITIES, "ClientCapabilities"),
@@ -216,9 +238,9 @@ _HANDSHAKE_PARAMS: Final[Mapping[str, Check]] = {
     ),
 }
 _HANDSHAKE_NOTIFICATIONS: Final[Mapping[str, Check]] = {
-    "notifications/initialized": _model(handshake.NotificationParams, {"_meta": _OBJECT}),
+    "notifications/initialized": _model(_class(handshake, "NotificationParams"), {"_meta": _OBJECT}),
     "notifications/cancelled": _model(
-        handshake.CancelledNotificationParams,
+        _class(handshake, "CancelledNotificationParams"),
         {
             "_meta": _OBJECT,
             "reason": (_optional(_string), "str | None"),
@@ -231,24 +253,24 @@ _HANDSHAKE_NOTIFICATIONS: Final[Mapping[str, Check]] = {
 
 _JSON_OBJECT: Final[Field] = (_optional(_json_object), "dict[str, JSONValue] | None")
 _STATELESS_CAPABILITIES = _model(
-    stateless.ClientCapabilities,
+    _class(stateless, "ClientCapabilities"),
     {
         "elicitation": (
-            _optional(_model(stateless.Elicitation, {"form": _JSON_OBJECT, "url": _JSON_OBJECT})),
+            _optional(_model(_class(stateless, "Elicitation"), {"form": _JSON_OBJECT, "url": _JSON_OBJECT})),
             "Elicitation | None",
         ),
         "experimental": (_optional(_objects_of(_json_object)), "dict[str, dict[str, JSONValue]] | None"),
         "extensions": (_optional(_objects_of(_json_object)), "dict[str, dict[str, JSONValue]] | None"),
         "roots": _OBJECT,
         "sampling": (
-            _optional(_model(stateless.Sampling, {"context": _JSON_OBJECT, "tools": _JSON_OBJECT})),
+            _optional(_model(_class(stateless, "Sampling"), {"context": _JSON_OBJECT, "tools": _JSON_OBJECT})),
             "Sampling | None",
         ),
     },
 )
 _REQUEST_META: Final[Field] = (
     _model(
-        stateless.RequestMetaObject,
+        _class(stateless, "RequestMetaObject"),
         {
             "io.modelcontextprotocol/clientCapabilities": (_STATELESS_CAPABILITIES, "ClientCapabilities"),
             "io.modelcontextprotocol/clientInfo": (_optional(_implementation(stateless)), "Implementation | None"),
@@ -265,7 +287,7 @@ _REQUEST_META: Final[Field] = (
 _NOTIFICATION_META: Final[Field] = (
     _optional(
         _model(
-            stateless.NotificationMetaObject,
+            _class(stateless, "NotificationMetaObject"),
             {"io.modelcontextprotocol/subscriptionId": (_optional(_token), "str | int | None")},
         )
     ),
@@ -273,7 +295,7 @@ _NOTIFICATION_META: Final[Field] = (
 )
 _STATELESS_PARAMS: Final[Mapping[str, Check]] = {
     "tools/call": _model(
-        stateless.CallToolRequestParams,
+        _class(stateless, "CallToolRequestParams"),
         {
             "_meta": _REQUEST_META,
             "arguments": _OBJECT,
@@ -286,13 +308,14 @@ _STATELESS_PARAMS: Final[Mapping[str, Check]] = {
         },
     ),
     "tools/list": _model(
-        stateless.PaginatedRequestParams, {"_meta": _REQUEST_META, "cursor": (_optional(_string), "str | None")}
+        _class(stateless, "PaginatedRequestParams"),
+        {"_meta": _REQUEST_META, "cursor": (_optional(_string), "str | None")},
     ),
-    "server/discover": _model(stateless.RequestParams, {"_meta": _REQUEST_META}),
+    "server/discover": _model(_class(stateless, "RequestParams"), {"_meta": _REQUEST_META}),
 }
 _STATELESS_NOTIFICATIONS: Final[Mapping[str, Check]] = {
     "notifications/cancelled": _model(
-        stateless.CancelledNotificationParams,
+        _class(stateless, "CancelledNotificationParams"),
         {
             "_meta": _NOTIFICATION_META,
             "reason": (_optional(_string), "str | None"),
@@ -313,7 +336,7 @@ def _rows(
     rows = {}
     for (method, version), model in surface.items():
         check = params.get(method)
-        if check is None or model.__module__ != module.__name__:
+        if check is None or module is None or model.__module__ != module.__name__:
             continue
         annotation = model.model_fields["params"].annotation
         if check is not _never and _spelled(annotation).removesuffix(" | None") in _PARAMS_MODELS[method]:
@@ -359,13 +382,13 @@ def known_valid_notification(method: str, version: str, params: Any) -> bool:
 # -- results: `tools/call`'s text answers, written as mcp-types would write them -------------------------
 
 _CALL_RESULT_FIELDS: Final[Mapping[str, list[tuple[str, str]]]] = {
-    handshake.__name__: [
+    "handshake": [
         ("_meta", "dict[str, Any] | None"),
         ("content", "list[TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource]"),
         ("isError", "bool | None"),
         ("structuredContent", "dict[str, Any] | None"),
     ],
-    stateless.__name__: [
+    "stateless": [
         ("_meta", "ResultMetaObject | None"),
         ("content", "list[TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource]"),
         ("isError", "bool | None"),
@@ -382,7 +405,9 @@ _TEXT_FIELDS: Final = [
 _SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 
 
-def _fields_of(model: type[BaseModel]) -> list[tuple[str, str]]:
+def _fields_of(model: type[BaseModel] | None) -> list[tuple[str, str]]:
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return []
     return [(info.alias or name, _spelled(info.annotation)) for name, info in model.model_fields.items()]
 
 
@@ -396,15 +421,16 @@ def _flat(value: Any) -> bool:
 def _call_result_writer(module: Any) -> Callable[[Mapping[str, Any]], dict[str, Any] | None] | None:
     """The writer of `module`'s `CallToolResult`s of text content, or None if its models are not as written for."""
     stateful = module is handshake
+    era = "handshake" if stateful else "stateless"
     text_meta = "dict[str, Any] | None" if stateful else "MetaObject | None"
     expected_text = [(key, annotation.format(meta=text_meta)) for key, annotation in _TEXT_FIELDS]
-    if _fields_of(module.CallToolResult) != _CALL_RESULT_FIELDS[module.__name__]:
+    if _fields_of(_class(module, "CallToolResult")) != _CALL_RESULT_FIELDS[era]:
         return None
-    if _fields_of(module.TextContent) != expected_text:
+    if _fields_of(_class(module, "TextContent")) != expected_text:
         return None
-    if not stateful and _fields_of(module.ResultMetaObject) != [(_SERVER_INFO, "Any | None")]:
+    if not stateful and _fields_of(_class(module, "ResultMetaObject")) != [(_SERVER_INFO, "Any | None")]:
         return None
-    known = frozenset(key for key, _ in _CALL_RESULT_FIELDS[module.__name__])
+    known = frozenset(key for key, _ in _CALL_RESULT_FIELDS[era])
 
     def write(result: Mapping[str, Any]) -> dict[str, Any] | None:
         if type(result) is not dict or not known.issuperset(result):
@@ -458,7 +484,7 @@ def _result_writers() -> dict[tuple[str, str], Callable[[Mapping[str, Any]], dic
     for (method, version), row in SERVER_RESULTS.items():
         module = handshake if version in HANDSHAKE_PROTOCOL_VERSIONS else stateless
         arms = get_args(row) or (row,)  # 2026: `CallToolResult | InputRequiredResult`
-        if method != "tools/call" or module.CallToolResult not in arms:
+        if method != "tools/call" or _class(module, "CallToolResult") not in arms:
             continue
         writer = _call_result_writer(module)
         if writer is not None:

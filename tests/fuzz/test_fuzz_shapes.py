@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import copy
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, get_args
 
 import pydantic
 import pytest
@@ -28,6 +28,9 @@ from mcp_django.protocol.shapes import (
     _NOTIFICATIONS,
     _REQUESTS,
     _RESULT_WRITERS,
+    _model,
+    _never,
+    _string,
     known_result,
     known_valid,
     known_valid_notification,
@@ -234,6 +237,16 @@ def test_the_params_clients_send_are_known_valid_without_mcp_types(row: tuple[st
     check = known_valid_notification if row in _NOTIFICATIONS else known_valid
     for params in templates(method, version):
         assert check(method, version, params), params
+
+
+def test_a_model_mcp_types_changed_or_dropped_turns_its_check_off() -> None:
+    from mcp_types.methods import CLIENT_REQUESTS
+
+    params_model = get_args(CLIENT_REQUESTS[("ping", "2025-11-25")].model_fields["params"].annotation)[0]
+    assert _model(params_model, {"_meta": (_string, "Meta | None")}) is not _never
+    assert _model(params_model, {"_meta": (_string, "str | None")}) is _never  # retyped
+    assert _model(params_model, {"_meta": (_string, "Meta | None"), "new": (_string, "str")}) is _never
+    assert _model(None, {"_meta": (_string, "Meta | None")}) is _never  # gone
 
 
 @given(case=request_cases)
