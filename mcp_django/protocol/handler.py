@@ -53,8 +53,9 @@ from mcp_django.protocol.jsonrpc import (
 from mcp_django.protocol.meta import check_stateless_meta, era_of
 from mcp_django.protocol.observers import MessageObserver, compose_observers
 from mcp_django.protocol.pagination import paginate
+from mcp_django.protocol.result_shapes import known_result
 from mcp_django.protocol.results import tool_error
-from mcp_django.protocol.shapes import known_result, known_valid, known_valid_notification
+from mcp_django.protocol.shapes import known_valid, known_valid_notification
 from mcp_django.protocol.versions import (
     BATCH_VERSIONS,
     STATELESS_VERSIONS,

@@ -24,14 +24,13 @@ from mcp_types.methods import validate_client_notification, validate_client_requ
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.handler import _serialize_complete
 from mcp_django.protocol.jsonrpc import dump_json
+from mcp_django.protocol.result_shapes import _RESULT_WRITERS, known_result
 from mcp_django.protocol.shapes import (
     _NOTIFICATIONS,
     _REQUESTS,
-    _RESULT_WRITERS,
     _model,
     _never,
     _string,
-    known_result,
     known_valid,
     known_valid_notification,
 )
