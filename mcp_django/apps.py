@@ -26,6 +26,7 @@ class MCPDjangoConfig(AppConfig):
         from mcp_django.conf import mcp_settings
         from mcp_django.gateway import checks as gateway_checks  # noqa: F401  # those of the gateways
         from mcp_django.gateway import (
+            client_auth_checks,  # noqa: F401  # and those of the servers the site signs in to itself
             interceptor_checks,  # noqa: F401  # and those of the interceptor servers
             remote_chain,  # noqa: F401  # runs the chains' {"SERVER": ...} entries
             upstream_checks,  # noqa: F401  # and those of the servers users sign in to (AUTH "oauth")

@@ -96,6 +96,8 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "REMOTE_MAX_DESCRIPTION_CHARS": (is_positive_int, "a positive integer"),
     "REMOTE_MAX_INPUT_ROUNDS": (is_positive_int, "a positive integer"),
     "REMOTE_CALL_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    "OAUTH_CLIENT_MAX_BYTES": (is_positive_int, "a positive integer"),
+    "OAUTH_CLIENT_ALLOW_LOOPBACK": (lambda v: isinstance(v, bool), "True or False"),
     "TOOL_TIMEOUT": (lambda v: v is None or (is_number(v) and v > 0), "a positive number of seconds or None"),
     "SHUTDOWN_GRACE": (lambda v: is_number(v) and v >= 0, "a number of seconds >= 0"),
     "RETRY_AFTER": (is_positive_int, "a positive integer"),

@@ -24,6 +24,7 @@ docs/client.md.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -32,6 +33,7 @@ from asgiref.sync import async_to_sync
 from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import BackendUnavailable, RemoteError, RemoteServer, connect, pool, remote_server
 from mcp_django.gateway.remote_chain import drain_sinks
+from mcp_django.gateway.server_config import ClientAuth
 from mcp_django.interceptors import chain_options
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.overlay import installed, on_change
@@ -59,6 +61,9 @@ class MCPClient:
         interceptors: the chain, in the settings' format (import strings, dicts, `{"SERVER": name}`);
             None runs the settings' chain, `MCP_DJANGO["INTERCEPTORS"]`.
         user: who the requests are made for (a Django user): the interceptors' `context.principal`.
+        auth: how the connection authenticates with OAuth (`mcp_django.gateway.client_auth.ClientAuth`,
+            e.g. `OAuthClientAuth(ClientCredentials(...))`): it answers the server's 401 and 403
+            challenges and sends the token; None keeps the server's own (`AUTH`, `TOKEN`, `HEADERS`).
 
     Connections are pooled per event loop and shared with the gateway; nothing needs closing.
     """
@@ -69,8 +74,11 @@ class MCPClient:
         *,
         interceptors: Sequence[Any] | None = None,
         user: Any = None,
+        auth: ClientAuth | None = None,
     ) -> None:
         self.server = remote_server(server)
+        if auth is not None:
+            self.server = dataclasses.replace(self.server, auth=auth)
         self.interceptors = None if interceptors is None else list(interceptors)
         self.user = user
         self._chain: dict[str, Any] | None = None
@@ -159,8 +167,9 @@ class SyncMCPClient:
         *,
         interceptors: Sequence[Any] | None = None,
         user: Any = None,
+        auth: ClientAuth | None = None,
     ) -> None:
-        self.client = MCPClient(server, interceptors=interceptors, user=user)
+        self.client = MCPClient(server, interceptors=interceptors, user=user, auth=auth)
 
     def __enter__(self) -> SyncMCPClient:
         return self

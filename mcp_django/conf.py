@@ -126,6 +126,11 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "REMOTE_MAX_DESCRIPTION_CHARS": 8192,
     "REMOTE_MAX_INPUT_ROUNDS": 10,
     "REMOTE_CALL_TIMEOUT": 600.0,
+    # The site as an OAuth client of remote servers (docs/client.md): the largest answer it reads from
+    # their authorization servers (metadata, registration, tokens); whether a server on a loopback name
+    # may use an authorization server on loopback too (development and tests only).
+    "OAUTH_CLIENT_MAX_BYTES": 64 * 1024,
+    "OAUTH_CLIENT_ALLOW_LOOPBACK": False,
     # Faults (docs/deployment.md): time limits, shutdown, an unavailable database.
     "TOOL_TIMEOUT": None,
     "SHUTDOWN_GRACE": 5.0,

@@ -36,6 +36,7 @@ from mcp_django.gateway.remote import (
     SessionExpired,
     UpstreamOAuth,
 )
+from mcp_django.gateway.server_config import ClientAuth
 from mcp_django.gateway.stdio_client import StdioConnection
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "POLICY_KEYS",
     "SERVER_KEYS",
     "BackendUnavailable",
+    "ClientAuth",
     "ConnectionPool",
     "NotForwardable",
     "NotificationListener",
@@ -65,6 +67,12 @@ CONFIG_KEYS: Final = frozenset(
 """The connection's keys of one `MCP_DJANGO["SERVERS"]` entry (or of a `backend=` dict)."""
 OAUTH_KEYS: Final = frozenset({"TYPE", "CLIENT_ID", "CLIENT_SECRET", "SCOPES"})
 """The keys of an `AUTH` dict (`{"TYPE": "oauth", ...}`); `"AUTH": "oauth"` is `{"TYPE": "oauth"}`."""
+CLIENT_CREDENTIALS_KEYS: Final = frozenset(
+    {"TYPE", "CLIENT_ID", "CLIENT_SECRET", "PRIVATE_KEY", "SIGNING_ALGORITHM", "SCOPES"}
+)
+"""The keys of an `AUTH` dict with `"TYPE": "client_credentials"`: the site's own client at the remote's server."""
+SIGNING_ALGORITHMS: Final = frozenset({"ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "EdDSA"})
+_client_auths: dict[tuple[str, str], ClientAuth] = {}
 POLICY_KEYS: Final = frozenset({"FAIL_OPEN", "TIMEOUT_MS"})
 """The other keys of a `SERVERS` entry: how an interceptor chain treats the server (`interceptor_servers`)."""
 SERVER_KEYS: Final = CONFIG_KEYS | POLICY_KEYS
@@ -106,6 +114,8 @@ def oauth_of(auth: Any) -> UpstreamOAuth | None:
         return None
     if auth == "oauth":
         return UpstreamOAuth()
+    if isinstance(auth, Mapping) and auth.get("TYPE") == "client_credentials":
+        return None  # the connection's own client: `client_auth_of`
     if not (isinstance(auth, Mapping) and auth.get("TYPE") == "oauth" and set(auth) <= OAUTH_KEYS):
         raise ValueError("AUTH must be 'oauth' or a dict with TYPE 'oauth'")
     client_id, secret, scopes = auth.get("CLIENT_ID"), auth.get("CLIENT_SECRET"), auth.get("SCOPES", ())
@@ -117,6 +127,52 @@ def oauth_of(auth: Any) -> UpstreamOAuth | None:
     ):
         raise ValueError("AUTH has a bad CLIENT_ID, CLIENT_SECRET or SCOPES")
     return UpstreamOAuth(client_id=client_id, client_secret=secret, scopes=tuple(scopes))
+
+
+def client_credentials_problem(auth: Mapping[str, Any]) -> str | None:
+    """What is wrong with a `{"TYPE": "client_credentials", ...}` `AUTH` dict, in words; None if nothing."""
+    unknown = sorted(str(key) for key in auth if key not in CLIENT_CREDENTIALS_KEYS)
+    if unknown:
+        return f"unknown key {unknown[0]!r}"
+    client_id, secret, key = auth.get("CLIENT_ID"), auth.get("CLIENT_SECRET"), auth.get("PRIVATE_KEY")
+    if not (isinstance(client_id, str) and client_id):
+        return "CLIENT_ID must be a non-empty string"
+    if (secret is None) == (key is None) or not isinstance(secret if key is None else key, str):
+        return "needs one of CLIENT_SECRET and PRIVATE_KEY (a string)"
+    if auth.get("SIGNING_ALGORITHM", "ES256") not in SIGNING_ALGORITHMS:
+        return f"SIGNING_ALGORITHM must be one of {', '.join(sorted(SIGNING_ALGORITHMS))}"
+    scopes = auth.get("SCOPES", ())
+    if not (isinstance(scopes, (list, tuple)) and all(isinstance(s, str) and s and " " not in s for s in scopes)):
+        return "SCOPES must be a list of words"
+    return None
+
+
+def client_auth_of(auth: Any, url: str | None) -> ClientAuth | None:
+    """The `ClientAuth` an entry's `AUTH` value gives its connections (client credentials); None for others.
+
+    The same configuration gives the same object, so its connections share one cached token.
+
+    Raises:
+        ValueError: a malformed client credentials `AUTH` (check `mcp_django.E240` says what).
+    """
+    if not (isinstance(auth, Mapping) and auth.get("TYPE") == "client_credentials"):
+        return None
+    problem = client_credentials_problem(auth)
+    if problem is not None:
+        raise ValueError(f"AUTH client_credentials: {problem}")
+    marker = (str(url), repr(sorted((str(key), repr(value)) for key, value in auth.items())))
+    known = _client_auths.get(marker)
+    if known is None:
+        from mcp_django.gateway.client_auth import ClientCredentials, ClientKey, OAuthClientAuth
+
+        key = auth.get("PRIVATE_KEY")
+        grant = ClientCredentials(
+            auth["CLIENT_ID"],
+            secret=auth.get("CLIENT_SECRET"),
+            key=ClientKey(key, auth.get("SIGNING_ALGORITHM", "ES256")) if key else None,
+        )
+        known = _client_auths[marker] = OAuthClientAuth(grant, scopes=tuple(auth.get("SCOPES", ())))
+    return known
 
 
 def remote_server(spec: str | Mapping[str, Any] | RemoteServer, *, name: str | None = None) -> RemoteServer:
@@ -154,6 +210,7 @@ def remote_server(spec: str | Mapping[str, Any] | RemoteServer, *, name: str | N
         read_timeout=float(spec.get("READ_TIMEOUT") or mcp_settings.GATEWAY_READ_TIMEOUT),
         protocol_version=spec.get("PROTOCOL_VERSION"),
         oauth=oauth_of(spec.get("AUTH")),
+        auth=client_auth_of(spec.get("AUTH"), url),
     )
 
 

@@ -10,6 +10,9 @@ Whatever the server sends is bounded (`gateway.limits`): a JSON body or one SSE 
 `REMOTE_MAX_MESSAGE_BYTES` after decompression (a gzip bomb, a `data:` line without end) is refused
 as it grows, the rest unread, and the tools whose arguments it mirrors in headers are remembered up to
 `REMOTE_MAX_LIST_ITEMS`.
+
+A server entry with an `auth` (`gateway.client_auth`) has its requests carry that object's token, and a
+401 or 403 challenge answered by it: the request is sent again with the new token, at most twice.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import httpx2
 from mcp_django.conf import mcp_settings
 from mcp_django.gateway.limits import over_limit, remember
 from mcp_django.gateway.remote import NotificationListener, RemoteConnection, SessionExpired
+from mcp_django.gateway.server_config import Challenge
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.meta import NAME_FIELDS, param_header_error, param_headers_of
 from mcp_django.protocol.versions import Era
@@ -34,6 +38,8 @@ from mcp_django.protocol.versions import Era
 logger = logging.getLogger("mcp_django.gateway")
 
 _MAX_RESUMPTIONS: Final = 3
+_MAX_AUTH_RETRIES: Final = 2
+"""How many times one request is sent again after its `auth` answered a 401 or 403 (a first token, a step-up)."""
 _ACCEPT: Final = "application/json, text/event-stream"
 
 
@@ -92,6 +98,11 @@ class HTTPConnection(RemoteConnection):
                     async with client.stream("DELETE", self.url, headers=self._headers(None)):
                         pass
         await client.aclose()
+
+    async def _authorization(self) -> dict[str, str]:
+        """The `Authorization` header the connection's `auth` gives (none without one, or before its first token)."""
+        value = await self.server.auth.authorization(self.server) if self.server.auth is not None else None
+        return {} if value is None else {"Authorization": value}
 
     def _headers(self, message: Message | None) -> dict[str, str]:
         headers = {"Accept": _ACCEPT, "Content-Type": "application/json"}
@@ -200,17 +211,27 @@ class HTTPConnection(RemoteConnection):
         """One HTTP exchange with transport failures turned into `BackendUnavailable`, 404 into `SessionExpired`."""
         if self._client is None:
             raise self.unavailable("closed", "the connection was reset")
-        headers = self._headers(message) | (extra or {})
         content = dump_json(message) if message is not None else None
+        auth = self.server.auth
         try:
-            async with self._client.stream(verb, self.url, content=content, headers=headers) as response:
-                if response.status_code == 404 and self._session_id is not None:
-                    raise SessionExpired()
-                if response.status_code in (401, 403):
-                    raise self.unavailable("refused", f"the server refused the gateway (HTTP {response.status_code})")
-                if response.status_code >= 500:
-                    raise self.unavailable("unreachable", f"the server failed (HTTP {response.status_code})")
-                yield response
+            for attempt in range(_MAX_AUTH_RETRIES + 1):
+                headers = self._headers(message) | (extra or {}) | await self._authorization()
+                async with self._client.stream(verb, self.url, content=content, headers=headers) as response:
+                    status = response.status_code
+                    if status == 404 and self._session_id is not None:
+                        raise SessionExpired()
+                    if status in (401, 403) and auth is not None and attempt < _MAX_AUTH_RETRIES:
+                        challenge = Challenge.parse(response.headers.get("www-authenticate", ""))
+                    elif status in (401, 403):
+                        raise self.unavailable("refused", f"the server refused the gateway (HTTP {status})")
+                    elif status >= 500:
+                        raise self.unavailable("unreachable", f"the server failed (HTTP {status})")
+                    else:
+                        yield response
+                        return
+                assert auth is not None
+                if not await auth.challenged(self.server, challenge, status):
+                    raise self.unavailable("refused", f"the server refused the gateway (HTTP {status})")
         except httpx2.TimeoutException:
             raise self.unavailable("timeout", "the server did not answer in time") from None
         except httpx2.DecodingError as error:

@@ -1,25 +1,53 @@
-"""What a remote MCP server entry of `MCP_DJANGO["SERVERS"]` says, resolved: `RemoteServer` and its `UpstreamOAuth`.
+"""What a remote MCP server entry of `MCP_DJANGO["SERVERS"]` says, resolved: `RemoteServer`, its `UpstreamOAuth`,
+and the `ClientAuth` seam its HTTP connection authenticates through (with the `Challenge` it is given).
 
 `gateway.connection.remote_server` builds one from a name or a dict; the connections read it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
+from typing import Final, Protocol, runtime_checkable
+
+_RESOURCE_METADATA: Final = re.compile(r'resource_metadata\s*=\s*"([^"]+)"')
+_SCOPE: Final = re.compile(r'(?<![\w-])scope\s*=\s*"([^"]*)"')
+_ERROR: Final = re.compile(r'(?<![\w-])error\s*=\s*"([^"]*)"')
 
 
 @dataclass(frozen=True)
 class UpstreamOAuth:
     """How the site signs each of its users in to a remote server's authorization server (`"AUTH": "oauth"`).
 
-    `client_id` (and `client_secret`) when the site was registered by hand; None registers it
-    dynamically (RFC 7591). `scopes` are asked for; none asks for those of the server's 401 challenge, else
-    for all its metadata lists.
+    `client_id` (and `client_secret`) when the site was registered by hand; else `client_metadata_url`
+    (the URL of the site's client ID metadata document) where the authorization server takes one; else it
+    is registered dynamically (RFC 7591). `scopes` are asked for; none asks for those of the server's 401
+    challenge, else for all its metadata lists. `gateway.client_auth`'s grants take the same settings.
     """
 
     client_id: str | None = None
     client_secret: str | None = None
     scopes: tuple[str, ...] = ()
+    client_metadata_url: str | None = None
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """What a `WWW-Authenticate: Bearer ...` header asks: where the resource metadata is, which scopes, why."""
+
+    resource_metadata: str | None = None
+    scopes: tuple[str, ...] = ()
+    error: str | None = None
+
+    @classmethod
+    def parse(cls, header: str) -> Challenge:
+        """The challenge of a `WWW-Authenticate` value (its Bearer parameters; none is an empty challenge)."""
+        named, scope, error = (pattern.search(header) for pattern in (_RESOURCE_METADATA, _SCOPE, _ERROR))
+        return cls(
+            resource_metadata=named.group(1) if named else None,
+            scopes=tuple(scope.group(1).split()) if scope else (),
+            error=error.group(1) if error else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -29,7 +57,9 @@ class RemoteServer:
     `headers` and `token` (sent as `Authorization: Bearer <token>`) are the gateway's own credentials
     for the server, from settings; a caller's credentials are never sent. `protocol_version` pins a
     revision; None tries 2026-07-28 (`server/discover`) first and falls back to `initialize`. With
-    `oauth`, each caller's own token for the server (`gateway.upstream`) is the `token` of a copy.
+    `oauth`, each caller's own token for the server (`gateway.upstream`) is the `token` of a copy. With
+    `auth` (a `gateway.client_auth.ClientAuth`), the connection answers the server's 401 and 403 challenges
+    itself: it asks `auth` for a token and sends the request again.
     """
 
     name: str
@@ -43,6 +73,7 @@ class RemoteServer:
     read_timeout: float = 60.0
     protocol_version: str | None = None
     oauth: UpstreamOAuth | None = None
+    auth: ClientAuth | None = field(default=None, compare=True)
 
     @property
     def transport(self) -> str:
@@ -56,3 +87,23 @@ class RemoteServer:
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         return headers
+
+
+@runtime_checkable
+class ClientAuth(Protocol):
+    """What an HTTP connection asks for its `Authorization` header, and tells when the server challenges it.
+
+    `gateway.client_auth.OAuthClientAuth` is the package's implementation.
+    """
+
+    async def authorization(self, server: RemoteServer) -> str | None:
+        """The `Authorization` header value for the next request to `server`; None sends none."""
+        ...
+
+    async def challenged(self, server: RemoteServer, challenge: Challenge, status: int) -> bool:
+        """`server` answered `status` (401 or 403) with `challenge`: True when a new token is there to retry with.
+
+        Raises:
+            BackendUnavailable: getting a token failed (`reason = "refused"`), with what went wrong.
+        """
+        ...

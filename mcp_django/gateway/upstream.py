@@ -102,6 +102,7 @@ def save_tokens(
         "access_token": token["access_token"],
         "refresh_token": token.get("refresh_token"),
         "client_secret": registration.client_secret,
+        "auth_method": registration.auth_method,
         "resource": discovery.resource,
     }
     credential, _created = UpstreamCredential.objects.update_or_create(
@@ -145,7 +146,9 @@ def _access_token(server: RemoteServer, user_pk: Any) -> tuple[str, str | None]:
     if not isinstance(refresh_token, str):
         credential.delete()
         raise NotConnected(server.name, "has an expired token")
-    registration = upstream_oauth.Registration(credential.client_id, secrets.get("client_secret"))
+    registration = upstream_oauth.Registration(
+        credential.client_id, secrets.get("client_secret"), secrets.get("auth_method")
+    )
     resource = str(secrets.get("resource") or server.url)
     try:
         token = upstream_oauth.refresh(server, credential.token_endpoint, registration, refresh_token, resource)

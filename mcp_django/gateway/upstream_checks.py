@@ -24,14 +24,18 @@ _DOCS: Final = "(docs/federation.md)"
 
 @register(Tags.compatibility, Tags.urls)
 def check_upstream_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Check each `SERVERS` entry's `AUTH` (E165 to E168, W165), Authlib (E169) and the connect page (W166)."""
+    """Check each `SERVERS` entry's `AUTH` (E165 to E168, W165), Authlib (E169) and the connect page (W166).
+
+    Client credentials entries are `client_auth_checks`' (E240 to E243).
+    """
     servers = mcp_settings.SERVERS
     if not isinstance(servers, Mapping):
         return []  # mcp_django.E040
     messages: list[CheckMessage] = []
     oauth = False
     for name, config in servers.items():
-        if isinstance(config, Mapping) and config.get("AUTH") is not None:
+        auth = config.get("AUTH") if isinstance(config, Mapping) else None
+        if auth is not None and not (isinstance(auth, Mapping) and auth.get("TYPE") == "client_credentials"):
             problems = _problems(f"{_setting('SERVERS')}[{str(name)[:20]!r}]", config)
             messages += problems
             oauth = oauth or not problems

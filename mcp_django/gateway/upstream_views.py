@@ -12,6 +12,7 @@ The OAuth work is `gateway.upstream_oauth`'s; the storage `gateway.upstream`'s. 
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from typing import Any, Final
 
@@ -85,14 +86,8 @@ def connect(request: HttpRequest, server: str) -> HttpResponse:
         "redirect_uri": redirect_uri,
         "client_id": registration.client_id,
         "client_secret": registration.client_secret,
-        "discovery": [
-            discovery.resource,
-            discovery.issuer,
-            discovery.authorization_endpoint,
-            discovery.token_endpoint,
-            discovery.registration_endpoint,
-            list(discovery.scopes),
-        ],
+        "auth_method": registration.auth_method,
+        "discovery": dataclasses.asdict(discovery),
     }
     pending[state] = encrypt(flow)
     request.session[_SESSION_KEY] = dict(list(pending.items())[-_PENDING_KEPT:])
@@ -114,27 +109,25 @@ def _flow(request: HttpRequest, state: str, server: str) -> dict[str, Any] | Non
 def callback(request: HttpRequest, server: str) -> HttpResponse:
     """The authorization server's answer: check `state`, exchange the code (with the PKCE verifier), keep the tokens."""
     remote = _server(server)
-    flow = _flow(request, request.GET.get("state", ""), remote.name)
+    state = request.GET.get("state", "")
+    flow = _flow(request, state, remote.name)
     if flow is None:
         return _page(request, f"{remote.name}: this answer is not for a connection you started here.", 400)
-    if "error" in request.GET:
-        return _page(request, f"{remote.name} did not connect: {request.GET['error'][:200]}", 400)
-    resource, issuer, authorize, token_endpoint, registration_endpoint, scopes = flow["discovery"]
-    if "iss" in request.GET and request.GET["iss"] != issuer:  # RFC 9207: a mix-up attack
-        return _page(request, f"{remote.name}: the answer came from another authorization server.", 400)
-    discovery = upstream_oauth.Discovery(
-        resource, issuer, authorize, token_endpoint, registration_endpoint, tuple(scopes)
-    )
-    registration = upstream_oauth.Registration(flow["client_id"], flow["client_secret"])
+    discovery = upstream_oauth.discovery_of(flow["discovery"])
+    try:  # the state was checked above; RFC 9207's iss here: a mix-up attack answers from another server
+        code = upstream_oauth.authorization_code(discovery, {**request.GET.dict(), "state": state}, state)
+    except upstream_oauth.UpstreamAuthError as error:
+        return _page(request, f"{remote.name} did not connect: {error}", 400)
+    registration = upstream_oauth.Registration(flow["client_id"], flow["client_secret"], flow.get("auth_method"))
     try:
         token = upstream_oauth.exchange_code(
             remote,
-            token_endpoint,
+            discovery.token_endpoint,
             registration,
-            code=request.GET.get("code", ""),
+            code=code,
             redirect_uri=flow["redirect_uri"],
             verifier=flow["verifier"],
-            resource=resource,
+            resource=discovery.resource,
         )
     except upstream_oauth.UpstreamAuthError as error:
         return _page(request, f"{remote.name} did not connect: {error}", 502)

@@ -120,6 +120,109 @@ def _retry(client: Any, name: str, result: dict[str, Any]) -> None:
     client.request("tools/call", params)
 
 
+# The auth scenarios: the runner gives the client an OAuth `auth` built from what the suite passes in
+# the context (credentials, keys, the IdP's ID token); everything else is MCPClient's own flow.
+
+AuthFactory = Callable[[dict[str, Any]], Any]
+AUTHS: dict[str, AuthFactory] = {}
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+"""The client ID metadata document URL the suite's authorization server expects (`auth/basic-cimd`)."""
+AUTHORIZATION_CODE_SCENARIOS = (
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+)
+
+
+def auth(*names: str) -> Callable[[AuthFactory], AuthFactory]:
+    """Register how the client authenticates for each of `names`; they all list and call tools (`use_the_server`)."""
+
+    def register(factory: AuthFactory) -> AuthFactory:
+        for name in names:
+            AUTHS[name] = factory
+            SCENARIOS[name] = use_the_server
+        return factory
+
+    return register
+
+
+def use_the_server(client: Any, context: dict[str, Any]) -> None:
+    # A listing, then a call (which may need a wider token: step-up), then another listing with the token kept.
+    tools = client.list_tools()["tools"]
+    for tool in tools[:1]:
+        client.call_tool(tool["name"], {})
+    client.list_tools()
+
+
+def follow_the_redirect(url: str) -> str:
+    """A headless user agent: the suite's authorization endpoint redirects at once; its `Location` is the answer."""
+    import httpx2
+
+    answer = httpx2.get(url, follow_redirects=False, trust_env=False, timeout=10)
+    location = answer.headers.get("location")
+    if answer.status_code not in (301, 302, 303, 307) or not location:
+        raise RuntimeError(f"the authorization endpoint answered HTTP {answer.status_code} without a redirect")
+    return location
+
+
+@auth(*AUTHORIZATION_CODE_SCENARIOS)
+def authorization_code(context: dict[str, Any]) -> Any:
+    from mcp_django.gateway.client_auth import AuthorizationCode, OAuthClientAuth
+
+    grant = AuthorizationCode(
+        follow_the_redirect,
+        client_id=context.get("client_id"),
+        client_secret=context.get("client_secret"),
+        client_metadata_url=CLIENT_METADATA_URL,
+    )
+    return OAuthClientAuth(grant)
+
+
+@auth("auth/client-credentials-basic", "auth/client-credentials-jwt")
+def client_credentials(context: dict[str, Any]) -> Any:
+    from mcp_django.gateway.client_auth import ClientCredentials, ClientKey, OAuthClientAuth
+
+    pem = context.get("private_key_pem")
+    key = ClientKey(pem, context.get("signing_algorithm", "ES256")) if pem else None
+    return OAuthClientAuth(ClientCredentials(context["client_id"], secret=context.get("client_secret"), key=key))
+
+
+@auth("auth/enterprise-managed-authorization")
+def enterprise_managed(context: dict[str, Any]) -> Any:
+    from mcp_django.gateway.client_auth import EnterpriseManaged, OAuthClientAuth
+
+    grant = EnterpriseManaged(
+        id_token=lambda: str(context["idp_id_token"]),
+        idp_token_endpoint=context["idp_token_endpoint"],
+        idp_client_id=context["idp_client_id"],
+        client_id=context["client_id"],
+        client_secret=context.get("client_secret"),
+    )
+    return OAuthClientAuth(grant)
+
+
 def main(argv: list[str]) -> int:
     """Run the scenario of the env against the URL in `argv`; the exit status is the suite's verdict input."""
     name = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
@@ -129,7 +232,8 @@ def main(argv: list[str]) -> int:
     settings.configure(
         INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "mcp_django"],
         DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
-        MCP_DJANGO={"INTERCEPTORS": []},
+        # The suite's authorization servers listen on other localhost ports than its MCP server.
+        MCP_DJANGO={"INTERCEPTORS": [], "OAUTH_CLIENT_ALLOW_LOOPBACK": True},
     )
     django.setup()
     from mcp_django.client import SyncMCPClient
@@ -139,7 +243,8 @@ def main(argv: list[str]) -> int:
     if version:
         server["PROTOCOL_VERSION"] = version
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    with SyncMCPClient(server, interceptors=[]) as client:
+    client_auth = AUTHS[name](context) if name in AUTHS else None
+    with SyncMCPClient(server, interceptors=[], auth=client_auth) as client:
         SCENARIOS[name](client, context)
     return 0
 

@@ -1,0 +1,62 @@
+"""System checks of the servers a connection authenticates to itself (`"AUTH": {"TYPE": "client_credentials"}`)
+and of the OAuth client's settings: E240 to E243, W240.
+
+docs/checks.md; `MCPDjangoConfig.ready()` registers them beside the gateway's other checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from django.apps import AppConfig
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+
+from mcp_django.checks_support import setting as _setting
+from mcp_django.conf import mcp_settings
+from mcp_django.gateway.connection import client_credentials_problem
+
+_DOCS: Final = "(docs/client.md)"
+
+
+@register(Tags.compatibility)
+def check_client_credentials(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check each `SERVERS` entry whose `AUTH` is client credentials (E240 to E243) and the loopback switch (W240)."""
+    from django.conf import settings
+
+    messages: list[CheckMessage] = []
+    servers = mcp_settings.SERVERS
+    for name, config in servers.items() if isinstance(servers, Mapping) else ():
+        auth = config.get("AUTH") if isinstance(config, Mapping) else None
+        if isinstance(auth, Mapping) and auth.get("TYPE") == "client_credentials":
+            messages += _problems(f"{_setting('SERVERS')}[{str(name)[:20]!r}]", config, auth)
+    if mcp_settings.OAUTH_CLIENT_ALLOW_LOOPBACK is True and not settings.DEBUG:
+        hint = "Turn it off outside development: remote metadata could aim the site at local ports."
+        message = f"{_setting('OAUTH_CLIENT_ALLOW_LOOPBACK')} is on without DEBUG."
+        messages.append(Warning(message, hint=hint, id="mcp_django.W240"))
+    return messages
+
+
+def _problems(where: str, config: Mapping[str, Any], auth: Mapping[str, Any]) -> list[CheckMessage]:
+    problem = client_credentials_problem(auth)
+    if problem is not None:
+        hint = f"AUTH {problem}: CLIENT_ID, then CLIENT_SECRET or PRIVATE_KEY {_DOCS}."
+        return [Error(f"{where} has a malformed client_credentials AUTH.", hint=hint, id="mcp_django.E240")]
+    if config.get("COMMAND") is not None or not isinstance(config.get("URL"), str):
+        hint = "Client credentials need a URL: a stdio server has no authorization server."
+        return [Error(f"{where} AUTH client_credentials is for HTTP servers only.", hint=hint, id="mcp_django.E241")]
+    key = auth.get("PRIVATE_KEY")
+    if isinstance(key, str):
+        from mcp_django.gateway.upstream_oauth import ClientKey, UpstreamAuthError
+
+        algorithm = str(auth.get("SIGNING_ALGORITHM", "ES256"))
+        try:
+            ClientKey(key, algorithm).load()
+        except (UpstreamAuthError, ImportError):
+            hint = "PRIVATE_KEY is the client's private key in PEM, of SIGNING_ALGORITHM's family."
+            return [Error(f"{where} PRIVATE_KEY is not a {algorithm} private key.", hint=hint, id="mcp_django.E242")]
+    headers = config.get("HEADERS") or {}
+    if config.get("TOKEN") or (isinstance(headers, Mapping) and "authorization" in {str(k).lower() for k in headers}):
+        hint = "Remove TOKEN and the Authorization header: the client credentials' token is sent."
+        return [Error(f"{where} has client credentials and a TOKEN too.", hint=hint, id="mcp_django.E243")]
+    return []
