@@ -77,10 +77,12 @@ class Registration:
 
 @dataclasses.dataclass(frozen=True)
 class ClientKey:
-    """A private key the client signs its `private_key_jwt` assertions with (PEM, and the JWS algorithm)."""
+    """A private key the client signs its `private_key_jwt` assertions with (PEM, the JWS algorithm, its `kid`)."""
 
     pem: str
     algorithm: str = "ES256"
+    key_id: str | None = None
+    """The `kid` the assertions name, where the authorization server holds more than one of the client's keys."""
 
     def load(self) -> Any:
         """The key as the JOSE library's key object of the algorithm's family (Authlib would assume RSA).

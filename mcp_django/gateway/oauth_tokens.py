@@ -25,6 +25,7 @@ TOKEN_EXCHANGE: Final = "urn:ietf:params:oauth:grant-type:token-exchange"
 JWT_BEARER: Final = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 ID_JAG: Final = "urn:ietf:params:oauth:token-type:id-jag"
 ID_TOKEN: Final = "urn:ietf:params:oauth:token-type:id_token"
+_ASSERTION_LIFETIME_S: Final = 60
 
 
 def _token_auth(registration: Registration, discovery: Discovery | None, key: ClientKey | None) -> Any:
@@ -34,7 +35,10 @@ def _token_auth(registration: Registration, discovery: Discovery | None, key: Cl
 
     # SEP-1046: the assertion's audience is the authorization server's issuer.
     audience = discovery.issuer if discovery is not None else None
-    return PrivateKeyJWT(audience, alg=key.algorithm)
+    # Short-lived (Authlib's default is an hour; servers cap an assertion's lifetime, RFC 7523 §3), made per request.
+    claims = {"exp": int(time.time()) + _ASSERTION_LIFETIME_S}
+    headers = {"kid": key.key_id} if key.key_id else None
+    return PrivateKeyJWT(audience, claims=claims, headers=headers, alg=key.algorithm)
 
 
 def _token(
