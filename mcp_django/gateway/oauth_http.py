@@ -90,12 +90,13 @@ class ClientKey:
         Raises:
             UpstreamAuthError: the PEM is not a private key of that family.
         """
+        from joserfc.errors import JoseError
         from joserfc.jwk import ECKey, OKPKey, RSAKey
 
         family: Any = {"ES": ECKey, "RS": RSAKey, "PS": RSAKey, "Ed": OKPKey}.get(self.algorithm[:2], RSAKey)
         try:
             return family.import_key(self.pem)
-        except ValueError as error:
+        except (ValueError, JoseError) as error:
             raise UpstreamAuthError(f"the private key is not a {self.algorithm} key: {error}") from None
 
 
