@@ -33,6 +33,7 @@ import asyncio
 import dataclasses
 import secrets
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any, Final, Protocol
 
@@ -194,11 +195,11 @@ class OAuthClientAuth:
         self._discovery: Discovery | None = None
         self._asked: tuple[str, ...] = ()
         self._step_ups = 0
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
 
     def _lock(self) -> asyncio.Lock:
         # One token request at a time per loop: two would spend a rotated refresh token twice.
-        return self._locks.setdefault(id(asyncio.get_running_loop()), asyncio.Lock())
+        return self._locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
 
     async def authorization(self, server: RemoteServer) -> str | None:
         """`Bearer <token>` once there is a token (refreshed first when it is about to expire); else None."""
@@ -223,6 +224,7 @@ class OAuthClientAuth:
                 self._step_ups += 1
             else:
                 wanted = self.scopes or challenge.scopes
+                self._step_ups = 0  # a new token from scratch: its own step-ups are still to come
             self._token = await self._run(server, self._fetch, server, challenge, wanted)
             return True
 
