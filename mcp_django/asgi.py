@@ -221,6 +221,7 @@ class FastPath:
                 host=host,
                 resource_metadata=resource_metadata_url(f"{scheme}://{site_host}/", scope["path"]),
                 streaming=True,
+                site=f"{scheme}://{site_host}/",
             )
         except asyncio.CancelledError:
             if watch.cancelled_request():

@@ -34,6 +34,7 @@ from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import BackendUnavailable, RemoteError, RemoteServer, connect, pool, remote_server
 from mcp_django.gateway.remote_chain import drain_sinks
 from mcp_django.gateway.server_config import ClientAuth
+from mcp_django.gateway.upstream import connection_for, refused
 from mcp_django.interceptors import chain_options
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.overlay import installed, on_change
@@ -60,12 +61,16 @@ class MCPClient:
             `HEADERS`, `TOKEN`, timeouts: docs/gateway.md) or a `RemoteServer`.
         interceptors: the chain, in the settings' format (import strings, dicts, `{"SERVER": name}`);
             None runs the settings' chain, `MCP_DJANGO["INTERCEPTORS"]`.
-        user: who the requests are made for (a Django user): the interceptors' `context.principal`.
+        user: who the requests are made for (a Django user): the interceptors' `context.principal`, and,
+            for a server with `"AUTH": "oauth"`, whose own token the requests carry (docs/federation.md).
         auth: how the connection authenticates with OAuth (`mcp_django.gateway.client_auth.ClientAuth`,
             e.g. `OAuthClientAuth(ClientCredentials(...))`): it answers the server's 401 and 403
             challenges and sends the token; None keeps the server's own (`AUTH`, `TOKEN`, `HEADERS`).
 
     Connections are pooled per event loop and shared with the gateway; nothing needs closing.
+
+    Raises:
+        ValueError: a server with `"AUTH": "oauth"` and no `user`: nobody's token to call it with.
     """
 
     def __init__(
@@ -79,6 +84,11 @@ class MCPClient:
         self.server = remote_server(server)
         if auth is not None:
             self.server = dataclasses.replace(self.server, auth=auth)
+        if self.server.oauth is not None and user is None:
+            raise ValueError(
+                f"MCPClient({self.server.name!r}): the server signs each user in (AUTH 'oauth'): "
+                "pass user= to call it with that user's own token"
+            )
         self.interceptors = None if interceptors is None else list(interceptors)
         self.user = user
         self._chain: dict[str, Any] | None = None
@@ -102,13 +112,18 @@ class MCPClient:
         Raises:
             MCPError: the chain refused a request other than `tools/call`.
             RemoteError: the server answered with a JSON-RPC error.
-            BackendUnavailable: the server is down or did not answer in time.
+            BackendUnavailable: the server is down or did not answer in time; `NotConnected` (one of
+                them) when the server takes each user's own token and `user` has not connected theirs.
         """
         await installed().refresh()  # the admin's changes, as at an endpoint's admission
-        connection = connect(self.server)
+        connection = await connection_for(self.server, self.user)
 
         async def send(sent: dict[str, Any]) -> dict[str, Any]:
-            return await connection.request(method, sent)
+            try:
+                return await connection.request(method, sent)
+            except BackendUnavailable as error:
+                await refused(self.server, self.user, connection, error)  # a revoked token: connect again
+                raise
 
         hook = self.chain().get("hook")
         if hook is None:
@@ -146,7 +161,8 @@ class MCPClient:
 
     async def list_interceptors(self, event: str | None = None) -> dict[str, Any]:
         """`interceptors/list` on the server itself, not intercepted (the seed's direct passthrough)."""
-        return await connect(self.server).request("interceptors/list", {} if event is None else {"event": event})
+        connection = await connection_for(self.server, self.user)
+        return await connection.request("interceptors/list", {} if event is None else {"event": event})
 
 
 def _page(cursor: str | None) -> dict[str, Any]:

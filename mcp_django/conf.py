@@ -115,6 +115,9 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     # Remote MCP servers by name, like DATABASES (docs/gateway.md): what gateways, hubs, interceptor
     # entries `{"SERVER": name}` and `MCPClient(name)` connect to; then the timeouts of the connections.
     "SERVERS": {},
+    # The site's absolute URL (`https://example.com/`) where no request names it (stdio): the links a
+    # client is sent to open, such as the page where a user connects their own account upstream.
+    "SITE_URL": None,
     "GATEWAY_CONNECT_TIMEOUT": 10.0,
     "GATEWAY_READ_TIMEOUT": 60.0,
     # Bounds on what a remote MCP server sends (docs/deployment.md): one message after decompression

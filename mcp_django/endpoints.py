@@ -352,6 +352,7 @@ class Endpoint:
         version_header: str | None = None,
         streaming: bool = True,
         admitted_scope: Scope | None = None,
+        site: str | None = None,
     ) -> Connection:
         """The protocol core's `Connection` for a caller of this endpoint, as every transport builds it.
 
@@ -363,6 +364,8 @@ class Endpoint:
             streaming: whether what a request emits reaches the client before its response.
             admitted_scope: the scope admission worked out, for a connection that carries one
                 request (HTTP); long-lived connections leave it out, so each request works it out again.
+            site: the absolute URL of the site's root as the client reached it (`https://host/`; the
+                request's on HTTP and WebSocket, None on stdio, where `SITE_URL` stands in).
         """
         connection = Connection(
             principal=principal,
@@ -373,6 +376,7 @@ class Endpoint:
             principal_id=principal_id(principal),
             streaming=streaming,
             notifications=notifications.source(self) if streaming else None,
+            site=site,
         )
         if admitted_scope is not None:
             connection.extra[ADMITTED_SCOPE] = admitted_scope

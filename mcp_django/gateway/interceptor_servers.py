@@ -24,10 +24,10 @@ from mcp_django.gateway.connection import (
     BackendUnavailable,
     RemoteError,
     RemoteServer,
-    connect,
     remote_server,
 )
 from mcp_django.gateway.connection import config_problems as connection_problems
+from mcp_django.gateway.upstream import connection_for
 from mcp_django.overlay import installed, on_change
 
 logger = logging.getLogger("mcp_django.gateway")
@@ -115,15 +115,18 @@ class Discovery:
         return self.error is not None
 
 
-async def _list(server: InterceptorServerConfig) -> Discovery:
-    """List the interceptors of `server` (following `nextCursor`), bounded by its timeout."""
+async def _list(server: InterceptorServerConfig, user: Any = None) -> Discovery:
+    """List the interceptors of `server` (following `nextCursor`), bounded by its timeout.
+
+    A server with `"AUTH": "oauth"` is listed with `user`'s own token (`upstream.connection_for`).
+    """
     if server.remote is None:
         return Discovery(server, error=f"misconfigured: {server.problem}", reason="misconfigured", at=time.monotonic())
     limit = server.timeout_ms / 1000
     descriptors: list[Mapping[str, Any]] = []
     try:
         async with asyncio.timeout(limit):
-            connection = connect(server.remote)
+            connection = await connection_for(server.remote, user)
             params: dict[str, Any] = {}
             for _ in range(_MAX_PAGES):
                 result = await connection.request("interceptors/list", params, timeout=limit)
@@ -164,7 +167,7 @@ class _Discoveries:
             return None
         return found
 
-    async def get(self, servers: Sequence[InterceptorServerConfig]) -> tuple[Discovery, ...]:
+    async def get(self, servers: Sequence[InterceptorServerConfig], user: Any = None) -> tuple[Discovery, ...]:
         """The discovery of each of `servers`, listing in parallel those not known (concurrent callers share one)."""
         found = [self.current(server) for server in servers]
         if all(discovery is not None for discovery in found):
@@ -176,14 +179,14 @@ class _Discoveries:
                 key = (loop, server)
                 future = self.pending.get(key)
                 if future is None:
-                    future = self.pending[key] = loop.create_task(self._list(key))
+                    future = self.pending[key] = loop.create_task(self._list(key, user))
                 waits.append(future)
         await asyncio.gather(*(asyncio.shield(wait) for wait in waits))  # one caller cancelled: not the others'
         return tuple(self.found[server] for server in servers)
 
-    async def _list(self, key: tuple[asyncio.AbstractEventLoop, InterceptorServerConfig]) -> Discovery:
+    async def _list(self, key: tuple[asyncio.AbstractEventLoop, InterceptorServerConfig], user: Any) -> Discovery:
         try:
-            discovery = self.found[key[1]] = await _list(key[1])
+            discovery = self.found[key[1]] = await _list(key[1], user)
             return discovery
         finally:
             self.pending.pop(key, None)
@@ -195,9 +198,12 @@ class _Discoveries:
 _discoveries = _Discoveries()
 
 
-async def discoveries(servers: Sequence[InterceptorServerConfig]) -> tuple[Discovery, ...]:
-    """What `interceptors/list` gives for each of `servers` (listed in parallel, then remembered)."""
-    return await _discoveries.get(servers)
+async def discoveries(servers: Sequence[InterceptorServerConfig], user: Any = None) -> tuple[Discovery, ...]:
+    """What `interceptors/list` gives for each of `servers` (listed in parallel, then remembered).
+
+    `user`: the caller whose own token lists a server with `"AUTH": "oauth"` (a listing is shared by all).
+    """
+    return await _discoveries.get(servers, user)
 
 
 def forget_discoveries() -> None:

@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.connection import connect
 from mcp_django.gateway.interceptor_servers import (
     Discovery,
     InterceptorServerConfig,
@@ -37,6 +36,7 @@ from mcp_django.gateway.interceptor_servers import (
     discoveries,
     interceptor_server,
 )
+from mcp_django.gateway.upstream import connection_for
 from mcp_django.interceptors import register_server_entries
 from mcp_django.interceptors.base import (
     PHASES,
@@ -84,9 +84,8 @@ class _Remote:
             "timeoutMs": self.server.timeout_ms,
             "context": invocation.context.to_wire(),
         }
-        result = await connect(self.server.remote).request(
-            "interceptor/invoke", params, timeout=self.server.timeout_ms / 1000
-        )
+        connection = await connection_for(self.server.remote, invocation.context.user)  # AUTH: the caller's token
+        result = await connection.request("interceptor/invoke", params, timeout=self.server.timeout_ms / 1000)
         expected = (kind, self.remote_name, invocation.phase)
         echoed = (result.get("type"), result.get("interceptor", expected[1]), result.get("phase", expected[2]))
         if echoed != expected:
@@ -312,9 +311,12 @@ class RemoteChainHook:
         hook = await self.hook()
         return hook.plan if hook is not None else self._build(await discoveries(self.servers))
 
-    async def hook(self) -> InterceptorHook | None:
-        """The `InterceptorHook` running the merged plan, or None when the plan is empty."""
-        found = await discoveries(self.servers)
+    async def hook(self, user: Any = None) -> InterceptorHook | None:
+        """The `InterceptorHook` running the merged plan, or None when the plan is empty.
+
+        `user` is the caller: a server with `"AUTH": "oauth"` not listed yet is listed with their token.
+        """
+        found = await discoveries(self.servers, user)
         built = self._built
         if built is None or any(a is not b for a, b in zip(built[0], found, strict=True)):
             plan = self._build(found)
@@ -336,14 +338,14 @@ class RemoteChainHook:
     async def __call__(
         self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
     ) -> dict[str, Any]:
-        hook = await self.hook()
+        hook = await self.hook(ctx.principal)
         return await (call_next(params) if hook is None else hook(method, params, ctx, call_next))
 
     async def around(
         self, method: str, params: dict[str, Any], context: InterceptorContext, call_next: CallNext
     ) -> dict[str, Any]:
         """`InterceptorHook.around` with the merged plan (the intercepting client's requests)."""
-        hook = await self.hook()
+        hook = await self.hook(context.user)
         return await (call_next(params) if hook is None else hook.around(method, params, context, call_next))
 
 

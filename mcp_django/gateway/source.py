@@ -50,7 +50,7 @@ from mcp_django.gateway.connection import (
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
 from mcp_django.gateway.limits import call_deadline, remember
 from mcp_django.gateway.listing import Listing
-from mcp_django.gateway.upstream import NotConnected, connection_for, refused
+from mcp_django.gateway.upstream import NotConnected, ask_to_connect, connection_for, refused
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import RESOURCE_NOT_FOUND_LEGACY, Message, ResourceNotFound
 from mcp_django.protocol.meta import param_headers_of
@@ -390,8 +390,9 @@ class _RemoteTool:
         params = {"name": self.name, "arguments": dict(arguments or {})}
         try:
             return await self.source.forward_asking("tools/call", params, request)
-        except NotConnected as error:  # the model reads it and tells the user where to connect
-            return tool_error(error.message)
+        except NotConnected as error:
+            await ask_to_connect(error, request)  # a client that opens URLs sends its user to connect
+            return tool_error(error.message)  # else the model reads it and tells the user where to connect
 
 
 class _RemoteResource:

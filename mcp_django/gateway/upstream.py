@@ -16,13 +16,16 @@ import base64
 import dataclasses
 import datetime
 import json
+import uuid
 import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlencode, urljoin, urlsplit
 
 from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
 from mcp_django.gateway.connection import BackendUnavailable, RemoteConnection, RemoteServer, connect, pool
+from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 
 if TYPE_CHECKING:
@@ -35,6 +38,10 @@ CONNECT_PAGE: Final = "mcp-upstream"
 """The URL name of the page where a user connects their accounts (`mcp_django.urls`)."""
 _LEEWAY: Final = datetime.timedelta(seconds=30)
 """A token this close to expiry is refreshed first: it could expire on its way to the remote."""
+CONNECT_ASKS: Final = 3
+"""How many times one call asks a 2026 client to send its user to the connect page before it answers the error."""
+_ASKED: Final = "mcp_django.upstream.connect-"
+"""The keys of those questions in the call's input responses (`-0`, `-1`, ...)."""
 
 
 class NotConnected(BackendUnavailable):
@@ -56,6 +63,39 @@ def connect_page() -> str:
         return reverse(CONNECT_PAGE)
     except NoReverseMatch:  # check mcp_django.E169
         return "/mcp/upstream/"
+
+
+def connect_url(server: str, site: str | None) -> str | None:
+    """The absolute URL of the connect page, pointing at `server`: under `site` (the request's
+    `https://host/`), else `SITE_URL`; None when neither says where the site is."""
+    base = site or mcp_settings.SITE_URL
+    if not isinstance(base, str) or urlsplit(base).scheme not in ("http", "https"):
+        return None
+    return urljoin(base, f"{connect_page()}?{urlencode({'server': server})}")
+
+
+async def ask_to_connect(error: NotConnected, ctx: RequestContext) -> None:
+    """Ask a client that supports URL-mode elicitation to send its user to the connect page for `error.server`.
+
+    A 2026-07-28 client gets an `input_required` result and retries the call once the user agreed to
+    open the page (the retried call tries the user's token again, and asks again while there is none,
+    `CONNECT_ASKS` times at most); a 2025-11-25 one gets `URLElicitationRequired` (-32042) and retries
+    by itself. Returns (without asking) when the call should answer `error` instead: the client cannot
+    open URLs, the site's address is unknown (stdio without `SITE_URL`), the user declined or cancelled,
+    or the questions ran out.
+
+    Raises:
+        InputRequired, URLElicitationRequired: the question, in the caller's era.
+    """
+    if not ctx.can_elicit_url():
+        return
+    url = connect_url(error.server, ctx.connection.site)
+    asked = sum(1 for key in ctx.answers if key.startswith(_ASKED))
+    last = ctx.answers.get(f"{_ASKED}{asked - 1}")
+    if url is None or asked >= CONNECT_ASKS or (isinstance(last, Mapping) and last.get("action") != "accept"):
+        return
+    message = f"{error.server!r} needs your own account. Connect it on this site, then come back here."
+    await ctx.elicit_url(message, url, elicitation_id=uuid.uuid4().hex, key=f"{_ASKED}{asked}")
 
 
 def _fernet() -> MultiFernet:
@@ -127,25 +167,86 @@ def _access_token(server: RemoteServer, user_pk: Any) -> tuple[str, str | None]:
         NotConnected: no row, a row no key decrypts, or a refresh the authorization server refused.
         BackendUnavailable: the authorization server could not be reached to refresh.
     """
-    from django.utils import timezone
-
-    from mcp_django.gateway import upstream_oauth
     from mcp_django.models import UpstreamCredential
 
     credential = UpstreamCredential.objects.filter(user_id=user_pk, server=server.name).first()
+    access = _usable(server, credential)
+    if access is not None:
+        return access, None
+    assert credential is not None  # _usable raised otherwise
+    return _refreshed(server, credential.pk)
+
+
+def _usable(server: RemoteServer, credential: UpstreamCredential | None) -> str | None:
+    """`credential`'s access token while it has not expired; None when it must be refreshed.
+
+    Raises:
+        NotConnected: no row, or one no key decrypts (it is deleted).
+    """
+    from django.utils import timezone
+
     if credential is None:
         raise NotConnected(server.name)
     secrets = decrypt(credential.secret)
     if secrets is None or not isinstance(secrets.get("access_token"), str):
         credential.delete()
         raise NotConnected(server.name, "needs connecting again")
-    access = str(secrets["access_token"])
     if credential.expires_at is None or credential.expires_at - _LEEWAY > timezone.now():
-        return access, None
+        return str(secrets["access_token"])
+    return None
+
+
+def _locked(pk: Any) -> UpstreamCredential | None:
+    """The row `pk`, locked until the transaction ends: `SELECT ... FOR UPDATE` where the database has row
+    locks, else (SQLite) the database's write lock, taken by writing the row before reading it."""
+    from django.db import connections, router
+    from django.utils import timezone
+
+    from mcp_django.models import UpstreamCredential
+
+    rows = UpstreamCredential.objects.filter(pk=pk)
+    if not connections[router.db_for_write(UpstreamCredential)].features.has_select_for_update:
+        rows.update(updated=timezone.now())  # a deferred SQLite transaction would let two readers refresh at once
+    return rows.select_for_update().first()
+
+
+def _refreshed(server: RemoteServer, pk: Any) -> tuple[str, str | None]:
+    """Refresh the row `pk`'s token once across every worker: under the row's lock, read again first (another
+    worker may have just refreshed it, spending the refresh token this one holds).
+
+    Raises:
+        NotConnected, BackendUnavailable: as `_access_token`; raised once the transaction is over, so that
+            a row deleted on the way stays deleted.
+    """
+    from django.db import router, transaction
+
+    from mcp_django.models import UpstreamCredential
+
+    with transaction.atomic(using=router.db_for_write(UpstreamCredential)):
+        outcome = _refresh_locked(server, pk)
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
+
+
+def _refresh_locked(server: RemoteServer, pk: Any) -> tuple[str, str | None] | MCPError:
+    """`_refreshed`'s work inside its transaction: the tokens, or the error to raise after it."""
+    from mcp_django.gateway import upstream_oauth
+
+    credential = _locked(pk)
+    try:
+        access = _usable(server, credential)
+    except NotConnected as error:
+        return error
+    if access is not None:
+        return access, None  # renewed by another worker while this one waited for the lock
+    assert credential is not None
+    secrets = decrypt(credential.secret) or {}
+    access = str(secrets["access_token"])
     refresh_token = secrets.get("refresh_token")
     if not isinstance(refresh_token, str):
         credential.delete()
-        raise NotConnected(server.name, "has an expired token")
+        return NotConnected(server.name, "has an expired token")
     registration = upstream_oauth.Registration(
         credential.client_id, secrets.get("client_secret"), secrets.get("auth_method")
     )
@@ -154,9 +255,9 @@ def _access_token(server: RemoteServer, user_pk: Any) -> tuple[str, str | None]:
         token = upstream_oauth.refresh(server, credential.token_endpoint, registration, refresh_token, resource)
     except upstream_oauth.RefreshRefused:
         credential.delete()
-        raise NotConnected(server.name, "has an expired token the server would not renew") from None
+        return NotConnected(server.name, "has an expired token the server would not renew")
     except upstream_oauth.UpstreamAuthError as error:
-        raise BackendUnavailable(server.name, "unreachable", f"the token could not be renewed: {error}") from None
+        return BackendUnavailable(server.name, "unreachable", f"the token could not be renewed: {error}")
     secrets = {**secrets, "access_token": token["access_token"]}
     if isinstance(token.get("refresh_token"), str):  # rotated; else the old one stays valid
         secrets["refresh_token"] = token["refresh_token"]
@@ -182,7 +283,8 @@ async def connection_for(server: RemoteServer, principal: Any) -> RemoteConnecti
     user_pk = getattr(principal, "pk", None) if getattr(principal, "is_authenticated", False) else None
     if user_pk is None:
         raise NotConnected(server.name, "cannot be connected while you are anonymous")
-    # One refresh at a time per user and server in this process: a second would spend a rotated refresh token.
+    # One refresh at a time per user and server in this process (the row's lock serialises the processes):
+    # the threads of one worker then queue here rather than on the database.
     key = (id(asyncio.get_running_loop()), user_pk, server.name)
     lock = _refreshing.get(key)
     if lock is None:

@@ -1,6 +1,7 @@
 """The pages where a signed-in user connects their own account to each remote server with `"AUTH": "oauth"`.
 
-- `mcp-upstream` (GET): the servers, whether the user is connected to each, and the buttons;
+- `mcp-upstream` (GET): the servers, whether the user is connected to each, and the buttons; with
+  `?server=<name>` (the URL a URL-mode elicitation sends a user to) that server comes first, marked;
 - `mcp-upstream-connect` (POST): discovery, registration, then a redirect to the authorization server
   with a fresh `state` and PKCE verifier, both kept (encrypted) in the user's session;
 - `mcp-upstream-callback` (GET): the authorization server's answer: the `state` must be one this
@@ -56,7 +57,12 @@ def _server(name: str) -> RemoteServer:
 def _page(request: HttpRequest, error: str | None = None, status: int = 200) -> HttpResponse:
     user: Any = request.user  # signed in (login_required)
     rows = {row.server: row for row in UpstreamCredential.objects.filter(user=user)}
-    servers = [{"name": server.name, "credential": rows.get(server.name)} for server in oauth_servers()]
+    asked = request.GET.get("server")
+    servers = [
+        {"name": server.name, "credential": rows.get(server.name), "asked": server.name == asked}
+        for server in oauth_servers()
+    ]
+    servers.sort(key=lambda server: not server["asked"])  # the one a client sent the user for, first
     return render(request, "mcp_django/upstream.html", {"servers": servers, "error": error}, status=status)
 
 

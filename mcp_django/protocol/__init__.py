@@ -19,6 +19,7 @@ from mcp_django.protocol.jsonrpc import (
     ParseError,
     ResourceNotFound,
     UnsupportedProtocolVersion,
+    URLElicitationRequired,
 )
 from mcp_django.protocol.versions import Era, era_of_header
 
@@ -41,6 +42,7 @@ __all__ = [
     "RequestContext",
     "ResourceNotFound",
     "SessionState",
+    "URLElicitationRequired",
     "UnsupportedProtocolVersion",
     "era_of_header",
 ]

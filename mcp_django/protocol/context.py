@@ -16,7 +16,13 @@ import pydantic
 from mcp_types.methods import validate_client_result
 
 from mcp_django.protocol.inputs import CAPABILITY_OF, INPUT_METHODS, InputRequired
-from mcp_django.protocol.jsonrpc import Message, MissingClientCapability, RequestId, notification
+from mcp_django.protocol.jsonrpc import (
+    Message,
+    MissingClientCapability,
+    RequestId,
+    URLElicitationRequired,
+    notification,
+)
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, Era
 
 META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
@@ -25,6 +31,9 @@ META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 """The `_meta` keys of the stateless era's per-request metadata (and of a result's server info)."""
+
+URL_ELICITATION_SINCE: Final = "2025-11-25"
+"""The first protocol version with URL-mode elicitation."""
 
 LOG_LEVELS: Final[tuple[str, ...]] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """RFC 5424 severities, least severe first, as MCP's `LoggingLevel` lists them."""
@@ -90,6 +99,9 @@ class Connection:
             (None when the transport cannot deliver any).
         close_stream: ends the current response stream while the request goes on, for transports
             whose clients can resume (handshake-era SSE with `Last-Event-ID`); None elsewhere.
+        site: the absolute URL of the site's root as the client reached it (`https://host/`), for
+            links the client is sent to open (a URL-mode elicitation); None when the transport has
+            no such address (stdio).
     """
 
     principal: Any = None
@@ -102,6 +114,7 @@ class Connection:
     streaming: bool = True
     notifications: NotificationSource | None = None
     close_stream: Callable[[], None] | None = None
+    site: str | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
@@ -219,6 +232,37 @@ class RequestContext:
     async def elicit(self, message: str, requested_schema: Mapping[str, Any], *, key: str | None = None) -> Any:
         """Ask the user a question through the client (`elicitation/create`); returns the `ElicitResult`."""
         request = {"method": "elicitation/create", "params": {"message": message, "requestedSchema": requested_schema}}
+        return await self._ask_one(request, key)
+
+    def can_elicit_url(self) -> bool:
+        """True when the client declared URL-mode elicitation (`elicitation: {url: {}}`, 2025-11-25 on)."""
+        elicitation = self.client_capabilities.get("elicitation")
+        if not (isinstance(elicitation, Mapping) and isinstance(elicitation.get("url"), Mapping)):
+            return False
+        return self.era is Era.STATELESS or self.protocol_version >= URL_ELICITATION_SINCE
+
+    async def elicit_url(self, message: str, url: str, *, elicitation_id: str, key: str | None = None) -> Any:
+        """Send the user to `url`, out of band (URL-mode elicitation), before this request can go on.
+
+        Stateless era: an `input_required` result asks it; the retried request gets the client's
+        `ElicitResult` back (`accept` means the user agreed to open the URL, not that they are done).
+        Handshake era (2025-11-25): the request ends with `URLElicitationRequired` (-32042), and the
+        client retries it once the user is done, as the spec has servers do when a request cannot go on.
+
+        Raises:
+            URLElicitationRequired: in the handshake era.
+            MissingClientCapability: the client did not declare URL-mode elicitation.
+        """
+        if not self.can_elicit_url():
+            raise MissingClientCapability(
+                "This request needs the client capability 'elicitation.url'",
+                data={"requiredCapabilities": {"elicitation": {"url": {}}}},
+            )
+        if self.era is Era.HANDSHAKE:
+            raise URLElicitationRequired(
+                [{"mode": "url", "elicitationId": elicitation_id, "url": url, "message": message}]
+            )
+        request = {"method": "elicitation/create", "params": {"mode": "url", "message": message, "url": url}}
         return await self._ask_one(request, key)
 
     async def sample(

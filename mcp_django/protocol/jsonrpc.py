@@ -25,6 +25,7 @@ from mcp_types.jsonrpc import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
+    URL_ELICITATION_REQUIRED,
 )
 
 RESOURCE_NOT_FOUND_LEGACY: Final = -32002
@@ -113,6 +114,20 @@ class ResourceNotFound(MCPError):
     def __init__(self, uri: str) -> None:
         super().__init__(f"Resource not found: {uri}", data={"uri": uri})
         self.uri = uri
+
+
+class URLElicitationRequired(MCPError):
+    """The request cannot go on until the user completes URL-mode elicitations (2025-11-25 only).
+
+    `data.elicitations` lists them, each `{"mode": "url", "elicitationId", "url", "message"}`; the client
+    sends the user to each URL and may then retry the request.
+    """
+
+    code = URL_ELICITATION_REQUIRED
+    default_message = "This request requires more information."
+
+    def __init__(self, elicitations: list[dict[str, Any]], message: str | None = None) -> None:
+        super().__init__(message, data={"elicitations": elicitations})
 
 
 def result_response(request_id: RequestId, result: dict[str, Any]) -> Message:

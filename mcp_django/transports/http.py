@@ -159,6 +159,7 @@ class StreamableHTTP:
         host: str | None,
         resource_metadata: str | None = None,
         streaming: bool = True,
+        site: str | None = None,
     ) -> HTTPResponse:
         """Answer one HTTP request. Never raises.
 
@@ -174,6 +175,8 @@ class StreamableHTTP:
                 `WWW-Authenticate` header of a 401.
             streaming: whether the server can stream the answer as it is produced (ASGI); without it
                 (WSGI) nothing can be asked of the client mid-request.
+            site: the absolute URL of the site's root as the client reached it (`https://host/`), for
+                links the client is given (`Connection.site`).
         """
         if not isinstance(body, bytes):
             body = ReadOnce(body)  # a failure may need the body after all (`transports.failures`)
@@ -182,7 +185,7 @@ class StreamableHTTP:
                 preflight = preflight_headers(headers, host)
                 if preflight is not None:
                     return HTTPResponse(204, preflight)
-            response = await self._respond(method, headers, body, credentials, host, resource_metadata, streaming)
+            response = await self._respond(method, headers, body, credentials, host, resource_metadata, streaming, site)
         except Exception as exc:
             era = era_of_header(header_value(headers, "mcp-protocol-version"))
             error, request_id = await failure(exc, method, self.endpoint.path, body)
@@ -203,6 +206,7 @@ class StreamableHTTP:
         host: str | None,
         resource_metadata: str | None,
         streaming: bool,
+        site: str | None = None,
     ) -> HTTPResponse:
         header_limit = mcp_settings.MAX_HEADER_BYTES
         if header_bytes(headers) > header_limit:
@@ -218,7 +222,7 @@ class StreamableHTTP:
         era = era_of_header(version_header)
         sessions = era is Era.HANDSHAKE and self.endpoint.sessions
         if method == "POST":
-            return await self._post(headers, body, version_header, era, admission, streaming)
+            return await self._post(headers, body, version_header, era, admission, streaming, site)
         if method == "DELETE" and sessions:
             return await self._delete(headers, principal)
         listening = sessions and streaming and notifications.available()
@@ -264,6 +268,7 @@ class StreamableHTTP:
         era: Era,
         admission: Admission,
         streaming: bool,
+        site: str | None = None,
     ) -> HTTPResponse:
         principal = admission.principal
         if not _accepts_both(headers.get("accept")):
@@ -298,6 +303,7 @@ class StreamableHTTP:
             version_header=version_header,
             streaming=streaming,
             admitted_scope=admission.scope,
+            site=site,
         )
         if era is Era.STATELESS:
             if isinstance(message, dict) and isinstance(message.get("method"), str):

@@ -48,7 +48,8 @@ class MCPView(View):
         assert self.transport is not None
         streaming = isinstance(request, ASGIRequest)
         try:
-            metadata = resource_metadata_url(request.build_absolute_uri("/"), request.path)
+            site = request.build_absolute_uri("/")
+            metadata = resource_metadata_url(site, request.path)
         except Exception as exc:
             logger.exception("Could not read the MCP request")
             response = failed_response(exc, Era.HANDSHAKE)
@@ -62,6 +63,7 @@ class MCPView(View):
                 host=request.headers.get("host"),
                 resource_metadata=metadata,
                 streaming=streaming,
+                site=site,
             )
         return await _to_django(response, streaming=streaming)
 

@@ -81,7 +81,9 @@ class MCPWebSocketConsumer(AsyncWebsocketConsumer):
             logger.info("Refused a WebSocket on %r: %s", endpoint, refusal.message)
             await self.close()
             return
-        connection = endpoint.connection(admission.principal, transport="websocket")
+        host = headers.get("host")
+        site = f"{'https' if secure else 'http'}://{host}/" if host else None
+        connection = endpoint.connection(admission.principal, transport="websocket", site=site)
         refresh = endpoint.overlay.refresh
         self.transport = DuplexTransport(endpoint.handler, connection, self._send_frame, refresh=refresh)
         if self.channel_layer is not None:

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 import pytest
 from asgiref.sync import sync_to_async
-from django.test import Client
+from django.test import AsyncClient, Client
 from django.utils import timezone
 
 from mcp_django.gateway.connection import pool
@@ -24,6 +24,7 @@ from mcp_django.models import UpstreamCredential
 from tests.access_support import Caller, make_caller
 from tests.gateway.conftest import serve_module
 from tests.gateway.test_gateway import WAIT, send
+from tests.http_support import ACCEPT, CLIENT_INFO, request, stateless, stateless_headers
 
 pytestmark = [
     pytest.mark.live,
@@ -287,3 +288,110 @@ async def test_the_connect_page_shows_who_is_connected_and_disconnects() -> None
 
     assert not await UpstreamCredential.objects.aexists()
     assert (await whoami(alice))["isError"] is True
+
+
+URL_ELICITATION = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}}
+CONNECT_QUESTION = "mcp_django.upstream.connect-0"
+
+
+async def call_asking(caller: Caller, params: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """A stateless `tools/call` of `whoami` by a client that declares URL-mode elicitation; the response."""
+    body = stateless("tools/call", {"name": "whoami", **params}, meta=meta)
+    headers = {"Accept": ACCEPT, **stateless_headers("tools/call", "whoami"), **caller.headers}
+    response: Any = await AsyncClient().post(
+        GATEWAY, data=json.dumps(body).encode(), content_type="application/json", headers=headers
+    )
+    return dict(json.loads(response.content))
+
+
+async def test_a_2026_client_that_opens_urls_is_sent_to_the_connect_page_and_its_retry_succeeds_once_connected(
+    upstream_base: str,
+) -> None:
+    carol = await sync_to_async(make_caller)("carol")
+
+    asked = (await call_asking(carol, {}, URL_ELICITATION))["result"]
+    await sync_to_async(connect_account)(carol, "carol-upstream")
+    answers = {"inputResponses": {CONNECT_QUESTION: {"action": "accept"}}, "requestState": asked["requestState"]}
+    retried = (await call_asking(carol, answers, URL_ELICITATION))["result"]
+
+    assert asked["resultType"] == "input_required"
+    assert asked["inputRequests"] == {
+        CONNECT_QUESTION: {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "url",
+                "message": "'accounts' needs your own account. Connect it on this site, then come back here.",
+                "url": "http://testserver/mcp/upstream/?server=accounts",
+            },
+        }
+    }
+    assert seen(retried)["user"] == "carol-upstream"
+
+
+async def test_a_2026_client_is_asked_again_while_the_user_has_not_connected_and_a_decline_ends_with_the_error() -> (
+    None
+):
+    carol = await sync_to_async(make_caller)("carol")
+    first = (await call_asking(carol, {}, URL_ELICITATION))["result"]
+
+    accepted = {"inputResponses": {CONNECT_QUESTION: {"action": "accept"}}, "requestState": first["requestState"]}
+    again = (await call_asking(carol, accepted, URL_ELICITATION))["result"]
+    declined = {
+        "inputResponses": {"mcp_django.upstream.connect-1": {"action": "decline"}},
+        "requestState": again["requestState"],
+    }
+    ended = (await call_asking(carol, declined, URL_ELICITATION))["result"]
+
+    assert list(again["inputRequests"]) == ["mcp_django.upstream.connect-1"]
+    assert ended["isError"] is True
+    assert ended["content"][0]["text"].startswith("'accounts' needs your own account, which is not connected")
+
+
+async def test_a_2026_client_without_url_elicitation_gets_the_tool_error() -> None:
+    carol = await sync_to_async(make_caller)("carol")
+
+    result = (await call_asking(carol, {}, {}))["result"]
+
+    assert result["isError"] is True
+
+
+async def test_a_2025_11_25_client_that_opens_urls_gets_the_url_elicitation_required_error() -> None:
+    carol = await sync_to_async(make_caller)("carol")
+    client = AsyncClient()
+    headers = {"Accept": ACCEPT, **carol.headers}
+    hello = request(
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": CLIENT_INFO},
+    )
+    opened: Any = await client.post(GATEWAY, data=json.dumps(hello), content_type="application/json", headers=headers)
+    session = {"Mcp-Session-Id": opened["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-11-25", **headers}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    await client.post(GATEWAY, data=json.dumps(initialized), content_type="application/json", headers=session)
+    called: Any = await client.post(
+        GATEWAY,
+        data=json.dumps(request("tools/call", {"name": "whoami"}, id=2)),
+        content_type="application/json",
+        headers=session,
+    )
+    error = (
+        json.loads(called.content.decode().split("data: ")[-1])
+        if called["Content-Type"].startswith("text/event-stream")
+        else json.loads(called.content)
+    )
+
+    assert error["error"]["code"] == -32042
+    [elicitation] = error["error"]["data"]["elicitations"]
+    assert elicitation["mode"] == "url"
+    assert elicitation["url"] == "http://testserver/mcp/upstream/?server=accounts"
+    assert len(elicitation["elicitationId"]) == 32
+
+
+async def test_the_connect_page_a_client_sends_the_user_to_puts_that_server_first_and_says_why() -> None:
+    carol = await sync_to_async(make_caller)("carol")
+    browser = Client()
+    await sync_to_async(browser.force_login)(carol.user)
+
+    page = await sync_to_async(browser.get)("/mcp/upstream/?server=accounts")
+
+    assert b'class="asked"' in page.content
+    assert b"Your MCP client sent you here: connect this account, then go back to it." in page.content
