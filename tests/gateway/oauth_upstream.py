@@ -7,12 +7,13 @@ to a request without a token it issued. Its tool `whoami` says which user the be
 returns the token itself, so a test sees exactly what the gateway sent. The authorization server:
 RFC 9728 and RFC 8414 metadata, RFC 7591 registration, `/authorize` (no login page: the test names the
 user with `as_user=`), and `/token` for the code grant (PKCE S256 and the `resource` checked) and refresh.
-`/control` (POST JSON) resets the tokens, sets `expires_in`, makes refreshes fail, revokes every access
+`/control` (POST JSON) resets the tokens, sets `expires_in`, makes refreshes fail or slow, revokes every access
 token, or names another `authorization_server` in the metadata; GET shows the grants.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import secrets
@@ -34,6 +35,7 @@ state: dict[str, Any] = {
     "grants": [],  # [grant type, user] as the token endpoint granted them
     "expires_in": 3600,
     "refuse_refresh": False,
+    "refresh_delay": 0.0,  # seconds each refresh grant takes: long enough for two workers to race
     "authorization_server": None,  # names another issuer in the resource metadata (a hostile server's)
 }
 
@@ -83,6 +85,7 @@ def app_for(base: str) -> Any:
             return JSONResponse(_issue(asked["user"]))
         if grant == "refresh_token":
             user = state["refresh"].pop(str(form.get("refresh_token")), None)  # rotated: each answers once
+            await asyncio.sleep(state["refresh_delay"])
             if user is None or state["refuse_refresh"]:
                 return _error("invalid_grant")
             state["grants"].append(["refresh_token", user])
@@ -94,10 +97,11 @@ def app_for(base: str) -> Any:
             options = await request.json()
             if options.get("reset"):
                 state.update(access={}, refresh={}, codes={}, grants=[], expires_in=3600, refuse_refresh=False)
+                state["refresh_delay"] = 0.0
                 state["authorization_server"] = None
             if options.get("revoke"):
                 state["access"].clear()
-            options_kept = ("expires_in", "refuse_refresh", "authorization_server")
+            options_kept = ("expires_in", "refuse_refresh", "refresh_delay", "authorization_server")
             state.update({key: options[key] for key in options_kept if key in options})
         return JSONResponse({"grants": state["grants"]})
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -19,9 +22,11 @@ from asgiref.sync import sync_to_async
 from django.test import AsyncClient, Client
 from django.utils import timezone
 
+from mcp_django.client import MCPClient
 from mcp_django.gateway.connection import pool
 from mcp_django.models import UpstreamCredential
 from tests.access_support import Caller, make_caller
+from tests.conftest import ROOT
 from tests.gateway.conftest import serve_module
 from tests.gateway.test_gateway import WAIT, send
 from tests.http_support import ACCEPT, CLIENT_INFO, request, stateless, stateless_headers
@@ -395,3 +400,46 @@ async def test_the_connect_page_a_client_sends_the_user_to_puts_that_server_firs
 
     assert b'class="asked"' in page.content
     assert b"Your MCP client sent you here: connect this account, then go back to it." in page.content
+
+
+async def test_mcp_client_calls_with_the_given_users_own_token_and_refuses_to_call_for_nobody() -> None:
+    alice, bob = await sync_to_async(make_caller)("alice"), await sync_to_async(make_caller)("bob")
+    await sync_to_async(connect_account)(alice, "alice-upstream")
+    await sync_to_async(connect_account)(bob, "bob-upstream")
+
+    by_alice = seen(await MCPClient("accounts", user=alice.user).call_tool("whoami"))
+    by_bob = seen(await MCPClient("accounts", user=bob.user).call_tool("whoami"))
+    with pytest.raises(ValueError, match="pass user=") as nobody:
+        MCPClient("accounts")
+
+    assert (by_alice["user"], by_bob["user"]) == ("alice-upstream", "bob-upstream")
+    assert str(nobody.value) == (
+        "MCPClient('accounts'): the server signs each user in (AUTH 'oauth'): "
+        "pass user= to call it with that user's own token"
+    )
+
+
+def test_two_workers_refreshing_one_expired_token_at_once_spend_its_refresh_token_once(
+    upstream_base: str, live_server_env: dict[str, str]
+) -> None:
+    env = {**live_server_env, "DJANGO_SETTINGS_MODULE": "tests.gateway.upstream_settings"}
+    env["MCP_TEST_UPSTREAM_URL"] = upstream_base
+    worker = [sys.executable, "-m", "tests.gateway.refresh_worker"]
+    subprocess.run([*worker, "connect", "alice", "alice-upstream"], cwd=ROOT, env=env, check=True, timeout=WAIT)
+    with sqlite3.connect(env["MCP_EXAMPLE_DB"]) as database:  # expired, as far as both workers can tell
+        database.execute("UPDATE mcp_django_upstreamcredential SET expires_at = '2000-01-01 00:00:00'")
+    control(upstream_base, refresh_delay=0.5)  # both read the expired row before the first refresh is back
+
+    workers = [
+        subprocess.Popen([*worker, "token", "alice"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    tokens = [process.communicate(timeout=WAIT)[0].strip() for process in workers]
+
+    assert [process.returncode for process in workers] == [0, 0]
+    assert tokens[0] == tokens[1]
+    assert tokens[0].startswith("at-alice-upstream-")
+    assert control(upstream_base)["grants"] == [
+        ["authorization_code", "alice-upstream"],
+        ["refresh_token", "alice-upstream"],
+    ]
