@@ -25,7 +25,7 @@ docs/client.md.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -33,13 +33,13 @@ from asgiref.sync import async_to_sync
 from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import BackendUnavailable, RemoteError, RemoteServer, connect, pool, remote_server
 from mcp_django.gateway.remote_chain import drain_sinks
-from mcp_django.gateway.server_config import ClientAuth
+from mcp_django.gateway.server_config import ClientAuth, ElicitationHandler
 from mcp_django.gateway.upstream import connection_for, refused
 from mcp_django.interceptors import chain_options
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.overlay import installed, on_change
 
-__all__ = ["BackendUnavailable", "MCPClient", "RemoteError", "SyncMCPClient", "connect"]
+__all__ = ["BackendUnavailable", "ElicitationHandler", "MCPClient", "RemoteError", "SyncMCPClient", "connect"]
 
 _settings_chain: dict[str, Any] | None = None
 
@@ -66,6 +66,9 @@ class MCPClient:
         auth: how the connection authenticates with OAuth (`mcp_django.gateway.client_auth.ClientAuth`,
             e.g. `OAuthClientAuth(ClientCredentials(...))`): it answers the server's 401 and 403
             challenges and sends the token; None keeps the server's own (`AUTH`, `TOKEN`, `HEADERS`).
+        elicitation: answers the server's `elicitation/create` questions (`ElicitationHandler`: its
+            params in, the `ElicitResult` out); only then is the `elicitation` capability declared.
+            In the stateless era its answers go back with the retried request, by itself.
 
     Connections are pooled per event loop and shared with the gateway; nothing needs closing.
 
@@ -80,10 +83,13 @@ class MCPClient:
         interceptors: Sequence[Any] | None = None,
         user: Any = None,
         auth: ClientAuth | None = None,
+        elicitation: ElicitationHandler | None = None,
     ) -> None:
         self.server = remote_server(server)
         if auth is not None:
             self.server = dataclasses.replace(self.server, auth=auth)
+        if elicitation is not None:  # a connection of its own: the gateway's declare no capability
+            self.server = dataclasses.replace(self.server, elicitation=elicitation)
         if self.server.oauth is not None and user is None:
             raise ValueError(
                 f"MCPClient({self.server.name!r}): the server signs each user in (AUTH 'oauth'): "
@@ -118,18 +124,42 @@ class MCPClient:
         await installed().refresh()  # the admin's changes, as at an endpoint's admission
         connection = await connection_for(self.server, self.user)
 
-        async def send(sent: dict[str, Any]) -> dict[str, Any]:
+        async def sent_once(sent: dict[str, Any]) -> dict[str, Any]:
             try:
                 return await connection.request(method, sent)
             except BackendUnavailable as error:
                 await refused(self.server, self.user, connection, error)  # a revoked token: connect again
                 raise
 
+        send: _Send = sent_once
+        if self.server.elicitation is not None:
+            send = self._answering(sent_once, self.server.elicitation)
         hook = self.chain().get("hook")
         if hook is None:
             return await send(dict(params or {}))
         result: dict[str, Any] = await hook.around(method, dict(params or {}), caller_context(self.user), send)
         return result
+
+    @staticmethod
+    def _answering(send: _Send, handler: ElicitationHandler) -> _Send:
+        """`send`, retried while the server answers `input_required` with elicitations the handler answers."""
+
+        async def answered(sent: dict[str, Any]) -> dict[str, Any]:
+            result = await send(sent)
+            for _ in range(mcp_settings.REMOTE_MAX_INPUT_ROUNDS):
+                asked = result.get("inputRequests")
+                if result.get("resultType") != "input_required" or not isinstance(asked, dict):
+                    return result
+                if not all(isinstance(r, dict) and r.get("method") == "elicitation/create" for r in asked.values()):
+                    return result  # sampling or roots: nobody here to answer them
+                responses = {key: dict(await handler(request.get("params") or {})) for key, request in asked.items()}
+                sent = {**sent, "inputResponses": responses}
+                if "requestState" in result:
+                    sent["requestState"] = result["requestState"]
+                result = await send(sent)
+            return result
+
+        return answered
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """`tools/call`: the `CallToolResult` (an `isError` one when the server or the chain refused it)."""
@@ -165,6 +195,9 @@ class MCPClient:
         return await connection.request("interceptors/list", {} if event is None else {"event": event})
 
 
+_Send = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
 def _page(cursor: str | None) -> dict[str, Any]:
     return {} if cursor is None else {"cursor": cursor}
 
@@ -184,8 +217,9 @@ class SyncMCPClient:
         interceptors: Sequence[Any] | None = None,
         user: Any = None,
         auth: ClientAuth | None = None,
+        elicitation: ElicitationHandler | None = None,
     ) -> None:
-        self.client = MCPClient(server, interceptors=interceptors, user=user, auth=auth)
+        self.client = MCPClient(server, interceptors=interceptors, user=user, auth=auth, elicitation=elicitation)
 
     def __enter__(self) -> SyncMCPClient:
         return self

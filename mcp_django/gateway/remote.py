@@ -273,7 +273,11 @@ class RemoteConnection:
         requested = pinned if pinned in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
         result = await self._exchange(
             "initialize",
-            {"protocolVersion": requested, "capabilities": {}, "clientInfo": dict(CLIENT_INFO)},
+            {
+                "protocolVersion": requested,
+                "capabilities": self.server.client_capabilities,
+                "clientInfo": dict(CLIENT_INFO),
+            },
             None,
         )
         negotiated = result.get("protocolVersion")
@@ -324,7 +328,7 @@ class RemoteConnection:
     def _stateless_meta(self, client_capabilities: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {
             META_PROTOCOL_VERSION: self.protocol_version,
-            META_CLIENT_CAPABILITIES: dict(client_capabilities or {}),
+            META_CLIENT_CAPABILITIES: dict(client_capabilities or self.server.client_capabilities),
             META_CLIENT_INFO: dict(CLIENT_INFO),
         }
 
@@ -375,8 +379,9 @@ class RemoteConnection:
         """Handle a message the server sent us that is not an answer; return the reply it needs, if any.
 
         Notifications go to `on_notification` (the request they relate to) or else to the listeners.
-        The server's own requests: `ping` is answered; anything else (sampling, elicitation, roots)
-        is refused, since the gateway declares no client capabilities.
+        The server's own requests: `ping` is answered, `elicitation/create` by the server's `elicitation`
+        handler when it has one (an `MCPClient`'s); anything else (sampling, roots) is refused, since
+        the gateway declares no client capabilities.
         """
         method = message.get("method")
         request_id = request_id_of(message)
@@ -385,6 +390,15 @@ class RemoteConnection:
         if request_id is not None:
             if method == "ping":
                 return {"jsonrpc": "2.0", "id": request_id, "result": {}}
+            if method == "elicitation/create" and self.server.elicitation is not None:
+                params = message.get("params")
+                try:
+                    answer = await self.server.elicitation(params if isinstance(params, dict) else {})
+                except Exception:
+                    logger.exception("The elicitation handler for remote MCP server %r failed", self.server.name)
+                    failed = {"code": INTERNAL_ERROR, "message": "The client could not answer the elicitation"}
+                    return {"jsonrpc": "2.0", "id": request_id, "error": failed}
+                return {"jsonrpc": "2.0", "id": request_id, "result": dict(answer)}
             error = {"code": METHOD_NOT_FOUND, "message": f"Method not supported by the gateway: {method}"}
             return {"jsonrpc": "2.0", "id": request_id, "error": error}
         message = _without_subscription_id(message)

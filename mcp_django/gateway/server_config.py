@@ -7,12 +7,17 @@ and the `ClientAuth` seam its HTTP connection authenticates through (with the `C
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 _RESOURCE_METADATA: Final = re.compile(r'resource_metadata\s*=\s*"([^"]+)"')
 _SCOPE: Final = re.compile(r'(?<![\w-])scope\s*=\s*"([^"]*)"')
 _ERROR: Final = re.compile(r'(?<![\w-])error\s*=\s*"([^"]*)"')
+
+ElicitationHandler = Callable[[Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
+"""Answers a server's `elicitation/create`: called with its params, returns the `ElicitResult`
+(`{"action": "accept", "content": {...}}`, or `"decline"` / `"cancel"`)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,8 @@ class RemoteServer:
     `oauth`, each caller's own token for the server (`gateway.upstream`) is the `token` of a copy. With
     `auth` (a `gateway.client_auth.ClientAuth`), the connection answers the server's 401 and 403 challenges
     itself: it asks `auth` for a token and sends the request again.
+    With `elicitation` (an `MCPClient`'s handler), the connection declares the `elicitation` capability
+    and the handler answers the server's questions; a gateway's connections have none and refuse them.
     """
 
     name: str
@@ -74,6 +81,12 @@ class RemoteServer:
     protocol_version: str | None = None
     oauth: UpstreamOAuth | None = None
     auth: ClientAuth | None = field(default=None, compare=True)
+    elicitation: ElicitationHandler | None = None
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """The client capabilities the connection declares: `elicitation` (form mode) with a handler, else none."""
+        return {"elicitation": {}} if self.elicitation is not None else {}
 
     @property
     def transport(self) -> str:

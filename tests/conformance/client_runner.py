@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import django
@@ -46,9 +46,16 @@ def list_then_call_first_tool(client: Any, context: dict[str, Any]) -> None:
 
 @scenario("elicitation-sep1034-client-defaults")
 def call_every_tool(client: Any, context: dict[str, Any]) -> None:
-    # The tool asks the client to elicit; MCPClient refuses (it declares no elicitation capability).
+    # The tool asks the client to elicit: the runner's handler (`accept_the_defaults`) answers what reaches it.
     for tool in client.list_tools()["tools"]:
         client.call_tool(tool["name"], {})
+
+
+async def accept_the_defaults(params: Mapping[str, Any]) -> dict[str, Any]:
+    """An elicitation handler that accepts with every default the requested schema gives (SEP-1034)."""
+    properties = (params.get("requestedSchema") or {}).get("properties") or {}
+    defaults = {name: field["default"] for name, field in properties.items() if "default" in field}
+    return {"action": "accept", "content": defaults}
 
 
 @scenario("sse-retry")
@@ -244,7 +251,8 @@ def main(argv: list[str]) -> int:
         server["PROTOCOL_VERSION"] = version
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     client_auth = AUTHS[name](context) if name in AUTHS else None
-    with SyncMCPClient(server, interceptors=[], auth=client_auth) as client:
+    elicitation = accept_the_defaults if name == "elicitation-sep1034-client-defaults" else None
+    with SyncMCPClient(server, interceptors=[], auth=client_auth, elicitation=elicitation) as client:
         SCENARIOS[name](client, context)
     return 0
 

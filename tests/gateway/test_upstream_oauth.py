@@ -295,7 +295,7 @@ async def test_the_connect_page_shows_who_is_connected_and_disconnects() -> None
     assert (await whoami(alice))["isError"] is True
 
 
-URL_ELICITATION = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}}
+URL_ELICITATION: dict[str, Any] = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}}
 CONNECT_QUESTION = "mcp_django.upstream.connect-0"
 
 

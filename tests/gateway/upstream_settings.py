@@ -2,15 +2,17 @@
 `SERVERS["accounts"]` (its base URL in `MCP_TEST_UPSTREAM_URL`), for the processes those tests start."""
 
 import os
+from typing import Any
 
 from example_project.settings import *  # noqa: F403  # the example project, plus one remote server
 from example_project.settings import MCP_DJANGO
 
 ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]", "testserver"]
+SERVERS: dict[str, Any] = dict(MCP_DJANGO["SERVERS"])  # type: ignore[arg-type]  # a dict in the example
 MCP_DJANGO = {
     **MCP_DJANGO,
     "SERVERS": {
-        **MCP_DJANGO["SERVERS"],
+        **SERVERS,
         "accounts": {"URL": f"{os.environ['MCP_TEST_UPSTREAM_URL']}/mcp", "AUTH": "oauth"},
     },
 }
