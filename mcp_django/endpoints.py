@@ -364,8 +364,7 @@ class Endpoint:
             streaming: whether what a request emits reaches the client before its response.
             admitted_scope: the scope admission worked out, for a connection that carries one
                 request (HTTP); long-lived connections leave it out, so each request works it out again.
-            site: the absolute URL of the site's root as the client reached it (`https://host/`; the
-                request's on HTTP and WebSocket, None on stdio, where `SITE_URL` stands in).
+            site: the site's root as the client reached it (`https://host/`; None on stdio: `SITE_URL`).
         """
         connection = Connection(
             principal=principal,
