@@ -49,6 +49,7 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "REQUEST_BODY_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
     "ALLOWED_ORIGINS": (lambda v: isinstance(v, (list, tuple)), "a list of origins"),
     "PAGE_SIZE": (is_positive_int, "a positive integer"),
+    "SITE_URL": (lambda v: v is None or (isinstance(v, str) and v.startswith(("http://", "https://"))), "a URL"),
     "CACHE_TTL_MS": (lambda v: is_int(v) and v >= 0, "an integer >= 0"),
     "CACHE_SCOPE": (lambda v: v in CACHE_SCOPES, "'public' or 'private'"),
     "STATIC_MODULE": (lambda v: v is None or (isinstance(v, str) and v.isidentifier()), "a module name or None"),
