@@ -24,6 +24,8 @@ class MCPOAuthConfig(AppConfig):
         from mcp_django.oauth import checks  # noqa: F401  # registers the system checks
 
         if apps.is_installed("oauth2_provider"):  # else check E070 says so
+            from mcp_django.oauth.cimd import connect_application_type
             from mcp_django.oauth.revocation import connect
 
             connect()
+            connect_application_type()

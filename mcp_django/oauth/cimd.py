@@ -11,7 +11,9 @@ reading of the answer) and adds two things:
   the fetch began, whatever it waits for: the connection, TLS, the headers or the body.
 - **the rules of registration.** A document must describe a public MCP client, as a registration must
   (`mcp_django.oauth.clients`): redirect URIs on https or a loopback address, no secret, the
-  authorization code grant.
+  authorization code grant, and the redirect rules of its `application_type` (SEP-837; inferred from
+  the redirect URIs when the document has none). The type is stored in the client's `ClientMetadata`
+  as a registration's is, once the toolkit has saved the `Application` (`store_application_type`).
 
 Check `mcp_django.W072` says when `CIMD_METADATA_FETCHER` names a fetcher that is not this one (or a
 subclass).
@@ -28,10 +30,14 @@ import time
 from typing import Any
 
 import urllib3
+from django.db.models.signals import post_save
 from oauth2_provider import cimd
 from oauth2_provider.settings import oauth2_settings
 
 from mcp_django.oauth.clients import metadata_problem
+
+_fetched = threading.local()
+"""`types`: the `application_type` of each document this thread fetched, until its `Application` is saved."""
 
 
 class _Cutoff:
@@ -74,6 +80,9 @@ class MCPMetadataFetcher(cimd.SafeMetadataFetcher):
         problem = metadata_problem(metadata)
         if problem is not None:
             raise cimd.CIMDError(f"client metadata not accepted: {problem}")
+        if not hasattr(_fetched, "types"):
+            _fetched.types = {}
+        _fetched.types[client_id] = metadata["application_type"]  # filled in by metadata_problem
         return metadata, max_age
 
     def fetch_document(self, client_id: str) -> tuple[dict[str, Any], int]:
@@ -128,3 +137,21 @@ class MCPMetadataFetcher(cimd.SafeMetadataFetcher):
         if isinstance(failure, TimeoutError) or time.monotonic() >= deadline:
             raise cimd.CIMDError(f"client_id document not fetched within {timeout:g} s")
         raise cimd.CIMDError(f"could not fetch client_id document: {failure}")
+
+
+def store_application_type(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """After the toolkit saved the `Application` of a document this thread fetched: its `application_type`
+    into the client's `ClientMetadata` (a `post_save` receiver, connected by `connect_application_type`)."""
+    application_type = getattr(_fetched, "types", {}).pop(instance.client_id, None)
+    if application_type is None:
+        return
+    from mcp_django.oauth.models import ClientMetadata
+
+    ClientMetadata.objects.update_or_create(application=instance, defaults={"application_type": application_type})
+
+
+def connect_application_type() -> None:
+    """Store the `application_type` of each client ID metadata document's client (`MCPOAuthConfig.ready`)."""
+    from oauth2_provider.models import get_application_model
+
+    post_save.connect(store_application_type, sender=get_application_model(), dispatch_uid="mcp_django.cimd.type")

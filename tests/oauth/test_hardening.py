@@ -18,6 +18,7 @@ from oauth2_provider import cimd
 from oauth2_provider.models import get_access_token_model, get_application_model, get_refresh_token_model
 
 from mcp_django.asgi import get_asgi_application
+from mcp_django.oauth.models import ClientMetadata
 from tests.access_support import send
 from tests.http_support import stateless, stateless_headers
 from tests.oauth.cimd_support import SlowDocumentServer
@@ -337,6 +338,7 @@ def test_o26_a_document_sent_a_byte_at_a_time_is_given_up_at_the_fetch_timeout(
         ({"redirect_uris": ["http://evil.example/cb"]}, "Redirect URIs must use https or a loopback address"),
         ({"redirect_uris": [REDIRECT_URI] * 11}, "At most 10 redirect URIs"),
         ({"response_types": ["token"]}, "Only the code response type is supported"),
+        ({"application_type": "web"}, "A web client's redirect URIs must use https, not a loopback address"),
     ],
 )
 def test_o27_a_client_id_metadata_document_is_held_to_the_registration_rules(
@@ -377,6 +379,37 @@ def test_o27_a_document_within_the_rules_still_reaches_the_consent_page(
 
     assert response.status_code == 200, response.content
     assert "metadata document client" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("metadata", "stored"),
+    [
+        ({}, "native"),  # none declared: the loopback redirect URI makes it a native client
+        ({"application_type": "native"}, "native"),
+        ({"application_type": "web", "redirect_uris": ["https://client.example/callback"]}, "web"),
+    ],
+)
+def test_o27_a_client_id_metadata_documents_application_type_is_stored_as_a_registrations_is(
+    client: Client,
+    bob: Any,
+    loopback_host: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    metadata: dict[str, Any],
+    stored: str,
+) -> None:
+    server = SlowDocumentServer(tmp_path, drip_from="body", interval=0)
+    client_id = server.base_url + "/client.json"
+    server.document = document_for(client_id, **metadata)
+    monkeypatch.setenv("SSL_CERT_FILE", str(server.certificate))
+    client.force_login(bob)
+    redirect = {"redirect_uri": metadata.get("redirect_uris", [REDIRECT_URI])[0]}
+
+    with server.running():
+        client.get(authorize_url(client_id, pkce()[1], resource="http://testserver/mcp", **redirect))
+
+    application = get_application_model().objects.get(client_id=client_id)
+    assert ClientMetadata.objects.get(application=application).application_type == stored
 
 
 # -- O-12: a replayed code revokes what its first exchange got (RFC 6749 §4.1.2) ---------------------------
