@@ -16,4 +16,5 @@ MCP_DJANGO = {
         "accounts": {"URL": f"{os.environ['MCP_TEST_UPSTREAM_URL']}/mcp", "AUTH": "oauth"},
     },
 }
-ROOT_URLCONF = "tests.gateway.upstream_urls"  # the connect pages, a gateway and a hub in front of it
+ROOT_URLCONF = "tests.gateway.upstream_live_urls"  # the example's, and the connect pages and a gateway to it
+LOGIN_URL = "/oauth/login/"  # the connect pages send a signed-out browser to the OAuth server's login page
