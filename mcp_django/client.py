@@ -24,20 +24,32 @@ docs/client.md.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
 
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.connection import BackendUnavailable, RemoteError, RemoteServer, connect, pool, remote_server
+from mcp_django.gateway.connection import (
+    BackendUnavailable,
+    RemoteConnection,
+    RemoteError,
+    RemoteServer,
+    connect,
+    pool,
+    remote_server,
+)
 from mcp_django.gateway.remote_chain import drain_sinks
 from mcp_django.gateway.server_config import ClientAuth, ElicitationHandler
 from mcp_django.gateway.upstream import connection_for, refused
 from mcp_django.interceptors import chain_options
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.overlay import installed, on_change
+from mcp_django.protocol.versions import Era
 
 __all__ = ["BackendUnavailable", "ElicitationHandler", "MCPClient", "RemoteError", "SyncMCPClient", "connect"]
 
@@ -123,6 +135,8 @@ class MCPClient:
         """
         await installed().refresh()  # the admin's changes, as at an endpoint's admission
         connection = await connection_for(self.server, self.user)
+        if self.server.elicitation is not None:
+            await _listening(connection)
 
         async def sent_once(sent: dict[str, Any]) -> dict[str, Any]:
             try:
@@ -196,6 +210,24 @@ class MCPClient:
 
 
 _Send = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+_listened: weakref.WeakSet[RemoteConnection] = weakref.WeakSet()
+
+
+async def _ignore(message: dict[str, Any]) -> None:
+    return None
+
+
+async def _listening(connection: RemoteConnection) -> None:
+    """Open the server's own stream first (handshake era, HTTP), where a server may ask questions unrelated
+    to the request's stream; waited for within the connect timeout, as a listener's stream is."""
+    await connection.open()
+    if connection.era is not Era.HANDSHAKE or connection.server.transport != "http":
+        return
+    if connection not in _listened:
+        _listened.add(connection)
+        connection.add_listener(_ignore)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(connection.stream_open.wait(), connection.server.connect_timeout)
 
 
 def _page(cursor: str | None) -> dict[str, Any]:

@@ -349,6 +349,10 @@ class HTTPConnection(RemoteConnection):
         async with self._stream("GET", None, {"Accept": "text/event-stream"}) as response:
             if response.status_code in (400, 405):
                 return False
-            async for _ in self._events(response, None, None):
-                pass
+            self.stream_open.set()
+            try:
+                async for _ in self._events(response, None, None):
+                    pass
+            finally:
+                self.stream_open.clear()
         return True

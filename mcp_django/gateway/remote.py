@@ -128,6 +128,8 @@ class RemoteConnection:
         self._opened = False
         self._listeners: list[NotificationListener] = []
         self._listen_task: asyncio.Task[None] | None = None
+        self.stream_open = asyncio.Event()
+        """Set while the server's own stream (the handshake era's GET) is open: what it asks there is answered."""
 
     # -- what callers use --------------------------------------------------------------------------
 
