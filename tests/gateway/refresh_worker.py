@@ -2,6 +2,7 @@
 its environment names (`tests.gateway.upstream_settings`):
 
     python -m tests.gateway.refresh_worker connect alice alice-upstream   # alice connects, through the pages
+    python -m tests.gateway.refresh_worker expire alice                   # her token has expired
     python -m tests.gateway.refresh_worker token alice                    # prints alice's access token
 """
 
@@ -18,9 +19,11 @@ def main(command: str, username: str, *rest: str) -> None:
     django.setup()
     from django.contrib.auth import get_user_model
     from django.test import Client
+    from django.utils import timezone
 
     from mcp_django.gateway.connection import remote_server
     from mcp_django.gateway.upstream import _access_token
+    from mcp_django.models import UpstreamCredential
 
     user = get_user_model().objects.get(username=username)
     if command == "connect":
@@ -31,6 +34,9 @@ def main(command: str, username: str, *rest: str) -> None:
         back = urlsplit(authorize.headers["location"])
         done = browser.get(f"{back.path}?{back.query}")
         assert done.status_code == 302, done.content
+        return
+    if command == "expire":
+        UpstreamCredential.objects.filter(user=user).update(expires_at=timezone.now())
         return
     print(_access_token(remote_server("accounts"), user.pk)[0], flush=True)
 

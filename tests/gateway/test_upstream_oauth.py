@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -422,12 +421,12 @@ async def test_mcp_client_calls_with_the_given_users_own_token_and_refuses_to_ca
 def test_two_workers_refreshing_one_expired_token_at_once_spend_its_refresh_token_once(
     upstream_base: str, live_server_env: dict[str, str]
 ) -> None:
+    """On the live server's database: SQLite here, PostgreSQL in tests/production (row locks)."""
     env = {**live_server_env, "DJANGO_SETTINGS_MODULE": "tests.gateway.upstream_settings"}
     env["MCP_TEST_UPSTREAM_URL"] = upstream_base
     worker = [sys.executable, "-m", "tests.gateway.refresh_worker"]
     subprocess.run([*worker, "connect", "alice", "alice-upstream"], cwd=ROOT, env=env, check=True, timeout=WAIT)
-    with sqlite3.connect(env["MCP_EXAMPLE_DB"]) as database:  # expired, as far as both workers can tell
-        database.execute("UPDATE mcp_django_upstreamcredential SET expires_at = '2000-01-01 00:00:00'")
+    subprocess.run([*worker, "expire", "alice"], cwd=ROOT, env=env, check=True, timeout=WAIT)
     control(upstream_base, refresh_delay=0.5)  # both read the expired row before the first refresh is back
 
     workers = [
@@ -443,3 +442,16 @@ def test_two_workers_refreshing_one_expired_token_at_once_spend_its_refresh_toke
         ["authorization_code", "alice-upstream"],
         ["refresh_token", "alice-upstream"],
     ]
+
+
+async def test_a_gateway_to_a_server_of_users_own_accounts_serves_the_settings_server_info_not_the_remotes() -> None:
+    carol = await sync_to_async(make_caller)("carol")
+
+    discovered = (await asyncio.wait_for(send(GATEWAY, "server/discover", caller=carol), WAIT))["result"]
+
+    # Nobody's connection describes the remote (it is 'oauth-upstream'): the site's own info is served.
+    assert discovered["_meta"]["io.modelcontextprotocol/serverInfo"] == {
+        "name": "mcp-django-example",
+        "version": "0.1.0",
+    }
+    assert "instructions" not in discovered  # a gateway's are the remote's, and nobody asked it
