@@ -2,7 +2,8 @@
 
     python -m tests.gateway.oauth_upstream http <port>
 
-`/mcp` is the official SDK's server; it answers 401 with `WWW-Authenticate: Bearer resource_metadata=…`
+`/mcp` is the official SDK's server (and a SEP-2624 interceptor server of one validation, which records whose token
+called it); it answers 401 with `WWW-Authenticate: Bearer resource_metadata=…`
 to a request without a token it issued. Its tool `whoami` says which user the bearer token belongs to and
 returns the token itself, so a test sees exactly what the gateway sent. The authorization server:
 RFC 9728 and RFC 8414 metadata, RFC 7591 registration, `/authorize` (no login page: the test names the
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import json
 import secrets
 import sys
 from typing import Any
@@ -33,6 +35,7 @@ state: dict[str, Any] = {
     "access": {},  # access token -> user
     "refresh": {},  # refresh token -> user
     "grants": [],  # [grant type, user] as the token endpoint granted them
+    "interceptions": [],  # [method, user] of each interceptors/list and interceptor/invoke, by bearer token
     "expires_in": 3600,
     "refuse_refresh": False,
     "refresh_delay": 0.0,  # seconds each refresh grant takes: long enough for two workers to race
@@ -59,6 +62,17 @@ def _issue(user: str) -> dict[str, Any]:
         "refresh_token": refresh,
         "scope": "tools",
     }
+
+
+INTERCEPTOR_RESULTS: dict[str, dict[str, Any]] = {
+    # An interceptor server too (SEP-2624): one validation that lets every tools/call through.
+    "interceptors/list": {
+        "interceptors": [
+            {"name": "who", "type": "validation", "hooks": [{"events": ["tools/call"], "phase": "request"}]}
+        ]
+    },
+    "interceptor/invoke": {"type": "validation", "interceptor": "who", "phase": "request", "valid": True},
+}
 
 
 def _error(code: str, status: int = 400) -> JSONResponse:
@@ -97,13 +111,14 @@ def app_for(base: str) -> Any:
             options = await request.json()
             if options.get("reset"):
                 state.update(access={}, refresh={}, codes={}, grants=[], expires_in=3600, refuse_refresh=False)
+                state["interceptions"] = []
                 state["refresh_delay"] = 0.0
                 state["authorization_server"] = None
             if options.get("revoke"):
                 state["access"].clear()
             options_kept = ("expires_in", "refuse_refresh", "refresh_delay", "authorization_server")
             state.update({key: options[key] for key in options_kept if key in options})
-        return JSONResponse({"grants": state["grants"]})
+        return JSONResponse({"grants": state["grants"], "interceptions": state["interceptions"]})
 
     async def routes(request: Request) -> Response | None:
         path = request.url.path
@@ -165,7 +180,18 @@ def app_for(base: str) -> Any:
         if response is not None:
             await response(scope, receive, send)
             return
-        await mcp_app(scope, receive, send)
+        body = await request.body()
+        message = json.loads(body) if body else None
+        if isinstance(message, dict) and message.get("method") in INTERCEPTOR_RESULTS:
+            state["interceptions"].append([message["method"], state["access"][bearer]])
+            result = {**INTERCEPTOR_RESULTS[message["method"]], "resultType": "complete"}
+            await JSONResponse({"jsonrpc": "2.0", "id": message.get("id"), "result": result})(scope, receive, send)
+            return
+
+        async def replay() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await mcp_app(scope, replay, send)
 
     return app
 

@@ -455,3 +455,20 @@ async def test_a_gateway_to_a_server_of_users_own_accounts_serves_the_settings_s
         "version": "0.1.0",
     }
     assert "instructions" not in discovered  # a gateway's are the remote's, and nobody asked it
+
+
+async def test_an_interceptor_chains_server_entry_is_invoked_with_each_callers_own_token(upstream_base: str) -> None:
+    alice, bob = await sync_to_async(make_caller)("alice"), await sync_to_async(make_caller)("bob")
+    await sync_to_async(connect_account)(alice, "alice-upstream")
+    await sync_to_async(connect_account)(bob, "bob-upstream")
+    chain = [{"SERVER": "accounts"}]
+
+    by_alice = seen(await MCPClient("accounts", interceptors=chain, user=alice.user).call_tool("whoami"))
+    by_bob = seen(await MCPClient("accounts", interceptors=chain, user=bob.user).call_tool("whoami"))
+
+    assert (by_alice["user"], by_bob["user"]) == ("alice-upstream", "bob-upstream")
+    assert control(upstream_base)["interceptions"] == [
+        ["interceptors/list", "alice-upstream"],  # listed once, by the first caller, for every chain
+        ["interceptor/invoke", "alice-upstream"],
+        ["interceptor/invoke", "bob-upstream"],
+    ]
