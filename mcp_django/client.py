@@ -24,8 +24,6 @@ docs/client.md.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -219,15 +217,14 @@ async def _ignore(message: dict[str, Any]) -> None:
 
 async def _listening(connection: RemoteConnection) -> None:
     """Open the server's own stream first (handshake era, HTTP), where a server may ask questions unrelated
-    to the request's stream; waited for within the connect timeout, as a listener's stream is."""
+    to the request's stream; waited for within the connect timeout, and not at all by a server that has none."""
     await connection.open()
     if connection.era is not Era.HANDSHAKE or connection.server.transport != "http":
         return
     if connection not in _listened:
         _listened.add(connection)
         connection.add_listener(_ignore)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(connection.stream_open.wait(), connection.server.connect_timeout)
+    await connection.stream_ready(connection.server.connect_timeout)
 
 
 def _page(cursor: str | None) -> dict[str, Any]:

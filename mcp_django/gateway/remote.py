@@ -227,6 +227,19 @@ class RemoteConnection:
         if self._opened:
             self._start_listening()
 
+    async def stream_ready(self, within: float) -> bool:
+        """Wait up to `within` seconds until the server's own stream is open, or known not to open (the
+        server has none); True when it is open."""
+        listening = self._listen_task
+        if listening is None or listening.done() or self.stream_open.is_set():
+            return self.stream_open.is_set()
+        opened = asyncio.ensure_future(self.stream_open.wait())
+        try:
+            await asyncio.wait({opened, listening}, timeout=within, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            opened.cancel()
+        return self.stream_open.is_set()
+
     def remove_listener(self, listener: NotificationListener) -> None:
         """Stop calling `listener`; the last one removed closes the notification stream."""
         with contextlib.suppress(ValueError):
