@@ -188,7 +188,14 @@ def app_for(base: str) -> Any:
             await JSONResponse({"jsonrpc": "2.0", "id": message.get("id"), "result": result})(scope, receive, send)
             return
 
-        async def replay() -> dict[str, Any]:
+        replayed = False
+
+        async def replay() -> dict[str, Any]:  # the body read above, then what the client does next (goes away)
+            nonlocal replayed
+            if replayed:
+                message: dict[str, Any] = await receive()
+                return message
+            replayed = True
             return {"type": "http.request", "body": body, "more_body": False}
 
         await mcp_app(scope, replay, send)

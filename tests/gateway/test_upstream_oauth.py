@@ -472,3 +472,20 @@ async def test_an_interceptor_chains_server_entry_is_invoked_with_each_callers_o
         ["interceptor/invoke", "alice-upstream"],
         ["interceptor/invoke", "bob-upstream"],
     ]
+
+
+async def test_a_client_with_an_elicitation_handler_listens_on_the_servers_stream_and_still_gets_its_answers(
+    settings: Any, upstream_base: str
+) -> None:
+    servers = {"accounts": {"URL": f"{upstream_base}/mcp", "AUTH": "oauth", "PROTOCOL_VERSION": "2025-11-25"}}
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "SERVERS": servers}  # the handshake era: a GET stream first
+    alice = await sync_to_async(make_caller)("alice")
+    await sync_to_async(connect_account)(alice, "alice-upstream")
+
+    async def never(params: Any) -> dict[str, Any]:
+        raise AssertionError("nothing is asked")
+
+    client = MCPClient("accounts", user=alice.user, elicitation=never)
+    result = await asyncio.wait_for(client.call_tool("whoami"), WAIT)
+
+    assert seen(result)["user"] == "alice-upstream"
