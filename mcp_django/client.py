@@ -32,6 +32,12 @@ from typing import Any
 from asgiref.sync import async_to_sync
 
 from mcp_django.conf import mcp_settings
+from mcp_django.gateway.client_auth import (
+    AuthorizationCode,
+    ClientCredentials,
+    EnterpriseManaged,
+    OAuthClientAuth,
+)
 from mcp_django.gateway.connection import (
     BackendUnavailable,
     RemoteConnection,
@@ -44,12 +50,26 @@ from mcp_django.gateway.connection import (
 from mcp_django.gateway.remote_chain import drain_sinks
 from mcp_django.gateway.server_config import ClientAuth, ElicitationHandler
 from mcp_django.gateway.upstream import connection_for, refused
+from mcp_django.gateway.upstream_oauth import ClientKey
 from mcp_django.interceptors import chain_options
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.overlay import installed, on_change
 from mcp_django.protocol.versions import Era
 
-__all__ = ["BackendUnavailable", "ElicitationHandler", "MCPClient", "RemoteError", "SyncMCPClient", "connect"]
+__all__ = [
+    "AuthorizationCode",
+    "BackendUnavailable",
+    "ClientAuth",
+    "ClientCredentials",
+    "ClientKey",
+    "ElicitationHandler",
+    "EnterpriseManaged",
+    "MCPClient",
+    "OAuthClientAuth",
+    "RemoteError",
+    "SyncMCPClient",
+    "connect",
+]
 
 _settings_chain: dict[str, Any] | None = None
 
@@ -73,7 +93,7 @@ class MCPClient:
             None runs the settings' chain, `MCP_DJANGO["INTERCEPTORS"]`.
         user: who the requests are made for (a Django user): the interceptors' `context.principal`, and,
             for a server with `"AUTH": "oauth"`, whose own token the requests carry (docs/federation.md).
-        auth: how the connection authenticates with OAuth (`mcp_django.gateway.client_auth.ClientAuth`,
+        auth: how the connection authenticates with OAuth (`ClientAuth`,
             e.g. `OAuthClientAuth(ClientCredentials(...))`): it answers the server's 401 and 403
             challenges and sends the token; None keeps the server's own (`AUTH`, `TOKEN`, `HEADERS`).
         elicitation: answers the server's `elicitation/create` questions (`ElicitationHandler`: its

@@ -52,6 +52,7 @@ REEXPORT_PATHS = {
     "mcp_django.declarations.common": "DeclarationError's home before mcp_django.exceptions",
     "mcp_django.gateway.remote": "RemoteError's and BackendUnavailable's home before mcp_django.exceptions",
     "mcp_django.gateway.connection": "the remote connection's names, BackendUnavailable among them (docs/gateway.md)",
+    "mcp_django.gateway.upstream_oauth": "the OAuth client's one face; its transport and grants split off to oauth_*",
 }
 """The modules neither public nor a package that keep `__all__`: old import paths kept on purpose, and why."""
 

@@ -40,19 +40,8 @@ from typing import Any, Final, Protocol
 from mcp_django.executor import run_sync
 from mcp_django.gateway import upstream_oauth
 from mcp_django.gateway.remote import BackendUnavailable, RemoteServer
-from mcp_django.gateway.server_config import Challenge, ClientAuth, UpstreamOAuth
+from mcp_django.gateway.server_config import Challenge, UpstreamOAuth
 from mcp_django.gateway.upstream_oauth import ClientKey, Discovery, Registration, UpstreamAuthError
-
-__all__ = [
-    "AuthorizationCode",
-    "Challenge",
-    "ClientAuth",
-    "ClientCredentials",
-    "ClientKey",
-    "EnterpriseManaged",
-    "Grant",
-    "OAuthClientAuth",
-]
 
 _LEEWAY_S: Final = 30
 """A token this close to expiry is refreshed before it is sent: it could expire on its way."""

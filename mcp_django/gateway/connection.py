@@ -163,7 +163,8 @@ def client_auth_of(auth: Any, url: str | None) -> ClientAuth | None:
     marker = (str(url), repr(sorted((str(key), repr(value)) for key, value in auth.items())))
     known = _client_auths.get(marker)
     if known is None:
-        from mcp_django.gateway.client_auth import ClientCredentials, ClientKey, OAuthClientAuth
+        from mcp_django.gateway.client_auth import ClientCredentials, OAuthClientAuth
+        from mcp_django.gateway.upstream_oauth import ClientKey
 
         key = auth.get("PRIVATE_KEY")
         grant = ClientCredentials(

@@ -228,8 +228,7 @@ class RemoteConnection:
             self._start_listening()
 
     async def stream_ready(self, within: float) -> bool:
-        """Wait up to `within` seconds until the server's own stream is open, or known not to open (the
-        server has none); True when it is open."""
+        """Wait up to `within` seconds for the server's own stream to open (or to fail: it has none); True if open."""
         listening = self._listen_task
         if listening is None or listening.done() or self.stream_open.is_set():
             return self.stream_open.is_set()

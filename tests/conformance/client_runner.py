@@ -209,7 +209,7 @@ def authorization_code(context: dict[str, Any]) -> Any:
 
 @auth("auth/client-credentials-basic", "auth/client-credentials-jwt")
 def client_credentials(context: dict[str, Any]) -> Any:
-    from mcp_django.gateway.client_auth import ClientCredentials, ClientKey, OAuthClientAuth
+    from mcp_django.client import ClientCredentials, ClientKey, OAuthClientAuth
 
     pem = context.get("private_key_pem")
     key = ClientKey(pem, context.get("signing_algorithm", "ES256")) if pem else None
