@@ -51,7 +51,7 @@ help:
 	@echo "make docs-serve - serve the docs site on http://127.0.0.1:$(DOCS_PORT)/, rebuilt as docs/ changes"
 	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
 	@echo "make soak   - $(SOAK_SECONDS) s of mixed traffic against two workers on PostgreSQL and Redis; errors, memory, audit rows"
-	@echo "make fuzz   - the fuzz tests (tests/fuzz/) with $(FUZZ_CASES) Hypothesis cases each, 100,000 in all"
+	@echo "make fuzz   - the fuzz tests (tests/fuzz/) with $(FUZZ_CASES) Hypothesis cases each, 125,000 in all"
 	@echo "make clean  - remove the virtualenvs, caches and the demo database"
 
 # ------------------------------------------------------------------ Python
@@ -186,7 +186,7 @@ debian-packages:
 # and `test-django6` the in-memory tier and the live smoke tests on Django 6. Each prints its slowest tests.
 DURATIONS := --durations=25
 
-# `quick` fuzzes with a few hundred cases (the `quick` profile of tests/fuzz/conftest.py); `pytest` with 2,400.
+# `quick` fuzzes with a few hundred cases (the `quick` profile of tests/fuzz/conftest.py); `pytest` with 3,000.
 quick: lint typecheck
 	MCP_FUZZ_PROFILE=quick $(VENV_PY) -m pytest -m 'not live' $(DURATIONS)
 
@@ -242,8 +242,8 @@ soak: $(VENV_STAMP) debian-packages
 	$(VENV_PY) -m tests.production.soak --seconds $(SOAK_SECONDS) --clients $(SOAK_CLIENTS)
 
 # ------------------------------------------------------------------ fuzz (not part of `make test`)
-# tests/fuzz/ with the `fuzz` Hypothesis profile: FUZZ_CASES cases for each of its four Hypothesis tests (the protocol
-# core, the ASGI application's fast path and view, the WebSocket consumer); `make test` runs a few
+# tests/fuzz/ with the `fuzz` Hypothesis profile: FUZZ_CASES cases for each of its five Hypothesis tests (the protocol
+# core, the ASGI application's fast path and view, the WebSocket consumer, the interceptor chain); `make test` runs a few
 # hundred each. A failure prints the smallest example and a @reproduce_failure blob.
 
 FUZZ_CASES ?= 25000

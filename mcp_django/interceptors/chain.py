@@ -37,17 +37,20 @@ from mcp_django.interceptors.config import (
     parse_entries,
 )
 from mcp_django.interceptors.invoke import (
+    VALID,
     InvocationRecord,
+    Loan,
     Outcome,
+    attempt,
     copy_json,
     gather_eagerly,
     invoke,
     record,
     start,
+    unmodified_checked,
 )
 from mcp_django.interceptors.signals import phase_ran
 
-_SUMMARY_KEYS: Final = {"warn": "warnings", "info": "infos"}
 DEFAULT_DIRECTIONS: Final[Mapping[str, str]] = {"request": "sending", "response": "receiving"}
 
 
@@ -126,10 +129,51 @@ class ChainResult:
 
 _SELECTION = tuple[tuple[PlanEntry, ...], tuple[PlanEntry, ...], tuple[PlanEntry, ...]]
 _PASSES = tuple[tuple[str, tuple[PlanEntry, ...]], ...]
+_MUTATE: Final = "mutate"
+_VALIDATE: Final = "validate"
+_SINK: Final = "sink"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CompiledPhase:
+    """One phase of one event as the plan runs it, compiled once: only the entries hooking it, in run order.
+
+    Attributes:
+        event, phase: what it serves.
+        mutators, validators, sinks: the entries of each kind, each in run order (priority, name, position).
+        passes: the non-empty passes as (kind, entries), in the order the phase's direction runs them.
+        options: the options object every entry has (equal frozen options are one object), or None:
+            then one `Invocation` serves them all while the payload stays the same.
+    """
+
+    event: str
+    phase: str
+    mutators: tuple[PlanEntry, ...]
+    validators: tuple[PlanEntry, ...]
+    sinks: tuple[PlanEntry, ...]
+    passes: _PASSES
+    options: pydantic.BaseModel | None
+
+    def __bool__(self) -> bool:
+        return bool(self.passes)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CompiledEvent:
+    """Both phases of one event, compiled, and the active entries hooking it that may refuse it up front."""
+
+    request: CompiledPhase
+    response: CompiledPhase
+    gates: tuple[PlanEntry, ...]
 
 
 class InterceptorPlan:
-    """A built interceptor chain: which entries run for an event and phase, in which order, and the runner."""
+    """A built interceptor chain: which entries run for an event and phase, in which order, and the runner.
+
+    A plan is built once per interceptor list (an endpoint builds it again when the admin's state or the
+    settings change) and compiles each (event, phase) the first time it runs: what cannot apply to an
+    event costs nothing on it, and what can runs from flat, ordered tuples.
+    """
 
     def __init__(
         self,
@@ -141,11 +185,9 @@ class InterceptorPlan:
         self.entries = tuple(entries)
         self.directions = dict(directions)
         self.timeout_ms = timeout_ms
-        self._selections: dict[tuple[str, str], _SELECTION] = {}
-        self._passes: dict[tuple[str, str], _PASSES] = {}
-        self._common: dict[int, tuple[tuple[PlanEntry, ...], pydantic.BaseModel | None]] = {}
+        self._compiled: dict[str, CompiledEvent] = {}
         self._events = frozenset(event for entry in self.entries for event in entry.events)
-        self._gates = tuple(
+        self._gating = tuple(
             entry
             for entry in self.entries
             if type(entry.interceptor).admits is not Interceptor.admits and entry.mode == "active"
@@ -163,160 +205,188 @@ class InterceptorPlan:
 
     def admit(self, event: str) -> None:
         """Let every active entry hooking `event` refuse it up front (`Interceptor.admits` raises `MCPError`)."""
-        for entry in self._gates:
-            if entry.hooks_event(event):
-                entry.interceptor.admits(event)
+        for entry in self.compiled_event(event).gates:
+            entry.interceptor.admits(event)
 
     def supported_events(self) -> list[str]:
         """The union of the hooked events, sorted (`"*"` when a wildcard is hooked)."""
         return sorted(self._events)
 
+    def compiled_event(self, event: str) -> CompiledEvent:
+        """What both phases of `event` run, compiled the first time it is asked for."""
+        compiled = self._compiled.get(event)
+        if compiled is None:
+            gates = tuple(entry for entry in self._gating if entry.hooks_event(event))
+            compiled = CompiledEvent(self._compile(event, "request"), self._compile(event, "response"), gates)
+            self._compiled[event] = compiled
+        return compiled
+
+    def compiled(self, event: str, phase: str) -> CompiledPhase:
+        """What `phase` of `event` runs, compiled the first time it is asked for."""
+        compiled = self.compiled_event(event)
+        return compiled.request if phase == "request" else compiled.response
+
+    def _compile(self, event: str, phase: str) -> CompiledPhase:
+        chosen = sorted(
+            (entry for entry in self.entries if entry.hooks(event, phase)),
+            key=lambda entry: (entry.priority[phase], entry.name, entry.index),
+        )
+        mutators, validators, sinks = (tuple(entry for entry in chosen if entry.type == kind) for kind in _KINDS)
+        ordered = [(_MUTATE, mutators), (_VALIDATE, validators), (_SINK, sinks)]
+        if self.directions.get(phase) == "receiving":
+            ordered = [ordered[1], ordered[2], ordered[0]]
+        first = chosen[0].options if chosen else None
+        return CompiledPhase(
+            event=event,
+            phase=phase,
+            mutators=mutators,
+            validators=validators,
+            sinks=sinks,
+            passes=tuple((kind, entries) for kind, entries in ordered if entries),
+            options=first if all(entry.options is first for entry in chosen) else None,
+        )
+
     def select(self, event: str, phase: str) -> _SELECTION:
         """The (mutators, validators, sinks) hooked on `event` in `phase`, each in run order."""
-        key = (event, phase)
-        if key not in self._selections:
-            chosen = sorted(
-                (entry for entry in self.entries if entry.hooks(event, phase)),
-                key=lambda entry: (entry.priority[phase], entry.name, entry.index),
-            )
-            self._selections[key] = tuple(  # type: ignore[assignment]  # three tuples, by construction
-                tuple(entry for entry in chosen if entry.type == kind) for kind in ("mutation", "validation", "sink")
-            )
-        return self._selections[key]
-
-    def common_options(self, entries: tuple[PlanEntry, ...]) -> pydantic.BaseModel | None:
-        """The options object every one of `entries` has (equal frozen options are one object), else None."""
-        cached = self._common.get(id(entries))
-        if cached is None or cached[0] is not entries:
-            first = entries[0].options if entries else None
-            cached = self._common[id(entries)] = (
-                entries,
-                first if all(entry.options is first for entry in entries) else None,
-            )
-        return cached[1]
+        compiled = self.compiled(event, phase)
+        return compiled.mutators, compiled.validators, compiled.sinks
 
     def passes(self, event: str, phase: str) -> _PASSES:
-        """The non-empty passes of `event` in `phase`, in the order the phase's direction runs them; built once."""
-        key = (event, phase)
-        passes = self._passes.get(key)
-        if passes is None:
-            mutators, validators, sinks = self.select(event, phase)
-            ordered = [("mutate", mutators), ("validate", validators), ("sink", sinks)]
-            if self.directions.get(phase) == "receiving":
-                ordered = [ordered[1], ordered[2], ordered[0]]
-            passes = self._passes[key] = tuple((kind, entries) for kind, entries in ordered if entries)
-        return passes
+        """The non-empty passes of `event` in `phase`, in the order the phase's direction runs them."""
+        return self.compiled(event, phase).passes
 
     async def run(self, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext) -> ChainResult:
         """Run one phase of the chain on `payload` and return what happened."""
-        passes = self._passes.get((event, phase)) or self.passes(event, phase)
-        run = _PhaseRun(self, event, phase, payload, context)
+        return await self.run_compiled(self.compiled(event, phase), payload, context)
+
+    async def run_compiled(
+        self, compiled: CompiledPhase, payload: dict[str, Any], context: InterceptorContext
+    ) -> ChainResult:
+        """Run one compiled phase on `payload` and return what happened (`run`, for a phase looked up already)."""
+        chain = ChainResult(
+            compiled.event, compiled.phase, "success", payload, [], {"errors": 0, "warnings": 0, "infos": 0}
+        )
+        run = _PhaseRun(chain, compiled, context)
         started = time.perf_counter()
         try:
             if self.timeout_ms is None:
-                await run.passes(passes)
+                await run.passes()
             else:
                 async with asyncio.timeout(self.timeout_ms / 1000):
-                    await run.passes(passes)
+                    await run.passes()
         except TimeoutError:
             run.abort("timeout", {"type": "chain", "reason": "timeout", "timeoutMs": self.timeout_ms})
-        result = ChainResult(
-            event=event,
-            phase=phase,
-            status=run.status,
-            final_payload=run.payload if run.status == "success" else payload,
-            outcomes=run.outcomes,
-            validation_summary=run.summary,
-            aborted_at=run.aborted_at,
-            total_duration_ms=(time.perf_counter() - started) * 1000,
-            sinks_ran=run.sinks_ran,
-        )
+        if chain.status != "success":
+            chain.final_payload = payload
+        chain.total_duration_ms = (time.perf_counter() - started) * 1000
         if phase_ran.receivers:
-            phase_ran.send(InterceptorPlan, chain=result)
-        return result
+            phase_ran.send(InterceptorPlan, chain=chain)
+        return chain
 
     async def run_sinks(self, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext) -> None:
         """Let the sinks of `phase` observe `payload` (a refusal or an error that ended the operation)."""
-        sinks = self.select(event, phase)[2]
-        if sinks:
-            await _PhaseRun(self, event, phase, payload, context).sink(sinks)
+        compiled = self.compiled(event, phase)
+        if compiled.sinks:
+            observed = _PhaseRun(ChainResult(event, phase, "success", payload, [], {}), compiled, context)
+            await observed.concurrently(compiled.sinks)
 
     async def invoke(self, entry: PlanEntry, invocation: Invocation, timeout_ms: int | None) -> InvocationRecord:
         """Invoke one entry on its own (the `interceptor/invoke` wire method)."""
-        original = invocation.payload
-        if entry.type == "mutation":
-            invocation = dataclasses.replace(invocation, payload=copy_json(original))
-        return await invoke(entry, invocation, timeout_ms, original=original)
+        return await invoke(entry, invocation, timeout_ms)
+
+
+_KINDS: Final = ("mutation", "validation", "sink")
+_SUMMARY_KEYS: Final = {"warn": "warnings", "info": "infos"}
 
 
 class _PhaseRun:
-    """The state of one phase being run: the current payload, the records, the verdict."""
+    """One phase being run: it fills in its `ChainResult` as it goes (`final_payload` is the current
+    payload, set back to the input if the phase blocks; `outcomes` grows by one per invocation)."""
 
-    __slots__ = (
-        "aborted_at",
-        "context",
-        "event",
-        "outcomes",
-        "payload",
-        "phase",
-        "plan",
-        "sinks_ran",
-        "status",
-        "summary",
-    )
+    __slots__ = ("chain", "compiled", "context", "made")
 
-    def __init__(
-        self, plan: InterceptorPlan, event: str, phase: str, payload: dict[str, Any], context: InterceptorContext
-    ) -> None:
-        self.plan = plan
-        self.event = event
-        self.phase = phase
-        self.payload = payload
+    def __init__(self, chain: ChainResult, compiled: CompiledPhase, context: InterceptorContext) -> None:
+        self.chain = chain
+        self.compiled = compiled
         self.context = context
-        self.outcomes: list[Outcome] = []
-        self.summary = {"errors": 0, "warnings": 0, "infos": 0}
-        self.status = "success"
-        self.aborted_at: dict[str, Any] | None = None
-        self.sinks_ran = False
+        self.made: Invocation | None = None
 
     def abort(self, status: str, aborted_at: dict[str, Any]) -> None:
-        if self.status == "success":
-            self.status, self.aborted_at = status, aborted_at
+        chain = self.chain
+        if chain.status == "success":
+            chain.status, chain.aborted_at = status, aborted_at
 
-    async def passes(self, passes: _PASSES) -> None:
-        for kind, entries in passes:
-            if kind == "validate":
-                await self.validate(entries)
-            elif kind == "mutate":
+    async def passes(self) -> None:
+        """Run the passes, in order, until one blocks."""
+        chain = self.chain
+        for kind, entries in self.compiled.passes:
+            if kind is _MUTATE:
                 await self.mutate(entries)
+            elif kind is _VALIDATE:
+                self.judge(await self.concurrently(entries))
             else:
-                await self.sink(entries)
-            if self.status != "success":
+                chain.sinks_ran = True  # even if the chain's deadline stops them: they saw the payload
+                await self.concurrently(entries)
+            if chain.status != "success":
                 return
 
+    def invocation(self, entry: PlanEntry, payload: dict[str, Any]) -> Invocation:
+        """The invocation of `entry` on `payload`: the last one made, when it has the same payload and options."""
+        made = self.made
+        if made is None or made.payload is not payload or made.options is not entry.options:
+            compiled = self.compiled
+            made = self.made = Invocation(compiled.event, compiled.phase, payload, entry.options, self.context)  # type: ignore[arg-type]
+        return made
+
     async def mutate(self, mutators: tuple[PlanEntry, ...]) -> None:
-        """Sequentially; audit results are shadows; a fail-closed failure aborts and keeps the input."""
+        """Sequentially; audit results are shadows; a fail-closed failure aborts and keeps the input.
+
+        A mutator run in this task is lent the payload itself, not a copy: what it changes in place is
+        put back afterwards (`Loan`), and what it returned is copied out first, so nothing else ever
+        sees the change, as if it had changed a copy; a mutator that changes nothing costs no copy. A
+        sync mutator, which runs on a thread that a timeout or a cancellation would leave running, gets
+        a copy of its own.
+        """
+        chain = self.chain
+        loan: Loan | None = None
         for entry in mutators:
-            invocation = Invocation(self.event, self.phase, copy_json(self.payload), entry.options, self.context)  # type: ignore[arg-type]
-            outcome = start(entry, invocation, self.payload)
-            if not isinstance(outcome, tuple):
-                outcome = await outcome
-            self.outcomes.append(outcome)
+            payload = chain.final_payload
+            lent: Loan | None = None
+            if entry.inline:
+                invocation = self.invocation(entry, payload)
+                lent = loan = loan or Loan(payload)
+            else:
+                compiled = self.compiled
+                invocation = Invocation(compiled.event, compiled.phase, copy_json(payload), entry.options, self.context)  # type: ignore[arg-type]
+            try:
+                outcome = await attempt(entry, invocation, entry.timeout_ms)
+            except BaseException:  # cancelled, or the chain's deadline: leave the payload as it was lent
+                if lent is not None and lent.changed():
+                    lent.restore()
+                raise
+            if lent is not None and lent.containers != lent.contents:  # `lent.changed()`, without the call
+                outcome = _copied_out(outcome)
+                lent.restore()
             _, result, error, _ = outcome
+            if error is None and not result.modified and result.payload is not payload:  # type: ignore[union-attr]
+                outcome = unmodified_checked(outcome, invocation, payload)
+                result, error = outcome[1], outcome[2]
+            chain.outcomes.append(outcome)
             if error is None:
-                assert isinstance(result, MutationResult)
-                if entry.mode == "active" and result.modified:
-                    self.payload = result.payload
+                if entry.mode == "active" and result.modified and result.payload is not payload:  # type: ignore[union-attr]
+                    chain.final_payload = result.payload  # type: ignore[union-attr]
+                    loan = None  # lent anew when the next mutator runs
             elif entry.mode == "active" and not entry.fail_open:
                 self.abort("mutation_failed", {"interceptor": entry.name, "reason": error, "type": "mutation"})
                 return
 
-    async def validate(self, validators: tuple[PlanEntry, ...]) -> None:
-        """All at once on one snapshot; every validator runs, and the first blocker in plan order is named."""
-        outcomes = await self.all(validators)
-        self.outcomes += outcomes
+    def judge(self, outcomes: list[Outcome]) -> None:
+        """Count the validators' verdicts; the first blocker in plan order is named (every validator ran)."""
+        summary = self.chain.validation_summary
         for entry, result, error, _ in outcomes:
-            self.count(result, error)
+            if result is VALID:
+                continue  # the common verdict: nothing to count, nothing blocks
+            _count(summary, result, error)
             if entry.mode != "active":
                 continue
             if error is not None and not entry.fail_open:
@@ -327,47 +397,52 @@ class _PhaseRun:
                 continue
             self.abort("validation_failed", {"interceptor": entry.name, "reason": reason, "type": "validation"})
 
-    async def sink(self, sinks: tuple[PlanEntry, ...]) -> None:
-        """All at once; a failure is swallowed and recorded as `recorded=False`."""
-        self.sinks_ran = True
-        self.outcomes += await self.all(sinks)
+    async def concurrently(self, entries: tuple[PlanEntry, ...]) -> list[Outcome]:
+        """Run `entries` concurrently on the current payload: each started at once, the waiting ones carried on.
 
-    async def all(self, entries: tuple[PlanEntry, ...]) -> list[Outcome]:
-        """Run `entries` concurrently on the current payload: each started at once, the waiting ones carried on."""
-        pairs = zip(entries, self.invocations(entries), strict=True)
-        outcomes: list[Any] = [start(entry, call) for entry, call in pairs]
-        waiting = [index for index, outcome in enumerate(outcomes) if not isinstance(outcome, tuple)]
-        if len(waiting) == 1:  # no task for a lone waiter: what it sets in its context stays in ours
-            outcomes[waiting[0]] = await outcomes[waiting[0]]
-        elif waiting:
-            finished = await gather_eagerly([outcomes[index] for index in waiting])
-            for index, outcome in zip(waiting, finished, strict=True):
-                outcomes[index] = outcome
+        Their outcomes, in `entries`' order, are also added to the chain's.
+        """
+        payload = self.chain.final_payload
+        if self.compiled.options is not None:
+            invocation = self.invocation(entries[0], payload)
+            outcomes: list[Any] = [start(entry, invocation) for entry in entries]
+        else:
+            outcomes = [start(entry, self.invocation(entry, payload)) for entry in entries]
+        for outcome in outcomes:
+            if not isinstance(outcome, tuple):
+                await _carry_on(outcomes)
+                break
+        self.chain.outcomes += outcomes
         return outcomes
 
-    def invocations(self, entries: tuple[PlanEntry, ...]) -> list[Invocation]:
-        """The invocation of each entry on the current payload; entries with the same options share one."""
-        event, phase, payload, context = self.event, self.phase, self.payload, self.context
-        common = self.plan.common_options(entries)
-        if common is not None:
-            return [Invocation(event, phase, payload, common, context)] * len(entries)  # type: ignore[arg-type]
-        made: dict[int, Invocation] = {}
-        invocations = []
-        for entry in entries:
-            invocation = made.get(id(entry.options))
-            if invocation is None:
-                invocation = made[id(entry.options)] = Invocation(event, phase, payload, entry.options, context)  # type: ignore[arg-type]
-            invocations.append(invocation)
-        return invocations
 
-    def count(self, result: Any, error: str | None) -> None:
-        if error is not None or not isinstance(result, ValidationResult):
-            self.summary["errors"] += 1
-            return
-        if result.valid and not result.messages:
-            return  # the common verdict: nothing to count
-        severities: list[str] = [m.severity for m in result.messages]
-        if not severities and not result.valid:
-            severities = [result.severity or "error"]
-        for severity in severities:
-            self.summary[_SUMMARY_KEYS.get(severity, "errors")] += 1
+async def _carry_on(outcomes: list[Any]) -> None:
+    """Replace the coroutines among `outcomes` (the entries that waited) by their outcomes."""
+    waiting = [index for index, outcome in enumerate(outcomes) if not isinstance(outcome, tuple)]
+    if len(waiting) == 1:  # no task for a lone waiter: what it sets in its context stays in ours
+        outcomes[waiting[0]] = await outcomes[waiting[0]]
+        return
+    finished = await gather_eagerly([outcomes[index] for index in waiting])
+    for index, outcome in zip(waiting, finished, strict=True):
+        outcomes[index] = outcome
+
+
+def _count(summary: dict[str, int], result: Any, error: str | None) -> None:
+    if error is not None or not isinstance(result, ValidationResult):
+        summary["errors"] += 1
+        return
+    if result.valid and not result.messages:
+        return  # the common verdict: nothing to count
+    severities: list[str] = [m.severity for m in result.messages]
+    if not severities and not result.valid:
+        severities = [result.severity or "error"]
+    for severity in severities:
+        summary[_SUMMARY_KEYS.get(severity, "errors")] += 1
+
+
+def _copied_out(outcome: Outcome) -> Outcome:
+    """A mutation's outcome with a copy of the payload it returned, taken before the lent payload is restored."""
+    entry, result, error, duration = outcome
+    if not isinstance(result, MutationResult):
+        return outcome
+    return (entry, dataclasses.replace(result, payload=copy_json(result.payload)), error, duration)

@@ -78,10 +78,14 @@ class PlanEntry:
     options: pydantic.BaseModel
     index: int
     call: Callable[[Invocation], Awaitable[Any]] = dataclasses.field(init=False, repr=False, compare=False)
+    inline: bool = dataclasses.field(init=False, repr=False, compare=False)
+    """The method is a coroutine function, run in the caller's task: it ends before the chain goes on.
+    (A sync one runs on a thread, which a timeout or a cancellation leaves running.)"""
 
     def __post_init__(self) -> None:
         method = getattr(self.interceptor, type(self.interceptor).entrypoint)
-        if not inspect.iscoroutinefunction(method):
+        object.__setattr__(self, "inline", inspect.iscoroutinefunction(method))
+        if not self.inline:
             # thread_sensitive ones may use the ORM: the database threads; the others any thread.
             if self.interceptor.thread_sensitive:
                 method = functools.partial(run_sync, method)

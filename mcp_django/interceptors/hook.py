@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from mcp_django.interceptors.base import InterceptorContext, ValidationResult
 from mcp_django.interceptors.chain import ChainResult, InterceptorPlan
+from mcp_django.interceptors.signals import phase_ran
 from mcp_django.protocol import CallNext, InternalError, InvalidParams, MCPError, RequestContext
 from mcp_django.results import tool_error
 
@@ -57,39 +58,50 @@ class InterceptorHook:
     async def around(
         self, method: str, params: dict[str, Any], context: InterceptorContext, call_next: CallNext
     ) -> dict[str, Any]:
-        """Run the chain around `call_next` for a caller described by `context` (an outgoing request's too)."""
+        """Run the chain around `call_next` for a caller described by `context` (an outgoing request's too).
+
+        A phase nothing hooks is skipped (no result, no context built), unless `phase_ran` has receivers.
+        """
         plan = self.plan
         if not plan.intercepts(method):
             return await call_next(params)
-        plan.admit(method)
+        compiled = plan.compiled_event(method)
+        for gate in compiled.gates:
+            gate.interceptor.admits(method)
         started = time.perf_counter()
-        request = await plan.run(method, "request", params, context)
-        if request.blocked:
-            return await self._refuse(request, _with(context, request=params), started)
+        before, after = compiled.request, compiled.response
+        if before.passes or phase_ran.receivers:
+            request = await plan.run_compiled(before, params, context)
+            if request.status != "success":
+                return await self._refuse(request, _with(context, request=params), started)
+            params = request.final_payload
         try:
-            result = await call_next(request.final_payload)
+            result = await call_next(params)
         except asyncio.CancelledError:
             # The caller went away (a disconnect, `notifications/cancelled`) while the operation ran: the
             # sinks still see it (a sync tool runs on to its end). In a task of their own, as this one is
             # being cancelled; the task keeps a reference until it is done.
-            cancelled = _outcome(context, request, "cancelled", started)
-            sinks = asyncio.ensure_future(plan.run_sinks(method, "response", _CANCELLED, cancelled))
-            _observing.add(sinks)
-            sinks.add_done_callback(_sinks_done)
+            if after.sinks:
+                cancelled = _responding(context, params, "cancelled", started)
+                sinks = asyncio.ensure_future(plan.run_sinks(method, "response", _CANCELLED, cancelled))
+                _observing.add(sinks)
+                sinks.add_done_callback(_sinks_done)
             raise
         except MCPError as error:
-            outcome = "timeout" if isinstance(error.data, dict) and error.data.get("reason") == "timeout" else "error"
-            await plan.run_sinks(
-                method, "response", {"error": error.to_error()}, _outcome(context, request, outcome, started)
-            )
+            if after.sinks:
+                timed_out = isinstance(error.data, dict) and error.data.get("reason") == "timeout"
+                failed = _responding(context, params, "timeout" if timed_out else "error", started)
+                await plan.run_sinks(method, "response", {"error": error.to_error()}, failed)
             raise
-        context = _outcome(context, request, "error" if result.get("isError") else "ok", started)
-        response = await plan.run(method, "response", result, context)
-        if response.blocked:
-            return await self._refuse(response, context, started)
+        if after.passes or phase_ran.receivers:
+            context = _responding(context, params, "error" if result.get("isError") else "ok", started)
+            response = await plan.run_compiled(after, result, context)
+            if response.status != "success":
+                return await self._refuse(response, context, started)
+            result = response.final_payload
         if method == "tools/list":
-            repair_input_schemas(response.final_payload)
-        return response.final_payload
+            repair_input_schemas(result)
+        return result
 
     async def _refuse(self, chain: ChainResult, context: InterceptorContext, started: float) -> dict[str, Any]:
         logger.warning(
@@ -160,7 +172,7 @@ def caller_context(user: Any, endpoint: str | None = None) -> InterceptorContext
         principal=principal,
         user=user,
         trace_id=_uuid4_hex(),
-        timestamp=datetime.now(UTC).isoformat(timespec="milliseconds"),
+        timestamp=_timestamp(),
         endpoint=endpoint,
     )
 
@@ -177,9 +189,21 @@ def repair_input_schemas(result: dict[str, Any]) -> None:
                 tool["inputSchema"] = {"type": "object"}
 
 
-def _outcome(context: InterceptorContext, request: ChainResult, outcome: str, started: float) -> InterceptorContext:
+def _responding(
+    context: InterceptorContext, request: dict[str, Any], outcome: str, started: float
+) -> InterceptorContext:
+    """The response phase's context: the request phase's, with the request the operation ran with and its outcome."""
     duration = (time.perf_counter() - started) * 1000
-    return _with(context, request=request.final_payload, outcome=outcome, duration_ms=duration)
+    return InterceptorContext(
+        principal=context.principal,
+        user=context.user,
+        trace_id=context.trace_id,
+        timestamp=context.timestamp,
+        endpoint=context.endpoint,
+        request=request,
+        outcome=outcome,
+        duration_ms=duration,
+    )
 
 
 _CONTEXT_FIELDS: Final = tuple(field.name for field in dataclasses.fields(InterceptorContext))
@@ -194,6 +218,20 @@ def _with(context: InterceptorContext, **changes: Any) -> InterceptorContext:
 
 def _uuid4_hex() -> str:
     """`uuid.uuid4().hex`, without building a `UUID`: 16 random bytes with the version 4 and RFC 4122 variant bits."""
-    number = int.from_bytes(os.urandom(16), "big")
-    number = (number & ~(0xF000 << 64) & ~(0xC000 << 48)) | (4 << 76) | (0x8000 << 48)
-    return f"{number:032x}"
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40
+    raw[8] = raw[8] & 0x3F | 0x80
+    return raw.hex()
+
+
+_second: tuple[int, str] = (0, "")
+"""The last whole second `_timestamp` formatted, and how: the date and time part changes once a second."""
+
+
+def _timestamp() -> str:
+    """`datetime.now(UTC).isoformat(timespec="milliseconds")`, formatting the date and time once a second."""
+    global _second
+    second, nanoseconds = divmod(time.time_ns(), 1_000_000_000)
+    if second != _second[0]:
+        _second = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
+    return f"{_second[1]}.{nanoseconds // 1_000_000:03d}+00:00"

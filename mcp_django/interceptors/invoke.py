@@ -18,8 +18,8 @@ from mcp_django.interceptors.config import PlanEntry
 T = TypeVar("T")
 
 # Results are frozen, so the common verdicts are shared instead of built on every invocation.
-_VALID: Final = ValidationResult(valid=True)
-_INVALID: Final = ValidationResult(valid=False)
+VALID: Final = ValidationResult(valid=True)
+INVALID: Final = ValidationResult(valid=False)
 _RECORDED: Final = SinkResult(recorded=True)
 _NOT_RECORDED: Final = SinkResult(recorded=False)
 _clock: Final = time.perf_counter
@@ -128,41 +128,46 @@ def record(outcome: Outcome, phase: str) -> InvocationRecord:
     return InvocationRecord(entry.name, entry.type, phase, entry.mode, result, error, duration)
 
 
-async def invoke(
-    entry: PlanEntry, invocation: Invocation, timeout_ms: int | None, *, original: dict[str, Any] | None = None
-) -> InvocationRecord:
+async def invoke(entry: PlanEntry, invocation: Invocation, timeout_ms: int | None) -> InvocationRecord:
     """Call one interceptor, bounded by `timeout_ms`, and turn whatever happens into a record.
 
-    `original` is the payload a mutator's copy was made from: `modified=False` must return it unchanged.
+    A mutator is handed a copy of the payload: `modified=False` must return the payload unchanged.
     """
-    return record(await attempt(entry, invocation, timeout_ms, original), invocation.phase)
+    original = invocation.payload
+    if entry.type == "mutation":
+        invocation = dataclasses.replace(invocation, payload=copy_json(original))
+    outcome = await attempt(entry, invocation, timeout_ms)
+    if entry.type == "mutation":
+        outcome = unmodified_checked(outcome, invocation, original)
+    return record(outcome, invocation.phase)
 
 
-def start(
-    entry: PlanEntry, invocation: Invocation, original: dict[str, Any] | None = None
-) -> Outcome | Coroutine[Any, Any, Outcome]:
+def start(entry: PlanEntry, invocation: Invocation) -> Outcome | Coroutine[Any, Any, Outcome]:
     """Call one interceptor with its own timeout: its outcome, or a coroutine to await for it.
 
     Without a timeout the interceptor is started right here: one that finishes without waiting
     (most do) gives its outcome at once, with no coroutine of ours around it; one that waits is
-    carried on, from where it stopped, by the coroutine returned.
+    carried on, from where it stopped, by the coroutine returned. A mutation's `modified=False` is
+    not checked here (`unmodified_checked`): the chain first undoes what a mutator changed in place.
     """
     if entry.timeout_ms is not None:
-        return attempt(entry, invocation, entry.timeout_ms, original)
+        return attempt(entry, invocation, entry.timeout_ms)
     started = _clock()
     try:
         coroutine = entry.call(invocation)
         awaited = coroutine.send(None)  # type: ignore[attr-defined]  # entry.call makes a coroutine
     except StopIteration as finished:
-        return _settle(entry, invocation, finished.value, original, started)
+        raw = finished.value
+        if (raw is True and entry.type == "validation") or (raw is None and entry.type == "sink"):
+            # the common verdicts, shared and without a call
+            return (entry, VALID if raw else _RECORDED, None, (_clock() - started) * 1000)
+        return _settle(entry, invocation, raw, started)
     except Exception as exc:
         return _failure(entry, invocation, exc, None, started)
-    return _carry_on(entry, invocation, coroutine, awaited, original, started)  # type: ignore[arg-type]
+    return _carry_on(entry, invocation, coroutine, awaited, started)  # type: ignore[arg-type]
 
 
-async def attempt(
-    entry: PlanEntry, invocation: Invocation, timeout_ms: int | None, original: dict[str, Any] | None
-) -> Outcome:
+async def attempt(entry: PlanEntry, invocation: Invocation, timeout_ms: int | None) -> Outcome:
     """Call one interceptor, bounded by `timeout_ms`, and return its outcome."""
     started = _clock()
     try:
@@ -170,65 +175,68 @@ async def attempt(
         raw = await (outcome if timeout_ms is None else asyncio.wait_for(outcome, timeout_ms / 1000))
     except Exception as exc:
         return _failure(entry, invocation, exc, timeout_ms, started)
-    return _settle(entry, invocation, raw, original, started)
+    return _settle(entry, invocation, raw, started)
 
 
 async def _carry_on(
-    entry: PlanEntry,
-    invocation: Invocation,
-    coroutine: Coroutine[Any, Any, Any],
-    awaited: Any,
-    original: dict[str, Any] | None,
-    started: float,
+    entry: PlanEntry, invocation: Invocation, coroutine: Coroutine[Any, Any, Any], awaited: Any, started: float
 ) -> Outcome:
     try:
         raw = await _resume(coroutine, awaited)
     except Exception as exc:
         return _failure(entry, invocation, exc, None, started)
-    return _settle(entry, invocation, raw, original, started)
+    return _settle(entry, invocation, raw, started)
 
 
-def _settle(
-    entry: PlanEntry, invocation: Invocation, raw: Any, original: dict[str, Any] | None, started: float
-) -> Outcome:
+def _settle(entry: PlanEntry, invocation: Invocation, raw: Any, started: float) -> Outcome:
     """The outcome of an interceptor that returned `raw`."""
-    if raw is True and entry.type == "validation":
-        result: Any = _VALID  # the common verdicts, without a call
-    elif raw is None and entry.type == "sink":
-        result = _RECORDED
-    else:
-        try:
-            result = _as_result(entry, raw, invocation.payload if original is None else original)
-        except Exception as exc:
-            return _failure(entry, invocation, exc, None, started)
+    try:
+        result = _as_result(entry, raw)
+    except Exception as exc:
+        return _failure(entry, invocation, exc, None, started)
     return (entry, result, None, (_clock() - started) * 1000)
+
+
+def unmodified_checked(outcome: Outcome, invocation: Invocation, original: dict[str, Any]) -> Outcome:
+    """A mutation's outcome, failed when it says `modified=False` and returns a payload other than `original`."""
+    entry, result, error, duration = outcome
+    if error is not None or result.modified or result.payload is original:  # type: ignore[union-attr]  # a mutation
+        return outcome
+    try:
+        if result.payload == original:  # type: ignore[union-attr]
+            return outcome
+        exc: Exception = TypeError("modified=False with a payload that differs from the input")
+    except Exception as raised:  # a payload holding something whose == raises
+        exc = raised
+    return (entry, None, _logged(entry, invocation, exc, None), duration)
 
 
 def _failure(
     entry: PlanEntry, invocation: Invocation, exc: Exception, timeout_ms: int | None, started: float
 ) -> Outcome:
     """The outcome of an interceptor that raised `exc` (or timed out), logged."""
+    error = _logged(entry, invocation, exc, timeout_ms)
+    return (entry, _NOT_RECORDED if entry.type == "sink" else None, error, (_clock() - started) * 1000)
+
+
+def _logged(entry: PlanEntry, invocation: Invocation, exc: Exception, timeout_ms: int | None) -> str:
+    """The record's `error` for an interceptor that raised `exc` (or timed out), logged."""
     if isinstance(exc, TimeoutError):
-        error = "timeout"
         logger.warning("Interceptor %r timed out after %s ms on %s", entry.name, timeout_ms, invocation.event)
-    else:
-        error = f"{type(exc).__name__}: {exc}"
-        logger.warning("Interceptor %r failed on %s (%s)", entry.name, invocation.event, invocation.phase, exc_info=exc)
-    result = _NOT_RECORDED if entry.type == "sink" else None
-    return (entry, result, error, (_clock() - started) * 1000)
+        return "timeout"
+    logger.warning("Interceptor %r failed on %s (%s)", entry.name, invocation.event, invocation.phase, exc_info=exc)
+    return f"{type(exc).__name__}: {exc}"
 
 
-def _as_result(entry: PlanEntry, raw: Any, original: dict[str, Any]) -> ValidationResult | MutationResult | SinkResult:
+def _as_result(entry: PlanEntry, raw: Any) -> ValidationResult | MutationResult | SinkResult:
     """Normalize what an interceptor returned, or raise `TypeError` for a result of the wrong kind."""
     if entry.type == "validation":
         if raw is True or raw is False:
-            return _VALID if raw else _INVALID
+            return VALID if raw else INVALID
         if isinstance(raw, ValidationResult):
             return raw
     elif entry.type == "mutation":
         if isinstance(raw, MutationResult):
-            if not raw.modified and raw.payload != original:
-                raise TypeError("modified=False with a payload that differs from the input")
             return raw
     else:
         if raw is None or raw is True:
@@ -252,3 +260,49 @@ def copy_json(value: Any) -> Any:
 
 _ATOMS: Final = frozenset({str, int, float, bool, type(None)})
 """Values `copy_json` hands back as they are, without a call."""
+
+
+class Loan:
+    """A payload lent to mutators instead of a copy each: what each of its dicts and lists held when lent.
+
+    `changed()` tells (in one comparison) whether a mutator changed any of them in place, and
+    `restore()` puts every one back as it was, in place, so that whoever else holds the payload or
+    a part of it (the caller, an earlier mutator's record) never sees what a mutator did to it: as if
+    the mutator had been handed a copy. Values that compare equal count as unchanged (`1` for `1.0`),
+    as in the `modified=False` check. Only dicts and lists are watched, as only they are copied by
+    `copy_json`.
+    """
+
+    __slots__ = ("containers", "contents")
+
+    def __init__(self, payload: Any) -> None:
+        self.containers: list[Any] = []
+        self.contents: list[Any] = []
+        self._take(payload)
+
+    def _take(self, value: Any) -> None:
+        if isinstance(value, dict):
+            self.containers.append(value)
+            self.contents.append(dict(value))
+            for item in value.values():
+                if type(item) not in _ATOMS:
+                    self._take(item)
+        elif isinstance(value, list):
+            self.containers.append(value)
+            self.contents.append(list(value))
+            for item in value:
+                if type(item) not in _ATOMS:
+                    self._take(item)
+
+    def changed(self) -> bool:
+        """True when some dict or list of the payload no longer holds what it held when lent."""
+        return self.containers != self.contents
+
+    def restore(self) -> None:
+        """Put every dict and list of the payload back as it was when lent (the same objects, in place)."""
+        for container, content in zip(self.containers, self.contents, strict=True):
+            if isinstance(container, dict):
+                container.clear()
+                container.update(content)
+            else:
+                container[:] = content

@@ -75,11 +75,11 @@ class RedactionInterceptor(MutationInterceptor):
             return MutationResult(modified=False, payload=payload)
         redactor = _Redactor(pattern, options.replacement)
         if invocation.phase == "request":
-            if "arguments" in payload:
-                payload["arguments"] = redactor.redact(payload["arguments"])
+            redacted = {**payload, "arguments": redactor.redact(payload["arguments"])} if "arguments" in payload else {}
         else:
-            payload = redactor.redact(payload)
-        return MutationResult(modified=redactor.changed, payload=payload)
+            redacted = redactor.redact(payload)
+        # A new payload when something was redacted, the one it was handed untouched when not.
+        return MutationResult(modified=True, payload=redacted) if redactor.changed else MutationResult(False, payload)
 
 
 class _Redactor:

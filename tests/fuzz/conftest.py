@@ -1,5 +1,5 @@
 """Hypothesis profiles of the fuzz tests: `ci` (the default, a few thousand cases in all, part of `make test`),
-`quick` (`make quick`: a few hundred) and `fuzz` (`make fuzz`: at least 100,000 cases in all).
+`quick` (`make quick`: a few hundred) and `fuzz` (`make fuzz`: at least 125,000 cases in all).
 `MCP_FUZZ_PROFILE` picks one."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import os
 from hypothesis import HealthCheck, settings
 
 PROFILES = {"ci": 600, "quick": 100, "fuzz": int(os.environ.get("MCP_FUZZ_CASES", "25000"))}
-"""Cases per test: four Hypothesis tests, 2,400 cases in `make test`, 400 in `make quick`, 100,000 in `make fuzz`
+"""Cases per test: five Hypothesis tests, 3,000 cases in `make test`, 500 in `make quick`, 125,000 in `make fuzz`
 (FUZZ_CASES)."""
 
 for name, cases in PROFILES.items():

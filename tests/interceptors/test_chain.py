@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -335,3 +336,138 @@ async def test_each_invocation_gets_its_own_options_and_the_context() -> None:
         ("tools/call", "request", "2"),
     ]
     assert all(context is CONTEXT for *_, context in seen)
+
+
+# -- the payload a mutator is lent ---------------------------------------------------------------
+
+
+class ScribbleThenHang(support.MutationInterceptor):
+    """Changes its payload in place (a nested part too), then never finishes."""
+
+    async def mutate(self, invocation: Any) -> Any:
+        invocation.payload["scribbled"] = True
+        invocation.payload["arguments"]["text"] = "scribbled"
+        await asyncio.Event().wait()
+
+
+class ScribbleUnmodified(support.MutationInterceptor):
+    """Changes its payload in place and says it did not."""
+
+    async def mutate(self, invocation: Any) -> Any:
+        invocation.payload["arguments"]["text"] = "scribbled"
+        return support.MutationResult(modified=False, payload=invocation.payload)
+
+
+def arguments_payload() -> dict[str, Any]:
+    return {"name": "echo", "arguments": {"text": "hi"}}
+
+
+@pytest.mark.parametrize("bound", [{"TIMEOUT_MS": 20}, {}])
+async def test_a_mutator_that_changes_its_payload_in_place_then_times_out_leaves_it_as_it_was(
+    bound: dict[str, Any],
+) -> None:
+    plan = build_plan([{"CLASS": ScribbleThenHang, **bound}], chain_timeout_ms=None if bound else 20)
+    payload = arguments_payload()
+    arguments = payload["arguments"]
+    result = await run(plan, payload=payload)
+    assert result.blocked
+    assert payload == arguments_payload()
+    assert payload["arguments"] is arguments
+    assert result.final_payload is payload
+
+
+async def test_cancelling_a_phase_while_a_mutator_waits_puts_back_what_it_changed_in_place() -> None:
+    plan = build_plan([{"CLASS": ScribbleThenHang}])
+    payload = arguments_payload()
+    phase = asyncio.ensure_future(run(plan, payload=payload))
+    await asyncio.sleep(0)
+    assert payload["scribbled"]  # lent, not copied: the mutator changed the caller's dict ...
+    phase.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await phase
+    assert payload == arguments_payload()  # ... and it was put back
+
+
+async def test_a_mutator_changing_its_payload_in_place_with_modified_false_is_a_malformed_result() -> None:
+    payload = arguments_payload()
+    result = await run(build_plan([{"CLASS": ScribbleUnmodified}, step("after", PRIORITY=1)]), payload=payload)
+    assert result.status == "mutation_failed"
+    assert "modified=False" in result.aborted_at["reason"]
+    assert payload == arguments_payload()
+
+
+async def test_a_later_mutators_change_in_place_never_reaches_an_earlier_mutators_record() -> None:
+    plan = build_plan([step("one", PRIORITY=1), step("two", PRIORITY=2), step("three", PRIORITY=3)])
+    result = await run(plan)
+    assert [record.result.payload["steps"] for record in result.results] == [
+        ["one"],
+        ["one", "two"],
+        ["one", "two", "three"],
+    ]
+    assert result.final_payload == {"name": "echo", "steps": ["one", "two", "three"]}
+
+
+async def test_a_mutator_that_changes_nothing_is_lent_the_payload_itself() -> None:
+    seen: list[Any] = []
+
+    class Look(support.MutationInterceptor):
+        async def mutate(self, invocation: Any) -> Any:
+            seen.append(invocation.payload)
+            return support.MutationResult(modified=False, payload=invocation.payload)
+
+    payload = arguments_payload()
+    result = await run(build_plan([{"CLASS": Look}]), payload=payload)
+    assert seen == [payload]
+    assert seen[0] is payload
+    assert result.final_payload is payload
+
+
+async def test_a_sync_mutator_gets_a_copy_of_its_own() -> None:
+    payload = {"arguments": {"text": "hi"}}
+    result = await run(build_plan([{"CLASS": support.SyncStep}]), payload=payload)
+    assert result.final_payload == {"arguments": {"text": "HI"}}
+    assert payload == {"arguments": {"text": "hi"}}
+
+
+async def test_sinks_stopped_by_the_chain_deadline_count_as_having_run() -> None:
+    class HangingSink(support.SinkInterceptor):
+        async def record(self, invocation: Any) -> None:
+            await asyncio.Event().wait()
+
+    result = await run(build_plan([{"CLASS": HangingSink}], chain_timeout_ms=20), "response")
+    assert (result.status, result.sinks_ran) == ("timeout", True)
+
+
+# -- compiled once -------------------------------------------------------------------------------
+
+
+async def test_each_event_is_compiled_once_with_only_the_entries_hooking_it() -> None:
+    plan = build_plan([step("calls", EVENTS=["tools/call"], PHASES=["request"]), sink("all")])
+    compiled = plan.compiled_event("tools/call")
+    assert plan.compiled_event("tools/call") is compiled
+    assert [entry.name for entry in compiled.request.mutators] == ["calls"]
+    assert [kind for kind, _ in compiled.response.passes] == ["sink"]
+    assert plan.compiled_event("prompts/get").request.mutators == ()
+
+
+async def test_phase_ran_receivers_see_both_phases_even_when_one_has_nothing_to_run() -> None:
+    from mcp_django.interceptors.hook import InterceptorHook
+    from mcp_django.interceptors.signals import phase_ran
+
+    phases: list[str] = []
+
+    def receiver(sender: Any, chain: Any, **kwargs: Any) -> None:
+        phases.append(chain.phase)
+
+    async def operation(params: dict[str, Any]) -> dict[str, Any]:
+        return {"content": []}
+
+    hook = InterceptorHook(build_plan([step("calls", PHASES=["request"])]))
+    await hook.around("tools/call", {"name": "echo"}, CONTEXT, operation)
+    assert phases == []
+    phase_ran.connect(receiver)
+    try:
+        await hook.around("tools/call", {"name": "echo"}, CONTEXT, operation)
+    finally:
+        phase_ran.disconnect(receiver)
+    assert phases == ["request", "response"]
