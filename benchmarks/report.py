@@ -548,6 +548,10 @@ which walks the 100 pages of a 10,000-tool provider over one connection.
   reports the median over interleaved rounds of the CPU time (`time.process_time`) per call: a change of a
   few percent shows there even on a busy machine (`perf stat` cannot count instructions on this virtual
   machine; `bench_inprocess.py --once` serves callgrind where an exact count is wanted).
+- The **ten no-op interceptors** row calls the 2026-07-28 echo through `TEN_NO_OPS` (4 validations,
+  3 mutations, 3 sinks, each on both phases: 20 invocations a call) against the plain row;
+  `benchmarks/bench_interceptors.py` measures the chain in process, kind by kind, and
+  `benchmarks/README.md` gives its instruction counts.
 
 Run it yourself with `make bench`; `BENCH_QUICK=1 make bench` runs one short round to check the harness
 and writes to `.cache/bench/`; `BENCH_ROWS=fast-uvicorn,sdk-stateless/call-2026` runs only those rows;

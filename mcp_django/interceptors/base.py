@@ -84,7 +84,8 @@ class Invocation:
     Args:
         event: the operation, e.g. `"tools/call"`.
         phase: `"request"` (the payload is the operation's params) or `"response"` (its result).
-        payload: the params or result; mutators get their own copy, everyone else must not change it.
+        payload: the params or result; a mutator may change it (what it does not return is undone, see
+            `MutationInterceptor.mutate`), everyone else must not.
         options: this interceptor's validated options (its `Options` model).
         context: who is calling, and a trace id.
     """
@@ -245,7 +246,12 @@ class MutationInterceptor(Interceptor):
     entrypoint = "mutate"
 
     def mutate(self, invocation: Invocation) -> Any:
-        """Return a `MutationResult` (sync or async); `invocation.payload` is this mutator's own copy."""
+        """Return a `MutationResult` (sync or async) with the whole new payload, or `modified=False` and the input.
+
+        An async mutator is lent the chain's payload: it may change it in place and return it, and a
+        change it does not return is put back after it returns, as if it had changed a copy; it must
+        not keep the payload past its return. A sync one (run on a thread) is handed a copy of its own.
+        """
         raise NotImplementedError(f"{type(self).__name__}.mutate() must be overridden")
 
 
