@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from mcp_django.client import MCPClient
+from mcp_django.client import ClientCredentials, ClientKey, MCPClient, OAuthClientAuth
 from mcp_django.exceptions import BackendUnavailable
-from mcp_django.client import ClientCredentials, ClientKey, OAuthClientAuth
 from mcp_django.gateway.connection import pool
 from tests.conftest import LiveServer
 from tests.gateway.test_gateway import WAIT, send
