@@ -2,8 +2,7 @@
 
 ::
 
-    from mcp_django.client import MCPClient
-    from mcp_django.gateway.client_auth import ClientCredentials, OAuthClientAuth
+    from mcp_django.client import ClientCredentials, MCPClient, OAuthClientAuth
 
     auth = OAuthClientAuth(ClientCredentials("my-client", secret="..."))
     client = MCPClient({"URL": "https://mcp.example/mcp"}, auth=auth)
