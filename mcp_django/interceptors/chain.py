@@ -37,6 +37,7 @@ from mcp_django.interceptors.config import (
     parse_entries,
 )
 from mcp_django.interceptors.invoke import (
+    EAGER_TASKS,
     VALID,
     InvocationRecord,
     Loan,
@@ -44,6 +45,7 @@ from mcp_django.interceptors.invoke import (
     attempt,
     copy_json,
     gather_eagerly,
+    in_eager_tasks,
     invoke,
     record,
     start,
@@ -403,11 +405,14 @@ class _PhaseRun:
         Their outcomes, in `entries`' order, are also added to the chain's.
         """
         payload = self.chain.final_payload
-        if self.compiled.options is not None:
-            invocation = self.invocation(entries[0], payload)
-            outcomes: list[Any] = [start(entry, invocation) for entry in entries]
-        else:
-            outcomes = [start(entry, self.invocation(entry, payload)) for entry in entries]
+        shared = self.invocation(entries[0], payload) if self.compiled.options is not None else None
+        if EAGER_TASKS and len(entries) > 1:  # each in a task of its own from its first step (in_eager_tasks)
+            outcomes: list[Any] = await in_eager_tasks(
+                [attempt(entry, shared or self.invocation(entry, payload), entry.timeout_ms) for entry in entries]
+            )
+            self.chain.outcomes += outcomes
+            return outcomes
+        outcomes = [start(entry, shared or self.invocation(entry, payload)) for entry in entries]
         for outcome in outcomes:
             if not isinstance(outcome, tuple):
                 await _carry_on(outcomes)

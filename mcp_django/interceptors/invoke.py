@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import sys
 import time
 import types
 from collections.abc import Coroutine, Generator, Sequence
@@ -43,13 +44,39 @@ class InvocationRecord:
         return self.error == "timeout"
 
 
+EAGER_TASKS: Final = sys.version_info >= (3, 12)
+"""Whether `asyncio.Task` takes `eager_start`: a task that runs its first step at once, as itself."""
+
+
+async def in_eager_tasks(coroutines: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
+    """Run coroutines concurrently, each in a task of its own from its first step (Python 3.12+).
+
+    Like `gather_eagerly`, a coroutine that finishes without waiting is done at once, with no trip
+    through the event loop; unlike it, each one runs in its own task from the start, so one that enters
+    `asyncio.timeout()` (as `asyncio.wait_for` does from 3.12 on) or a `TaskGroup` before it first
+    waits finds the same task when it resumes. Cancelling the caller cancels every one still running.
+    """
+    loop = asyncio.get_running_loop()
+    tasks = [asyncio.Task(coroutine, loop=loop, eager_start=True) for coroutine in coroutines]  # type: ignore[call-arg]
+    try:
+        return [task.result() if task.done() else await task for task in tasks]
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise
+
+
 async def gather_eagerly(coroutines: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
     """Run coroutines concurrently, like `asyncio.gather`, but start each one at once in the current task.
 
     Most interceptors finish without ever waiting (a regex, a dict lookup): those complete right here,
     with no task and no trip through the event loop. Only a coroutine that really suspends is handed,
-    from the point where it suspended, to a task of its own. (Python 3.12's eager tasks do the same.)
-    Cancelling the caller cancels every coroutine still running, as with `gather`.
+    from the point where it suspended, to a task of its own. Cancelling the caller cancels every
+    coroutine still running, as with `gather`.
+
+    A coroutine that captured the current task in its first step (`asyncio.timeout()`, a `TaskGroup`)
+    would find another one when it resumes: the chain uses `in_eager_tasks` where Python has eager
+    tasks (3.12+), and this on 3.11, whose `asyncio.wait_for` captures no task.
     """
     results: list[Any] = [None] * len(coroutines)
     suspended: list[tuple[int, _Resumed]] = []

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from mcp_django.interceptors import InterceptorPlan, build_plan
+from mcp_django.interceptors import InterceptorPlan, Invocation, ValidationInterceptor, build_plan
 from tests.interceptors import support
 from tests.interceptors.support import CONTEXT, LOG
 
@@ -302,6 +303,34 @@ async def test_a_per_interceptor_timeout_applies_to_that_invocation_only() -> No
     plan = build_plan([verdict("slow", {"TIMEOUT_MS": 20, "FAIL_OPEN": True}, hang=True), verdict("fast")])
     result = await run(plan)
     assert [(record.interceptor, record.error) for record in result.results] == [("fast", None), ("slow", "timeout")]
+
+
+async def test_two_validators_timing_out_side_by_side_are_each_routed_by_fail_open() -> None:
+    """Two waiting at once: from Python 3.12 on `wait_for` enters `asyncio.timeout()`, which cancels the
+    task it was entered in; started in the caller's task and carried on in another, it cancelled the call."""
+    plan = build_plan([verdict(tag, {"TIMEOUT_MS": 20, "FAIL_OPEN": True}, hang=True) for tag in ("a", "b")])
+    result = await run(plan)
+    assert not result.blocked
+    assert [(record.interceptor, record.error) for record in result.results] == [("a", "timeout"), ("b", "timeout")]
+
+
+class OwnDeadline(ValidationInterceptor):
+    """Gives up on its own slow lookup after 20 ms, with `asyncio.timeout()` entered before it first waits."""
+
+    async def validate(self, invocation: Invocation) -> bool:
+        try:
+            async with asyncio.timeout(0.02):
+                await asyncio.sleep(5)
+        except TimeoutError:
+            return False
+        return True
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="3.11 has no eager tasks (docs/interceptors.md, Concurrency)")
+async def test_an_interceptor_with_its_own_asyncio_timeout_beside_another_times_out_itself_only() -> None:
+    plan = build_plan([{"CLASS": OwnDeadline, "NAME": tag, "FAIL_OPEN": True} for tag in ("a", "b")])
+    result = await run(plan)
+    assert [(record.interceptor, record.result.valid) for record in result.results] == [("a", False), ("b", False)]
 
 
 async def test_the_chain_timeout_blocks_the_operation() -> None:
