@@ -23,7 +23,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcp_django.interceptors import (
-    InterceptorContext,
     InterceptorPlan,
     Invocation,
     MutationInterceptor,
@@ -36,8 +35,8 @@ from mcp_django.interceptors import (
     build_plan,
 )
 from mcp_django.interceptors.config import PlanEntry
+from tests.interceptors.support import CONTEXT
 
-CONTEXT = InterceptorContext(principal={"type": "anonymous"}, trace_id="t", timestamp="2026-01-01T00:00:00.000+00:00")
 EVENT = "tools/call"
 HANG_S = 30.0
 CHAIN_TIMEOUT_MS = 300

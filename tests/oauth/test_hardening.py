@@ -295,6 +295,16 @@ def document_for(client_id: str, **metadata: Any) -> dict[str, Any]:
     }
 
 
+def served_document(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **metadata: Any) -> tuple[SlowDocumentServer, str]:
+    """A local HTTPS server that answers at once with a metadata document (the `metadata` over
+    `document_for`'s), trusted by the fetcher; and the client id, the document's URL."""
+    server = SlowDocumentServer(tmp_path, drip_from="body", interval=0)
+    client_id = server.base_url + "/client.json"
+    server.document = document_for(client_id, **metadata)
+    monkeypatch.setenv("SSL_CERT_FILE", str(server.certificate))
+    return server, client_id
+
+
 FETCH_TIMEOUT_S = 1
 FETCH_DONE_WITHIN_S = 4.0
 """The fetch's deadline and a bound on the whole authorization request around it (a drip takes 30 s)."""
@@ -351,10 +361,7 @@ def test_o27_a_client_id_metadata_document_is_held_to_the_registration_rules(
     metadata: dict[str, Any],
     problem: str,
 ) -> None:
-    server = SlowDocumentServer(tmp_path, drip_from="body", interval=0)
-    client_id = server.base_url + "/client.json"
-    server.document = document_for(client_id, **metadata)
-    monkeypatch.setenv("SSL_CERT_FILE", str(server.certificate))
+    server, client_id = served_document(tmp_path, monkeypatch, **metadata)
     client.force_login(bob)
 
     with server.running(), caplog.at_level(logging.INFO, "oauth2_provider.cimd"):
@@ -368,10 +375,7 @@ def test_o27_a_client_id_metadata_document_is_held_to_the_registration_rules(
 def test_o27_a_document_within_the_rules_still_reaches_the_consent_page(
     client: Client, bob: Any, loopback_host: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server = SlowDocumentServer(tmp_path, drip_from="body", interval=0)
-    client_id = server.base_url + "/client.json"
-    server.document = document_for(client_id)
-    monkeypatch.setenv("SSL_CERT_FILE", str(server.certificate))
+    server, client_id = served_document(tmp_path, monkeypatch)
     client.force_login(bob)
 
     with server.running():
@@ -398,10 +402,7 @@ def test_o27_a_client_id_metadata_documents_application_type_is_stored_as_a_regi
     metadata: dict[str, Any],
     stored: str,
 ) -> None:
-    server = SlowDocumentServer(tmp_path, drip_from="body", interval=0)
-    client_id = server.base_url + "/client.json"
-    server.document = document_for(client_id, **metadata)
-    monkeypatch.setenv("SSL_CERT_FILE", str(server.certificate))
+    server, client_id = served_document(tmp_path, monkeypatch, **metadata)
     client.force_login(bob)
     redirect = {"redirect_uri": metadata.get("redirect_uris", [REDIRECT_URI])[0]}
 
