@@ -202,7 +202,7 @@ class FastPath:
         method = scope["method"]
         host = headers.get("host") or _server_host(scope, secure)
         site_host = headers.get("x-forwarded-host", host) if config.use_x_forwarded_host else host
-        scheme = "https" if secure else "http"
+        site = f"{'https' if secure else 'http'}://{site_host}/"
         watch = _DisconnectWatch(receive, armed=method != "POST")
 
         async def read_body(limit: int) -> bytes:
@@ -219,9 +219,9 @@ class FastPath:
                 read_body if method == "POST" else b"",
                 credentials=Credentials(headers),
                 host=host,
-                resource_metadata=resource_metadata_url(f"{scheme}://{site_host}/", scope["path"]),
+                resource_metadata=resource_metadata_url(site, scope["path"]),
                 streaming=True,
-                site=f"{scheme}://{site_host}/",
+                site=site,
             )
         except asyncio.CancelledError:
             if watch.cancelled_request():

@@ -14,7 +14,7 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from mcp_django.checks_support import setting as _setting
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.connection import client_credentials_problem
+from mcp_django.gateway.connection import client_credentials_problem, sends_own_authorization
 
 _DOCS: Final = "(docs/client.md)"
 
@@ -55,8 +55,7 @@ def _problems(where: str, config: Mapping[str, Any], auth: Mapping[str, Any]) ->
         except (UpstreamAuthError, ImportError):
             hint = "PRIVATE_KEY is the client's private key in PEM, of SIGNING_ALGORITHM's family."
             return [Error(f"{where} PRIVATE_KEY is not a {algorithm} private key.", hint=hint, id="mcp_django.E242")]
-    headers = config.get("HEADERS") or {}
-    if config.get("TOKEN") or (isinstance(headers, Mapping) and "authorization" in {str(k).lower() for k in headers}):
+    if sends_own_authorization(config):
         hint = "Remove TOKEN and the Authorization header: the client credentials' token is sent."
         return [Error(f"{where} has client credentials and a TOKEN too.", hint=hint, id="mcp_django.E243")]
     return []

@@ -65,6 +65,16 @@ CONFIG_KEYS: Final = frozenset(
     {"URL", "HEADERS", "TOKEN", "COMMAND", "ENV", "CWD", "CONNECT_TIMEOUT", "READ_TIMEOUT", "PROTOCOL_VERSION", "AUTH"}
 )
 """The connection's keys of one `MCP_DJANGO["SERVERS"]` entry (or of a `backend=` dict)."""
+
+
+def sends_own_authorization(config: Mapping[str, Any]) -> bool:
+    """Whether a server entry carries an `Authorization` of its own: a `TOKEN`, or such a header in `HEADERS`."""
+    headers = config.get("HEADERS") or {}
+    return bool(config.get("TOKEN")) or (
+        isinstance(headers, Mapping) and "authorization" in {str(key).lower() for key in headers}
+    )
+
+
 OAUTH_KEYS: Final = frozenset({"TYPE", "CLIENT_ID", "CLIENT_SECRET", "SCOPES"})
 """The keys of an `AUTH` dict (`{"TYPE": "oauth", ...}`); `"AUTH": "oauth"` is `{"TYPE": "oauth"}`."""
 CLIENT_CREDENTIALS_KEYS: Final = frozenset(

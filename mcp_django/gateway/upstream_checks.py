@@ -16,7 +16,7 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from mcp_django.admission import LOCAL_HOSTS
 from mcp_django.checks_support import setting as _setting
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.connection import OAUTH_KEYS, oauth_of
+from mcp_django.gateway.connection import OAUTH_KEYS, oauth_of, sends_own_authorization
 from mcp_django.gateway.upstream import CONNECT_PAGE
 
 _DOCS: Final = "(docs/federation.md)"
@@ -52,8 +52,7 @@ def _problems(where: str, config: Mapping[str, Any]) -> list[CheckMessage]:
     if config.get("COMMAND") is not None or not isinstance(config.get("URL"), str):
         hint = "Per-user OAuth needs a URL: a stdio server has no authorization server."
         return [Error(f"{where} AUTH 'oauth' is for HTTP servers only.", hint=hint, id="mcp_django.E166")]
-    headers = config.get("HEADERS") or {}
-    if config.get("TOKEN") or (isinstance(headers, Mapping) and "authorization" in {str(k).lower() for k in headers}):
+    if sends_own_authorization(config):
         hint = "Remove TOKEN and the Authorization header: each user's own token is sent instead."
         return [Error(f"{where} has AUTH 'oauth' and a TOKEN of its own.", hint=hint, id="mcp_django.E167")]
     try:
