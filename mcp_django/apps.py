@@ -17,12 +17,11 @@ class MCPDjangoConfig(AppConfig):
     mcp_extensions = ["mcp_django.gateway.tasks.RemoteTasksExtension"]
 
     def ready(self) -> None:
-        from mcp_django import (  # noqa: F401  # register the system checks, the extensions' too
-            checks,
-            checks_unserved,  # and those of what the mounted endpoints offer
-            extensions,
-            permission_checks,  # and those of permissions=
-        )
+        # Register the system checks: the core's (settings, what endpoints offer, permissions=), the extensions'.
+        import mcp_django.checks.endpoints
+        import mcp_django.checks.permissions
+        import mcp_django.checks.settings
+        import mcp_django.extensions  # noqa: F401
         from mcp_django.conf import mcp_settings
         from mcp_django.gateway import checks as gateway_checks  # noqa: F401  # those of the gateways
         from mcp_django.gateway import (

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from django.core.checks import CheckMessage, Error, Tags, register
 
-from mcp_django.checks_support import short
+from mcp_django.checks.support import short
 from mcp_django.conf import SETTING_NAME, mcp_settings
 from mcp_django.declarations.tools import ToolRunner
 from mcp_django.protocol.features.base import MethodSpec

@@ -101,7 +101,7 @@ LAYERS: dict[str, int] = {
     # 0 the protocol core: JSON-RPC and MCP on plain dicts, no Django
     "mcp_django.protocol": 0,
     # 1 settings and what every layer above uses
-    **dict.fromkeys(["version", "conf", "exceptions", "checks_support", "unavailable", "executor", "time_limits"], 1),
+    **dict.fromkeys(["version", "conf", "exceptions", "checks.support", "unavailable", "executor", "time_limits"], 1),
     **dict.fromkeys(["content", "results", "relay", "notifications", "transactions", "refusals"], 1),
     # 2 who is calling, and the rows the core keeps
     **dict.fromkeys(["scopes", "permissions", "auth", "context", "forms", "models"], 2),
@@ -117,8 +117,7 @@ LAYERS: dict[str, int] = {
     # 7 the control plane (the admin's overlay, installed in ready())
     "control": 7,
     # 8 Django glue, the checks of everything, the tools that drive the whole package
-    **dict.fromkeys(["apps", "admin", "urls", "views", "routing", "management", "checks", "checks_unserved"], 8),
-    "permission_checks": 8,
+    **dict.fromkeys(["apps", "admin", "urls", "views", "routing", "management", "checks"], 8),
     **dict.fromkeys(["testing", "testing_http", "pytest_plugin", "inspection"], 8),
     "oauth.urls": 8,  # the OAuth app's URLconf: wiring, like urls.py (its views take the transports' body limit)
 }

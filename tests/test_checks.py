@@ -9,7 +9,7 @@ from django.core.checks import Error, Warning
 from django.test import override_settings
 
 from mcp_django import Registry
-from mcp_django.checks import check_registries, check_settings
+from mcp_django.checks.settings import check_registries, check_settings
 
 
 def run(value: Any) -> list[Any]:

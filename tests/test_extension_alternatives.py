@@ -9,7 +9,7 @@ import pytest
 from django.core.checks import Error
 from django.test import override_settings
 
-from mcp_django.checks_unserved import check_endpoint_extensions
+from mcp_django.checks.endpoints import check_endpoint_extensions
 from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.extensions import Extension, load_extensions
 from mcp_django.gateway.endpoint import GatewayEndpoint

@@ -9,7 +9,7 @@ import pytest
 from django.core.checks import Error, Warning
 from django.test import override_settings
 
-from mcp_django.checks_unserved import check_endpoint_extensions, check_tool_runners
+from mcp_django.checks.endpoints import check_endpoint_extensions, check_tool_runners
 from mcp_django.endpoints import Endpoint
 from mcp_django.extensions import Extension, check_extensions, installed_extensions, load_extensions
 from mcp_django.protocol.context import RequestContext

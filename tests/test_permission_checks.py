@@ -10,7 +10,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.checks import Error, Warning
 
 from mcp_django import Registry
-from mcp_django.permission_checks import check_permissions
+from mcp_django.checks.permissions import check_permissions
 from mcp_django.providers import ToolProvider, provider_registry
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.checks import Error
 from django.test import override_settings
 
-from mcp_django.checks import check_settings
+from mcp_django.checks.settings import check_settings
 from mcp_django.sessions import SessionStore
 
 

@@ -13,9 +13,9 @@ from typing import Any
 from django.apps import AppConfig
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
-from mcp_django.checks_support import is_number
-from mcp_django.checks_support import setting as _setting
-from mcp_django.checks_support import short as _short
+from mcp_django.checks.support import is_number
+from mcp_django.checks.support import setting as _setting
+from mcp_django.checks.support import short as _short
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import mounted_endpoints
 from mcp_django.gateway.connection import config_problems

@@ -12,7 +12,7 @@ from typing import Any, Final
 from django.apps import AppConfig
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
-from mcp_django.checks_support import setting as _setting
+from mcp_django.checks.support import setting as _setting
 from mcp_django.conf import mcp_settings
 from mcp_django.gateway.connection import client_credentials_problem, sends_own_authorization
 

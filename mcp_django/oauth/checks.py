@@ -9,7 +9,7 @@ from django.apps import AppConfig, apps
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.urls import NoReverseMatch, reverse
 
-from mcp_django.checks_support import is_int
+from mcp_django.checks.support import is_int
 
 AUTHENTICATION = "mcp_django.oauth.authentication.OAuth2Authentication"
 FETCHER = "mcp_django.oauth.cimd.MCPMetadataFetcher"

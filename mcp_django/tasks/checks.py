@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.db import router
 
-from mcp_django.checks_support import setting, short
+from mcp_django.checks.support import setting, short
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import mounted_endpoints
 from mcp_django.tasks.worker import framework

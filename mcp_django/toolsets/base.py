@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from django.core.handlers.wsgi import WSGIRequest
 
-from mcp_django.checks_support import short
+from mcp_django.checks.support import short
 from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN, Tool, ToolAnnotations
 from mcp_django.declarations.apps import app_of

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final
 
 from django.core.checks import CheckMessage, Error
 
-from mcp_django.checks_support import short
+from mcp_django.checks.support import short
 
 if TYPE_CHECKING:
     from mcp_django.providers.base import Provider

@@ -9,7 +9,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import override_settings
 
-from mcp_django import checks
+from mcp_django.checks import settings as checks
 from mcp_django.context import Context
 from mcp_django.endpoints import Endpoint
 from mcp_django.protocol import Connection, InvalidParams, MessageHandler, RequestContext

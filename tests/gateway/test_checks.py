@@ -8,7 +8,7 @@ import pytest
 from django.core.checks import Error, Warning
 from django.test import override_settings
 
-from mcp_django.checks import check_settings
+from mcp_django.checks.settings import check_settings
 from mcp_django.gateway.checks import check_gateways, check_remote_call_timeout
 
 

@@ -25,7 +25,7 @@ def test_with_neither_there_is_no_connect_url_to_send_a_user_to() -> None:
 
 
 def test_a_site_url_that_is_not_a_url_is_a_check_error(settings: Any) -> None:
-    from mcp_django.checks import check_settings
+    from mcp_django.checks.settings import check_settings
 
     settings.MCP_DJANGO = {**settings.MCP_DJANGO, "SITE_URL": "example.com"}
 

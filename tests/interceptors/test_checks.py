@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from mcp_django.checks import check_interceptors, check_settings
+from mcp_django.checks.settings import check_interceptors, check_settings
 from mcp_django.interceptors import InterceptorConfigError, build_plan
 
 LABEL = "MCP_DJANGO['INTERCEPTORS'][0]"

@@ -12,8 +12,8 @@ from django.conf import settings
 from django.core.checks import Error, Warning
 from django.test import override_settings
 
-from mcp_django.checks import check_settings
-from mcp_django.checks_unserved import check_endpoint_extensions
+from mcp_django.checks.endpoints import check_endpoint_extensions
+from mcp_django.checks.settings import check_settings
 from mcp_django.extensions import check_extensions
 from mcp_django.scopes import Scope
 from mcp_django.skills import SkillsExtension

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.core.checks import Error, Warning
 from django.test import override_settings
 
-from mcp_django.checks_unserved import check_app_servers
+from mcp_django.checks.endpoints import check_app_servers
 from mcp_django.registry import Registry
 from mcp_django.ui.checks import check_app_templates, check_provider_apps
 from mcp_django.ui.extension import AppsExtension

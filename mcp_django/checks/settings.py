@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.utils.module_loading import import_string
 
-from mcp_django.checks_support import is_int, is_number, is_positive_int, setting, short, type_name
+from mcp_django.checks.support import is_int, is_number, is_positive_int, setting, short, type_name
 from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, RETIRED, SETTING_NAME, normalize_origin
 
 CACHE_SCOPES: Final = ("public", "private")

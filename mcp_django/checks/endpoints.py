@@ -15,7 +15,7 @@ from typing import Any
 from django.apps import AppConfig
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
-from mcp_django.checks_support import short
+from mcp_django.checks.support import short
 
 
 def _endpoints() -> list[Any]:
