@@ -90,7 +90,7 @@ class BackendUnavailable(MCPError):
     """The remote server is down, did not answer in time, refused the gateway, or broke the protocol.
 
     `reason` is one of `unreachable`, `timeout`, `refused`, `closed`, `protocol`, or `limit` (it sent
-    more than the gateway's bounds allow, `gateway.limits`); it travels as `data.reason` beside
+    more than the gateway's bounds allow, `client.limits`); it travels as `data.reason` beside
     `data.backend` (the configured name, never the URL or command).
     """
 

@@ -50,9 +50,9 @@ REEXPORT_PATHS = {
     "mcp_django.results": "ToolError's home before mcp_django.exceptions",
     "mcp_django.bus.core": "ActionError's home before mcp_django.exceptions",
     "mcp_django.declarations.common": "DeclarationError's home before mcp_django.exceptions",
-    "mcp_django.gateway.remote": "RemoteError's and BackendUnavailable's home before mcp_django.exceptions",
-    "mcp_django.gateway.connection": "the remote connection's names, BackendUnavailable among them (docs/gateway.md)",
-    "mcp_django.gateway.upstream_oauth": "the OAuth client's one face; its transport and grants split off to oauth_*",
+    "mcp_django.client.remote": "RemoteError's and BackendUnavailable's home before mcp_django.exceptions",
+    "mcp_django.client.connection": "the remote connection's names, BackendUnavailable among them (docs/gateway.md)",
+    "mcp_django.client.auth.authorization": "the OAuth client's one face; its transport and grants split off to auth.*",
 }
 """The modules neither public nor a package that keep `__all__`: old import paths kept on purpose, and why."""
 
@@ -152,7 +152,7 @@ def test_the_api_reference_lists_the_public_modules() -> None:
         ("mcp_django.bus", "ActionError"),
         ("mcp_django.client", "RemoteError"),
         ("mcp_django.client", "BackendUnavailable"),
-        ("mcp_django.gateway.connection", "BackendUnavailable"),
+        ("mcp_django.client.connection", "BackendUnavailable"),
         ("mcp_django.testing", "MCPCallError"),
         ("mcp_django.protocol.jsonrpc", "InternalError"),
         ("mcp_django.protocol.inputs", "ClientRequestError"),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp_types.jsonrpc import INVALID_PARAMS
 
-from mcp_django.gateway.remote import BackendUnavailable
+from mcp_django.client.remote import BackendUnavailable
 from mcp_django.testing import MCPTestClient, assert_mcp_error, assert_tool_error, assert_tool_result
 from mcp_django.testing_http import MCPHTTPTestClient
 

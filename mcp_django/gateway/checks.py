@@ -16,9 +16,9 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from mcp_django.checks.support import is_number
 from mcp_django.checks.support import setting as _setting
 from mcp_django.checks.support import short as _short
+from mcp_django.client.connection import config_problems
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import mounted_endpoints
-from mcp_django.gateway.connection import config_problems
 from mcp_django.gateway.endpoint import GatewayEndpoint, entry_problems
 from mcp_django.gateway.source import NAMESPACE
 

@@ -13,8 +13,8 @@ from django.apps import AppConfig
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from mcp_django.checks.support import setting as _setting
+from mcp_django.client.connection import client_credentials_problem, sends_own_authorization
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.connection import client_credentials_problem, sends_own_authorization
 
 _DOCS: Final = "(docs/client.md)"
 
@@ -47,7 +47,7 @@ def _problems(where: str, config: Mapping[str, Any], auth: Mapping[str, Any]) ->
         return [Error(f"{where} AUTH client_credentials is for HTTP servers only.", hint=hint, id="mcp_django.E241")]
     key = auth.get("PRIVATE_KEY")
     if isinstance(key, str):
-        from mcp_django.gateway.upstream_oauth import ClientKey, UpstreamAuthError
+        from mcp_django.client.auth.authorization import ClientKey, UpstreamAuthError
 
         algorithm = str(auth.get("SIGNING_ALGORITHM", "ES256"))
         try:

@@ -30,9 +30,9 @@ from typing import Any, Final
 
 from mcp_django import notifications
 from mcp_django.admission import Admission, Credentials
+from mcp_django.client.connection import RemoteServer
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import SOURCELESS, Endpoint, Mode
-from mcp_django.gateway.connection import RemoteServer
 from mcp_django.gateway.forwarding import ensure_input_schemas
 from mcp_django.gateway.source import RemoteSource
 from mcp_django.protocol.context import RequestContext

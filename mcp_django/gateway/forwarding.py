@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from mcp_django.gateway.connection import NotForwardable, RemoteConnection
-from mcp_django.gateway.limits import call_deadline, input_rounds
+from mcp_django.client.connection import NotForwardable, RemoteConnection
+from mcp_django.client.limits import call_deadline, input_rounds
 from mcp_django.gateway.task_handles import outer_task
 from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
 from mcp_django.protocol.jsonrpc import Message

@@ -2,7 +2,7 @@
 
 Servers are named in `MCP_DJANGO["SERVERS"]` (and in the admin, `InterceptorServer` rows amending or
 adding to them); each is a remote MCP server configuration (`URL` or `COMMAND`, `HEADERS`, `TOKEN`...,
-`mcp_django.gateway.connection`) where `FAIL_OPEN` and `TIMEOUT_MS` say how a chain treats it.
+`mcp_django.client.connection`) where `FAIL_OPEN` and `TIMEOUT_MS` say how a chain treats it.
 `discoveries` lists the interceptors of several servers in parallel, once per server until the admin's
 state changes (then every chain asks again); a server that could not be listed is asked again after
 `RETRY_AFTER_S` seconds. docs/gateway.md, "Remote interceptor servers".
@@ -17,8 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from mcp_django.conf import mcp_settings
-from mcp_django.gateway.connection import (
+from mcp_django.client.connection import (
     CONFIG_KEYS,
     POLICY_KEYS,
     BackendUnavailable,
@@ -26,7 +25,8 @@ from mcp_django.gateway.connection import (
     RemoteServer,
     remote_server,
 )
-from mcp_django.gateway.connection import config_problems as connection_problems
+from mcp_django.client.connection import config_problems as connection_problems
+from mcp_django.conf import mcp_settings
 from mcp_django.gateway.upstream import connection_for
 from mcp_django.overlay import installed, on_change
 

@@ -23,10 +23,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from mcp_django.client.limits import over_limit
+from mcp_django.client.remote import BackendUnavailable
 from mcp_django.conf import mcp_settings
 from mcp_django.declarations import NAME_PATTERN
-from mcp_django.gateway.limits import over_limit
-from mcp_django.gateway.remote import BackendUnavailable
 from mcp_django.protocol.jsonrpc import dump_json
 
 logger = logging.getLogger("mcp_django.gateway")

@@ -38,8 +38,7 @@ from typing import Any, Final
 
 from mcp_types.jsonrpc import INVALID_PARAMS
 
-from mcp_django.conf import mcp_settings
-from mcp_django.gateway.connection import (
+from mcp_django.client.connection import (
     BackendUnavailable,
     RemoteConnection,
     RemoteError,
@@ -47,8 +46,9 @@ from mcp_django.gateway.connection import (
     connect,
     remote_server,
 )
+from mcp_django.client.limits import call_deadline, remember
+from mcp_django.conf import mcp_settings
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
-from mcp_django.gateway.limits import call_deadline, remember
 from mcp_django.gateway.listing import Listing
 from mcp_django.gateway.upstream import NotConnected, ask_to_connect, connection_for, refused
 from mcp_django.protocol.context import RequestContext

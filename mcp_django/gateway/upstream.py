@@ -22,16 +22,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlencode, urljoin, urlsplit
 
+from mcp_django.client.connection import BackendUnavailable, RemoteConnection, RemoteServer, connect, pool
 from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
-from mcp_django.gateway.connection import BackendUnavailable, RemoteConnection, RemoteServer, connect, pool
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 
 if TYPE_CHECKING:
     from cryptography.fernet import MultiFernet
 
-    from mcp_django.gateway.upstream_oauth import Discovery, Registration
+    from mcp_django.client.auth.authorization import Discovery, Registration
     from mcp_django.models import UpstreamCredential
 
 CONNECT_PAGE: Final = "mcp-upstream"
@@ -231,7 +231,7 @@ def _refreshed(server: RemoteServer, pk: Any) -> tuple[str, str | None]:
 
 def _refresh_locked(server: RemoteServer, pk: Any) -> tuple[str, str | None] | MCPError:
     """`_refreshed`'s work inside its transaction: the tokens, or the error to raise after it."""
-    from mcp_django.gateway import upstream_oauth
+    from mcp_django.client.auth import authorization
 
     credential = _locked(pk)
     try:
@@ -247,16 +247,16 @@ def _refresh_locked(server: RemoteServer, pk: Any) -> tuple[str, str | None] | M
     if not isinstance(refresh_token, str):
         credential.delete()
         return NotConnected(server.name, "has an expired token")
-    registration = upstream_oauth.Registration(
+    registration = authorization.Registration(
         credential.client_id, secrets.get("client_secret"), secrets.get("auth_method")
     )
     resource = str(secrets.get("resource") or server.url)
     try:
-        token = upstream_oauth.refresh(server, credential.token_endpoint, registration, refresh_token, resource)
-    except upstream_oauth.RefreshRefused:
+        token = authorization.refresh(server, credential.token_endpoint, registration, refresh_token, resource)
+    except authorization.RefreshRefused:
         credential.delete()
         return NotConnected(server.name, "has an expired token the server would not renew")
-    except upstream_oauth.UpstreamAuthError as error:
+    except authorization.UpstreamAuthError as error:
         return BackendUnavailable(server.name, "unreachable", f"the token could not be renewed: {error}")
     secrets = {**secrets, "access_token": token["access_token"]}
     if isinstance(token.get("refresh_token"), str):  # rotated; else the old one stays valid

@@ -15,8 +15,8 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from mcp_django.admission import LOCAL_HOSTS
 from mcp_django.checks.support import setting as _setting
+from mcp_django.client.connection import OAUTH_KEYS, oauth_of, sends_own_authorization
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.connection import OAUTH_KEYS, oauth_of, sends_own_authorization
 from mcp_django.gateway.upstream import CONNECT_PAGE
 
 _DOCS: Final = "(docs/federation.md)"

@@ -8,7 +8,7 @@
   session started for this server (and is spent), then the code and verifier are exchanged for tokens;
 - `mcp-upstream-disconnect` (POST): forgets the user's tokens for the server.
 
-The OAuth work is `gateway.upstream_oauth`'s; the storage `gateway.upstream`'s. docs/federation.md.
+The OAuth work is `client.auth.authorization`'s; the storage `gateway.upstream`'s. docs/federation.md.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from mcp_django.client.auth import authorization
+from mcp_django.client.connection import RemoteServer, remote_server
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway import upstream_oauth
-from mcp_django.gateway.connection import RemoteServer, remote_server
 from mcp_django.gateway.upstream import CONNECT_PAGE, decrypt, encrypt, save_tokens
 from mcp_django.models import UpstreamCredential
 
@@ -80,9 +80,9 @@ def connect(request: HttpRequest, server: str) -> HttpResponse:
     remote = _server(server)
     redirect_uri = request.build_absolute_uri(reverse("mcp-upstream-callback", args=[remote.name]))
     try:
-        discovery = upstream_oauth.discover(remote)
-        registration = upstream_oauth.register(remote, discovery, redirect_uri)
-    except upstream_oauth.UpstreamAuthError as error:
+        discovery = authorization.discover(remote)
+        registration = authorization.register(remote, discovery, redirect_uri)
+    except authorization.UpstreamAuthError as error:
         return _page(request, f"{remote.name} cannot be connected: {error}", status=502)
     state, verifier = secrets.token_urlsafe(32), secrets.token_urlsafe(48)
     pending: dict[str, str] = dict(request.session.get(_SESSION_KEY) or {})
@@ -97,7 +97,7 @@ def connect(request: HttpRequest, server: str) -> HttpResponse:
     }
     pending[state] = encrypt(flow)
     request.session[_SESSION_KEY] = dict(list(pending.items())[-_PENDING_KEPT:])
-    url = upstream_oauth.authorization_url(remote, discovery, registration, redirect_uri, state, verifier)
+    url = authorization.authorization_url(remote, discovery, registration, redirect_uri, state, verifier)
     return HttpResponseRedirect(url)
 
 
@@ -119,14 +119,14 @@ def callback(request: HttpRequest, server: str) -> HttpResponse:
     flow = _flow(request, state, remote.name)
     if flow is None:
         return _page(request, f"{remote.name}: this answer is not for a connection you started here.", 400)
-    discovery = upstream_oauth.discovery_of(flow["discovery"])
+    discovery = authorization.discovery_of(flow["discovery"])
     try:  # the state was checked above; RFC 9207's iss here: a mix-up attack answers from another server
-        code = upstream_oauth.authorization_code(discovery, {**request.GET.dict(), "state": state}, state)
-    except upstream_oauth.UpstreamAuthError as error:
+        code = authorization.authorization_code(discovery, {**request.GET.dict(), "state": state}, state)
+    except authorization.UpstreamAuthError as error:
         return _page(request, f"{remote.name} did not connect: {error}", 400)
-    registration = upstream_oauth.Registration(flow["client_id"], flow["client_secret"], flow.get("auth_method"))
+    registration = authorization.Registration(flow["client_id"], flow["client_secret"], flow.get("auth_method"))
     try:
-        token = upstream_oauth.exchange_code(
+        token = authorization.exchange_code(
             remote,
             discovery.token_endpoint,
             registration,
@@ -135,7 +135,7 @@ def callback(request: HttpRequest, server: str) -> HttpResponse:
             verifier=flow["verifier"],
             resource=discovery.resource,
         )
-    except upstream_oauth.UpstreamAuthError as error:
+    except authorization.UpstreamAuthError as error:
         return _page(request, f"{remote.name} did not connect: {error}", 502)
     save_tokens(request.user, remote.name, discovery, registration, token)
     return HttpResponseRedirect(reverse(CONNECT_PAGE))

@@ -16,9 +16,9 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any, Literal
 
+from mcp_django.client.http import HTTPConnection
+from mcp_django.client.remote import RemoteError, RemoteServer
 from mcp_django.exceptions import MCPCallError
-from mcp_django.gateway.http_client import HTTPConnection
-from mcp_django.gateway.remote import RemoteError, RemoteServer
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.scopes import User
 from mcp_django.testing.client import MCPClientMethods

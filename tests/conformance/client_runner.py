@@ -196,7 +196,7 @@ def follow_the_redirect(url: str) -> str:
 
 @auth(*AUTHORIZATION_CODE_SCENARIOS)
 def authorization_code(context: dict[str, Any]) -> Any:
-    from mcp_django.gateway.client_auth import AuthorizationCode, OAuthClientAuth
+    from mcp_django.client.auth.oauth import AuthorizationCode, OAuthClientAuth
 
     grant = AuthorizationCode(
         follow_the_redirect,
@@ -218,7 +218,7 @@ def client_credentials(context: dict[str, Any]) -> Any:
 
 @auth("auth/enterprise-managed-authorization")
 def enterprise_managed(context: dict[str, Any]) -> Any:
-    from mcp_django.gateway.client_auth import EnterpriseManaged, OAuthClientAuth
+    from mcp_django.client.auth.oauth import EnterpriseManaged, OAuthClientAuth
 
     grant = EnterpriseManaged(
         id_token=lambda: str(context["idp_id_token"]),

@@ -5,7 +5,7 @@ which drives a real `SyncMCPClient` (no interceptors) through what the scenario 
 on its own at each revision it applies to, with the baseline `expected-failures-client.yml`: a listed
 scenario may fail (each entry says why), and one that starts passing fails the run until its entry goes.
 The OAuth scenarios (`auth/*`) of 2025-11-25 and 2026-07-28 run too, with the client's own OAuth flow
-(`mcp_django.gateway.client_auth`), and three extension scenarios: client credentials with
+(`mcp_django.client.auth.oauth`), and three extension scenarios: client credentials with
 `client_secret_basic` and `private_key_jwt`, and enterprise-managed authorization. Left out: `auth/dpop`
 and `auth/dpop-nonce` (DPoP proofs, RFC 9449: the client has no DPoP), `auth/wif-jwt-bearer` (workload
 identity federation: no workload token source), and the two `auth/2025-03-26-*` scenarios (that

@@ -21,7 +21,7 @@ def main(command: str, username: str, *rest: str) -> None:
     from django.test import Client
     from django.utils import timezone
 
-    from mcp_django.gateway.connection import remote_server
+    from mcp_django.client.connection import remote_server
     from mcp_django.gateway.upstream import _access_token
     from mcp_django.models import UpstreamCredential
 

@@ -17,9 +17,9 @@ import httpx2
 import pytest
 
 from mcp_django.client import MCPClient
+from mcp_django.client.auth.oauth import AuthorizationCode, OAuthClientAuth
+from mcp_django.client.connection import pool
 from mcp_django.exceptions import BackendUnavailable
-from mcp_django.gateway.client_auth import AuthorizationCode, OAuthClientAuth
-from mcp_django.gateway.connection import pool
 from tests.gateway.test_gateway import WAIT
 from tests.gateway.test_upstream_oauth import control, upstream_base  # noqa: F401  # the upstream's fixture
 

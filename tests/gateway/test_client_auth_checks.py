@@ -10,9 +10,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.core.checks import CheckMessage, Error, Warning
 
-from mcp_django.gateway.client_auth import OAuthClientAuth
+from mcp_django.client.auth.oauth import OAuthClientAuth
+from mcp_django.client.connection import remote_server
 from mcp_django.gateway.client_auth_checks import check_client_credentials
-from mcp_django.gateway.connection import remote_server
 
 URL = "https://mcp.example.com/mcp"
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mcp_django.client import MCPClient, RemoteError
-from mcp_django.gateway.connection import pool
+from mcp_django.client.connection import pool
 from tests.conftest import LiveServer
 from tests.gateway.conftest import CONFORMANCE
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mcp_django.gateway.http_client import HTTPConnection
-from mcp_django.gateway.remote import RemoteConnection, RemoteError, RemoteServer
+from mcp_django.client.http import HTTPConnection
+from mcp_django.client.remote import RemoteConnection, RemoteError, RemoteServer
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.meta import param_header_error
 

@@ -12,7 +12,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from mcp_django.gateway.connection import (
+from mcp_django.client.connection import (
     BackendUnavailable,
     RemoteError,
     RemoteServer,
@@ -21,8 +21,8 @@ from mcp_django.gateway.connection import (
     pool,
     remote_server,
 )
-from mcp_django.gateway.http_client import HTTPConnection
-from mcp_django.gateway.stdio_client import StdioConnection
+from mcp_django.client.http import HTTPConnection
+from mcp_django.client.stdio import StdioConnection
 from tests.conftest import ROOT, LiveServer
 from tests.gateway.conftest import CONFORMANCE, mcp_stdio_command, sdk_stdio_command
 

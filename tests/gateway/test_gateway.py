@@ -14,9 +14,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
-from mcp_django.gateway.connection import connect, pool, remote_server
+from mcp_django.client.connection import connect, pool, remote_server
+from mcp_django.client.stdio import StdioConnection
 from mcp_django.gateway.forwarding import ensure_input_schemas
-from mcp_django.gateway.stdio_client import StdioConnection
 from mcp_django.models import ToolCallRecord
 from tests.access_support import Caller, make_caller
 from tests.conftest import ROOT

@@ -13,9 +13,9 @@ from django.core.checks import Error
 from django.test import AsyncClient
 
 from mcp_django import Registry
+from mcp_django.client.connection import pool
 from mcp_django.endpoints import endpoint_registry
 from mcp_django.gateway.checks import _hub_problems
-from mcp_django.gateway.connection import pool
 from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.gateway.source import RemoteSource
 from tests.conftest import ROOT

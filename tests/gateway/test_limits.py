@@ -22,8 +22,8 @@ import httpx2
 import pytest
 from django.test import AsyncClient
 
+from mcp_django.client.connection import BackendUnavailable, connect, pool, remote_server
 from mcp_django.endpoints import get_endpoint
-from mcp_django.gateway.connection import BackendUnavailable, connect, pool, remote_server
 from mcp_django.gateway.endpoint import GatewayEndpoint
 from tests.conftest import ROOT, LiveServer, serve_example
 from tests.gateway.conftest import serve_module

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from mcp_django.gateway.limits import remember
+from mcp_django.client.limits import remember
+from mcp_django.client.remote import BackendUnavailable
 from mcp_django.gateway.listing import Listing, clean_text
-from mcp_django.gateway.remote import BackendUnavailable
 
 
 def test_clean_text_removes_escape_sequences_and_unseen_characters_but_keeps_the_lines() -> None:

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from mcp_django.gateway.remote import RemoteServer
-from mcp_django.gateway.upstream_oauth import (
+from mcp_django.client.auth.authorization import (
     AnswerTooLarge,
     Challenge,
     Discovery,
@@ -25,6 +24,7 @@ from mcp_django.gateway.upstream_oauth import (
     client_credentials,
     discover,
 )
+from mcp_django.client.remote import RemoteServer
 
 HUGE = 64 * 1024 * 1024
 """What the hostile token endpoint would send: far past the bound, and more than the socket buffers hold."""

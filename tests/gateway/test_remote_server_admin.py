@@ -12,8 +12,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 
+from mcp_django.client.connection import pool
 from mcp_django.control.inventory import sync_rows
-from mcp_django.gateway.connection import pool
 from mcp_django.models import RemoteServerState
 from mcp_django.scopes import Scope
 from tests.conftest import ROOT

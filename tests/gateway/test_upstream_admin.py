@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from mcp_django.client.auth.authorization import Discovery, Registration
 from mcp_django.gateway.upstream import save_tokens
-from mcp_django.gateway.upstream_oauth import Discovery, Registration
 from mcp_django.models import UpstreamCredential
 
 pytestmark = [pytest.mark.urls("tests.admin_urls"), pytest.mark.django_db]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.core.checks import CheckMessage, Error, Warning
 
-from mcp_django.gateway.connection import UpstreamOAuth, remote_server
+from mcp_django.client.connection import UpstreamOAuth, remote_server
 from mcp_django.gateway.upstream_checks import check_upstream_oauth
 
 pytestmark = pytest.mark.urls("tests.gateway.upstream_urls")

@@ -22,7 +22,7 @@ from django.test import AsyncClient, Client
 from django.utils import timezone
 
 from mcp_django.client import MCPClient
-from mcp_django.gateway.connection import pool
+from mcp_django.client.connection import pool
 from mcp_django.models import UpstreamCredential
 from tests.access_support import Caller, make_caller
 from tests.conftest import ROOT

@@ -1,12 +1,12 @@
-"""The guard on every request the site makes as an OAuth client upstream (`upstream_oauth.check_url`): a URL the
-remote's metadata names off the configured server's origin must be https to a public address."""
+"""The guard on every request the site makes as an OAuth client upstream (`client.auth.http.check_url`): a
+URL the remote's metadata names off the configured server's origin must be https to a public address."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcp_django.gateway.remote import RemoteServer, UpstreamOAuth
-from mcp_django.gateway.upstream_oauth import UpstreamAuthError, check_url
+from mcp_django.client.auth.authorization import UpstreamAuthError, check_url
+from mcp_django.client.remote import RemoteServer, UpstreamOAuth
 
 SERVER = RemoteServer(name="accounts", url="http://127.0.0.1:8123/mcp", oauth=UpstreamOAuth())
 

@@ -20,8 +20,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 
 from mcp_django.client import ClientCredentials, ClientKey, MCPClient, OAuthClientAuth
+from mcp_django.client.connection import pool
 from mcp_django.exceptions import BackendUnavailable
-from mcp_django.gateway.connection import pool
 from tests.conftest import LiveServer
 from tests.gateway.test_gateway import WAIT, send
 from tests.live import test_oauth_live as site

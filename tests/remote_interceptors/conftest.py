@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from mcp_django.gateway.connection import pool
+from mcp_django.client.connection import pool
 from mcp_django.gateway.interceptor_servers import forget_discoveries
 from tests.conftest import LiveServer, serve_example
 

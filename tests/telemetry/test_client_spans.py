@@ -15,7 +15,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
 from mcp_django.client import MCPClient
-from mcp_django.gateway.connection import BackendUnavailable, RemoteError, pool
+from mcp_django.client.connection import BackendUnavailable, RemoteError, pool
 from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.telemetry import TelemetryExtension
 from mcp_django.testing import MCPTestClient

@@ -12,8 +12,8 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 
+from mcp_django.client.connection import pool
 from mcp_django.endpoints import Endpoint
-from mcp_django.gateway.connection import pool
 from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.interceptors.audit import flush_audit_log
 from mcp_django.protocol import Connection, MessageHandler, RequestContext

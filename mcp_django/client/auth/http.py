@@ -1,4 +1,4 @@
-"""The HTTP side of the site as an OAuth client (`gateway.upstream_oauth`): what it keeps, and how it fetches.
+"""The HTTP side of the site as an OAuth client (`client.auth.authorization`): what it keeps, and how it fetches.
 
 Every request goes through one transport: no redirects, no proxies from the environment; a URL that is
 not on the configured server's own origin must be https and resolve only to public addresses (the rules
@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from mcp_django.client.config import RemoteServer
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.server_config import RemoteServer
 
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 

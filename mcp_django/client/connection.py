@@ -2,7 +2,7 @@
 
 ::
 
-    from mcp_django.gateway.connection import connect, remote_server
+    from mcp_django.client.connection import connect, remote_server
 
     server = remote_server("github")            # an entry of MCP_DJANGO["SERVERS"], a dict, or a RemoteServer
     connection = connect(server)                # pooled: the same object for the same server on this loop
@@ -23,9 +23,9 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, Final
 
-from mcp_django.conf import mcp_settings
-from mcp_django.gateway.http_client import HTTPConnection
-from mcp_django.gateway.remote import (
+from mcp_django.client.config import ClientAuth
+from mcp_django.client.http import HTTPConnection
+from mcp_django.client.remote import (
     CLIENT_INFO,
     BackendUnavailable,
     NotForwardable,
@@ -36,8 +36,8 @@ from mcp_django.gateway.remote import (
     SessionExpired,
     UpstreamOAuth,
 )
-from mcp_django.gateway.server_config import ClientAuth
-from mcp_django.gateway.stdio_client import StdioConnection
+from mcp_django.client.stdio import StdioConnection
+from mcp_django.conf import mcp_settings
 
 __all__ = [
     "CLIENT_INFO",
@@ -173,8 +173,8 @@ def client_auth_of(auth: Any, url: str | None) -> ClientAuth | None:
     marker = (str(url), repr(sorted((str(key), repr(value)) for key, value in auth.items())))
     known = _client_auths.get(marker)
     if known is None:
-        from mcp_django.gateway.client_auth import ClientCredentials, OAuthClientAuth
-        from mcp_django.gateway.upstream_oauth import ClientKey
+        from mcp_django.client.auth.authorization import ClientKey
+        from mcp_django.client.auth.oauth import ClientCredentials, OAuthClientAuth
 
         key = auth.get("PRIVATE_KEY")
         grant = ClientCredentials(

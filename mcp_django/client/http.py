@@ -6,12 +6,12 @@ and `Last-Event-ID`, and reads the server's own notifications on the GET stream.
 POST carries `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers a tool's
 `x-mcp-header` arguments need, and notifications come on a `subscriptions/listen` stream.
 
-Whatever the server sends is bounded (`gateway.limits`): a JSON body or one SSE event past
+Whatever the server sends is bounded (`client.limits`): a JSON body or one SSE event past
 `REMOTE_MAX_MESSAGE_BYTES` after decompression (a gzip bomb, a `data:` line without end) is refused
 as it grows, the rest unread, and the tools whose arguments it mirrors in headers are remembered up to
 `REMOTE_MAX_LIST_ITEMS`.
 
-A server entry with an `auth` (`gateway.client_auth`) has its requests carry that object's token, and a
+A server entry with an `auth` (`client.auth.oauth`) has its requests carry that object's token, and a
 401 or 403 challenge answered by it: the request is sent again with the new token, at most twice.
 """
 
@@ -27,10 +27,10 @@ from typing import Any, Final
 
 import httpx2
 
+from mcp_django.client.config import Challenge
+from mcp_django.client.limits import over_limit, remember
+from mcp_django.client.remote import NotificationListener, RemoteConnection, SessionExpired
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.limits import over_limit, remember
-from mcp_django.gateway.remote import NotificationListener, RemoteConnection, SessionExpired
-from mcp_django.gateway.server_config import Challenge
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.meta import NAME_FIELDS, param_header_error, param_headers_of
 from mcp_django.protocol.versions import Era

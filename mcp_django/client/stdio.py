@@ -4,7 +4,7 @@ One process serves every caller: requests are matched to answers by id, the serv
 go to the request they name (progress by its token) or to the listeners. When the process exits,
 every pending request fails with `BackendUnavailable` and the next request starts a new process.
 Its stderr is passed through to ours (logs), never read as protocol. A line past
-`REMOTE_MAX_MESSAGE_BYTES` is dropped as it grows (`gateway.limits`), and every pending request fails
+`REMOTE_MAX_MESSAGE_BYTES` is dropped as it grows (`client.limits`), and every pending request fails
 with `reason = "limit"`: the answer it may have been is lost.
 """
 
@@ -15,9 +15,9 @@ import contextlib
 import os
 from typing import Any, Final
 
+from mcp_django.client.limits import LIMIT
+from mcp_django.client.remote import NotificationListener, RemoteConnection
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.limits import LIMIT
-from mcp_django.gateway.remote import NotificationListener, RemoteConnection
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.versions import Era
 

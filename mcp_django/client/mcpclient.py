@@ -31,45 +31,19 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 
-from mcp_django.conf import mcp_settings
-from mcp_django.gateway.client_auth import (
-    AuthorizationCode,
-    ClientCredentials,
-    EnterpriseManaged,
-    OAuthClientAuth,
-)
-from mcp_django.gateway.connection import (
+from mcp_django.client.config import ClientAuth, ElicitationHandler
+from mcp_django.client.connection import (
     BackendUnavailable,
     RemoteConnection,
-    RemoteError,
     RemoteServer,
-    connect,
     pool,
     remote_server,
 )
-from mcp_django.gateway.remote_chain import drain_sinks
-from mcp_django.gateway.server_config import ClientAuth, ElicitationHandler
-from mcp_django.gateway.upstream import connection_for, refused
-from mcp_django.gateway.upstream_oauth import ClientKey
+from mcp_django.conf import mcp_settings
 from mcp_django.interceptors import chain_options
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.overlay import installed, on_change
 from mcp_django.protocol.versions import Era
-
-__all__ = [
-    "AuthorizationCode",
-    "BackendUnavailable",
-    "ClientAuth",
-    "ClientCredentials",
-    "ClientKey",
-    "ElicitationHandler",
-    "EnterpriseManaged",
-    "MCPClient",
-    "OAuthClientAuth",
-    "RemoteError",
-    "SyncMCPClient",
-    "connect",
-]
 
 _settings_chain: dict[str, Any] | None = None
 
@@ -151,6 +125,8 @@ class MCPClient:
             BackendUnavailable: the server is down or did not answer in time; `NotConnected` (one of
                 them) when the server takes each user's own token and `user` has not connected theirs.
         """
+        from mcp_django.gateway.upstream import connection_for, refused  # built on this package: loaded after it
+
         await installed().refresh()  # the admin's changes, as at an endpoint's admission
         connection = await connection_for(self.server, self.user)
         if self.server.elicitation is not None:
@@ -223,6 +199,8 @@ class MCPClient:
 
     async def list_interceptors(self, event: str | None = None) -> dict[str, Any]:
         """`interceptors/list` on the server itself, not intercepted (the seed's direct passthrough)."""
+        from mcp_django.gateway.upstream import connection_for  # built on this package: loaded after it
+
         connection = await connection_for(self.server, self.user)
         return await connection.request("interceptors/list", {} if event is None else {"event": event})
 
@@ -309,6 +287,8 @@ class SyncMCPClient:
         return result
 
     async def _call(self, name: str, *args: Any) -> dict[str, Any]:
+        from mcp_django.gateway.remote_chain import drain_sinks  # built on this package: loaded after it
+
         try:
             result: dict[str, Any] = await getattr(self.client, name)(*args)
             return result

@@ -1,7 +1,7 @@
 """What a remote MCP server entry of `MCP_DJANGO["SERVERS"]` says, resolved: `RemoteServer`, its `UpstreamOAuth`,
 and the `ClientAuth` seam its HTTP connection authenticates through (with the `Challenge` it is given).
 
-`gateway.connection.remote_server` builds one from a name or a dict; the connections read it.
+`client.connection.remote_server` builds one from a name or a dict; the connections read it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class UpstreamOAuth:
     `client_id` (and `client_secret`) when the site was registered by hand; else `client_metadata_url`
     (the URL of the site's client ID metadata document) where the authorization server takes one; else it
     is registered dynamically (RFC 7591). `scopes` are asked for; none asks for those of the server's 401
-    challenge, else for all its metadata lists. `gateway.client_auth`'s grants take the same settings.
+    challenge, else for all its metadata lists. `client.auth.oauth`'s grants take the same settings.
     """
 
     client_id: str | None = None
@@ -63,7 +63,7 @@ class RemoteServer:
     for the server, from settings; a caller's credentials are never sent. `protocol_version` pins a
     revision; None tries 2026-07-28 (`server/discover`) first and falls back to `initialize`. With
     `oauth`, each caller's own token for the server (`gateway.upstream`) is the `token` of a copy. With
-    `auth` (a `gateway.client_auth.ClientAuth`), the connection answers the server's 401 and 403 challenges
+    `auth` (a `client.auth.oauth.ClientAuth`), the connection answers the server's 401 and 403 challenges
     itself: it asks `auth` for a token and sends the request again.
     With `elicitation` (an `MCPClient`'s handler), the connection declares the `elicitation` capability
     and the handler answers the server's questions; a gateway's connections have none and refuse them.
@@ -106,7 +106,7 @@ class RemoteServer:
 class ClientAuth(Protocol):
     """What an HTTP connection asks for its `Authorization` header, and tells when the server challenges it.
 
-    `gateway.client_auth.OAuthClientAuth` is the package's implementation.
+    `client.auth.oauth.OAuthClientAuth` is the package's implementation.
     """
 
     async def authorization(self, server: RemoteServer) -> str | None:

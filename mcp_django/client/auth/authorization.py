@@ -2,7 +2,7 @@
 
 One implementation serves both uses: each user connecting their account to a server with
 `"AUTH": "oauth"` (`gateway.upstream`, docs/federation.md), and a connection that answers a 401 itself
-(`gateway.client_auth`, docs/client.md). What it takes:
+(`client.auth.oauth`, docs/client.md). What it takes:
 
 1. **discovery**: the server's 401 names its RFC 9728 metadata (`WWW-Authenticate: Bearer
    resource_metadata="…"`; else the well-known URLs are tried), which names the authorization server,
@@ -15,8 +15,8 @@ One implementation serves both uses: each user connecting their account to a ser
    resource metadata's `resource` as the RFC 8707 `resource`;
 4. **refresh** when the access token expired.
 
-Every request goes through `oauth_http`'s guarded transport (checked URLs, pinned addresses, bounded
-answers); the token requests are `oauth_tokens`'.
+Every request goes through `auth.http`'s guarded transport (checked URLs, pinned addresses, bounded
+answers); the token requests are `auth.tokens`'.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 
-from mcp_django.gateway.oauth_http import (
+from mcp_django.client.auth.http import (
     LOCAL_HOSTS,
     AnswerTooLarge,
     ClientKey,
@@ -43,15 +43,15 @@ from mcp_django.gateway.oauth_http import (
     oauth_client,
     origin,
 )
-from mcp_django.gateway.oauth_tokens import (
+from mcp_django.client.auth.tokens import (
     client_credentials,
     exchange_code,
     identity_assertion,
     jwt_bearer,
     refresh,
 )
-from mcp_django.gateway.remote import CLIENT_INFO, RemoteServer
-from mcp_django.gateway.server_config import Challenge, UpstreamOAuth
+from mcp_django.client.config import Challenge, UpstreamOAuth
+from mcp_django.client.remote import CLIENT_INFO, RemoteServer
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION
 
 __all__ = [

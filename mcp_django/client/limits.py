@@ -15,8 +15,8 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
 from typing import Final, TypeVar
 
+from mcp_django.client.remote import BackendUnavailable
 from mcp_django.conf import mcp_settings
-from mcp_django.gateway.remote import BackendUnavailable
 
 LIMIT: Final = "limit"
 """The `data.reason` of a remote that went past one of the bounds."""

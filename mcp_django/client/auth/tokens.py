@@ -1,7 +1,7 @@
-"""The token requests of the site as an OAuth client (`gateway.upstream_oauth`), one function per grant.
+"""The token requests of the site as an OAuth client (`client.auth.authorization`), one function per grant.
 
 Authlib makes each request (client authentication `client_secret_basic`, `client_secret_post`, `none` or
-`private_key_jwt`), through `oauth_http`'s guarded transport.
+`private_key_jwt`), through `auth.http`'s guarded transport.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Final
 
 import httpx2
 
-from mcp_django.gateway.oauth_http import (
+from mcp_django.client.auth.http import (
     ClientKey,
     Discovery,
     RefreshRefused,
@@ -19,7 +19,7 @@ from mcp_django.gateway.oauth_http import (
     UpstreamAuthError,
     oauth_client,
 )
-from mcp_django.gateway.server_config import RemoteServer
+from mcp_django.client.config import RemoteServer
 
 TOKEN_EXCHANGE: Final = "urn:ietf:params:oauth:grant-type:token-exchange"
 JWT_BEARER: Final = "urn:ietf:params:oauth:grant-type:jwt-bearer"

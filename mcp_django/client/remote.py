@@ -1,7 +1,7 @@
 """What every connection to a remote MCP server shares: its configuration, its errors, and the protocol.
 
 `RemoteConnection` speaks MCP as a client over a transport its subclasses provide
-(`http_client.HTTPConnection`, `stdio_client.StdioConnection`): the opening handshake in either era
+(`http.HTTPConnection`, `stdio.StdioConnection`): the opening handshake in either era
 (`server/discover` in 2026-07-28, else `initialize`), the per-request `_meta` of the stateless era,
 the listeners of the server's notifications, and re-opening after the server forgot the session.
 Callers get one through `connection.connect(server)`, which pools them.
@@ -19,10 +19,10 @@ from typing import Any, Final
 
 from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION
 
+from mcp_django.client.config import RemoteServer, UpstreamOAuth  # defined there; importable from here too
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
 from mcp_django.extensions import installed_extensions
-from mcp_django.gateway.server_config import RemoteServer, UpstreamOAuth  # defined there; importable from here too
 from mcp_django.protocol.context import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,

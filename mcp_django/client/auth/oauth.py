@@ -11,7 +11,7 @@ A connection with an `auth` (`RemoteServer.auth`; `MCPClient(auth=...)`; a `SERV
 {"TYPE": "client_credentials", ...}`) sends `await auth.authorization(server)` as its `Authorization`
 header. When the server answers 401, or 403 with `error="insufficient_scope"`, the connection gives the
 challenge to `await auth.challenged(server, challenge)` and, if it says a new token is there, sends the
-request once more. `OAuthClientAuth` is the implementation on `gateway.upstream_oauth` (Authlib): it
+request once more. `OAuthClientAuth` is the implementation on `client.auth.authorization` (Authlib): it
 discovers the authorization server from the challenge, registers the client, runs its grant, caches the
 token (refreshed when it expires), and steps up on 403 by asking for the union of the scopes it had and
 the challenged ones, a bounded number of times. The grants:
@@ -36,11 +36,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Final, Protocol
 
+from mcp_django.client.auth import authorization
+from mcp_django.client.auth.authorization import ClientKey, Discovery, Registration, UpstreamAuthError
+from mcp_django.client.config import Challenge, UpstreamOAuth
+from mcp_django.client.remote import BackendUnavailable, RemoteServer
 from mcp_django.executor import run_sync
-from mcp_django.gateway import upstream_oauth
-from mcp_django.gateway.remote import BackendUnavailable, RemoteServer
-from mcp_django.gateway.server_config import Challenge, UpstreamOAuth
-from mcp_django.gateway.upstream_oauth import ClientKey, Discovery, Registration, UpstreamAuthError
 
 _LEEWAY_S: Final = 30
 """A token this close to expiry is refreshed before it is sent: it could expire on its way."""
@@ -85,7 +85,7 @@ class AuthorizationCode:
         known = self._registrations.get(discovery.issuer)
         if known is None:
             oauth = UpstreamOAuth(self.client_id, self.client_secret, (), self.client_metadata_url)
-            known = self._registrations[discovery.issuer] = upstream_oauth.register(
+            known = self._registrations[discovery.issuer] = authorization.register(
                 server, discovery, self.redirect_uri, oauth
             )
         return known
@@ -94,12 +94,12 @@ class AuthorizationCode:
         """Send the user agent to authorize, check the answer (state, RFC 9207 `iss`), exchange the code."""
         registration = self.registration(server, discovery)
         state, verifier = secrets.token_urlsafe(32), secrets.token_urlsafe(48)
-        url = upstream_oauth.authorization_url(
+        url = authorization.authorization_url(
             server, discovery, registration, self.redirect_uri, state, verifier, scopes
         )
-        answer = upstream_oauth.query_of(self.user_agent(url))
-        code = upstream_oauth.authorization_code(discovery, answer, state)
-        return upstream_oauth.exchange_code(
+        answer = authorization.query_of(self.user_agent(url))
+        code = authorization.authorization_code(discovery, answer, state)
+        return authorization.exchange_code(
             server,
             discovery.token_endpoint,
             registration,
@@ -124,8 +124,8 @@ class ClientCredentials:
 
     def token(self, server: RemoteServer, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
         """A token for the client itself."""
-        scope = upstream_oauth.scope_for(discovery, scopes, refreshable=False)
-        return upstream_oauth.client_credentials(
+        scope = authorization.scope_for(discovery, scopes, refreshable=False)
+        return authorization.client_credentials(
             server, discovery, self.registration(server, discovery), scope, self.key
         )
 
@@ -152,19 +152,19 @@ class EnterpriseManaged:
 
     def token(self, server: RemoteServer, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
         """Exchange the ID token at the IdP, then present the ID-JAG at the authorization server."""
-        assertion = upstream_oauth.identity_assertion(
+        assertion = authorization.identity_assertion(
             server,
             discovery,
             idp_token_endpoint=self.idp_token_endpoint,
             idp_client=Registration(self.idp_client_id, self.idp_client_secret),
             id_token=self.id_token(),
         )
-        scope = upstream_oauth.scope_for(discovery, scopes, refreshable=False)
-        return upstream_oauth.jwt_bearer(server, discovery, self.registration(server, discovery), assertion, scope)
+        scope = authorization.scope_for(discovery, scopes, refreshable=False)
+        return authorization.jwt_bearer(server, discovery, self.registration(server, discovery), assertion, scope)
 
 
 class OAuthClientAuth:
-    """`ClientAuth` on `gateway.upstream_oauth`: discovery from the challenge, `grant` for tokens, refresh, step-up.
+    """`ClientAuth` on `client.auth.authorization`: discovery from the challenge, `grant` for tokens, refresh, step-up.
 
     Args:
         grant: how tokens are got (`AuthorizationCode`, `ClientCredentials`, `EnterpriseManaged`).
@@ -223,7 +223,7 @@ class OAuthClientAuth:
             raise BackendUnavailable(server.name, "refused", f"OAuth: {error}") from None
 
     def _fetch(self, server: RemoteServer, challenge: Challenge, wanted: tuple[str, ...]) -> dict[str, Any]:
-        discovery = upstream_oauth.discover(server, challenge)
+        discovery = authorization.discover(server, challenge)
         previous, token = self._discovery, self._token
         if wanted:
             discovery = dataclasses.replace(discovery, scopes=wanted)
@@ -246,10 +246,10 @@ class OAuthClientAuth:
             return None
         registration = self.grant.registration(server, discovery)
         try:
-            fresh = upstream_oauth.refresh(
+            fresh = authorization.refresh(
                 server, discovery.token_endpoint, registration, refresh_token, discovery.resource
             )
-        except upstream_oauth.RefreshRefused:
+        except authorization.RefreshRefused:
             return None  # the next 401 runs the grant again
         if not isinstance(fresh.get("refresh_token"), str):
             fresh["refresh_token"] = refresh_token  # not rotated: the old one stays valid
