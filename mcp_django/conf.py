@@ -71,7 +71,6 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "TASK_PURGE_INTERVAL": 300,
     # The Skills extension (docs/skills.md): directories of skill directories, searched before the apps'.
     "SKILLS_DIRS": [],
-    # The endpoints (by name) that serve the installed skills; None: every endpoint.
     # The scope a caller needs to see a skill, by skill name (USER when not listed).
     "SKILL_SCOPES": {},
     # Scopes and authentication (docs/scopes.md, docs/authentication.md).
@@ -141,13 +140,6 @@ DEFAULTS: Final[Mapping[str, Any]] = {
 }
 """Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
 
-RETIRED: Final[Mapping[str, str]] = {
-    "GATEWAYS": "SERVERS",
-    "INTERCEPTOR_SERVERS": "SERVERS",
-    "SKILLS_ENDPOINTS": "mcp_django.skills.SkillsExtension",  # an endpoint's extensions=
-}
-"""Keys `MCP_DJANGO` no longer accepts, and what replaced each (a check error names it)."""
-
 IMPORT_STRINGS: Final[frozenset[str]] = frozenset({"SESSION_STORE", "SCOPE_POLICY"})
 """Keys whose value is a dotted path (or the object itself), resolved lazily."""
 
@@ -202,10 +194,6 @@ class MCPSettings:
         self._cached.clear()
         for callback in list(self._reload_callbacks):
             callback()
-
-    def signing_key(self, purpose: str) -> bytes:
-        """A key for `purpose`, derived from Django's `SECRET_KEY` (rotate that to rotate this)."""
-        return self.signing_keys(purpose)[0]
 
     def signing_keys(self, purpose: str) -> tuple[bytes, ...]:
         """The keys for `purpose`: from `SECRET_KEY` first (to make new things with), then one from each

@@ -1,7 +1,7 @@
 """The demo's interceptor server: interceptors other chains run remotely (docs/remote-interceptors.md).
 
 `/interceptors/mcp` (example_project/urls.py) serves them with `interceptors/list` and
-`interceptor/invoke`; `MCP_DJANGO["INTERCEPTOR_SERVERS"]["demo"]` points at it, and the chain of
+`interceptor/invoke`; `MCP_DJANGO["SERVERS"]["demo"]` points at it, and the chain of
 `/guarded/mcp` names it.
 """
 

@@ -16,7 +16,7 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.utils.module_loading import import_string
 
 from mcp_django.checks.support import is_int, is_number, is_positive_int, setting, short, type_name
-from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, RETIRED, SETTING_NAME, normalize_origin
+from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, normalize_origin
 
 CACHE_SCOPES: Final = ("public", "private")
 INTERCEPTOR_CHECK_IDS: Final[Mapping[str, str]] = {
@@ -123,9 +123,7 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
         ]
     messages: list[CheckMessage] = []
     for key in user:
-        if key in RETIRED:
-            messages.append(_retired_key(key))
-        elif key not in DEFAULTS:
+        if key not in DEFAULTS:
             messages.append(_unknown_key(key))
     for key in IMPORT_STRINGS:
         if key in user:
@@ -143,15 +141,6 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
     messages += _check_origins(user.get("ALLOWED_ORIGINS"))
     messages += _check_session_caps(user)
     return messages
-
-
-def _retired_key(key: str) -> CheckMessage:
-    if key == "SKILLS_ENDPOINTS":
-        hint = f"Add extensions=[{RETIRED[key]!r}] to those endpoints instead (docs/skills.md)."
-        return Error(f"{setting(key)} is gone: endpoints name the extension.", hint=hint, id="mcp_django.E150")
-    entry = "{'URL': ..., 'FAIL_OPEN': ...}" if key == "INTERCEPTOR_SERVERS" else "{'URL': ...}"
-    hint = f"Move its entries to {SETTING_NAME}['{RETIRED[key]}'] = {{'name': {entry}}} (docs/gateway.md)."
-    return Error(f"{setting(key)} is gone: name remote servers in {RETIRED[key]!r}.", hint=hint, id="mcp_django.E140")
 
 
 def _unknown_key(key: Any) -> CheckMessage:

@@ -118,7 +118,7 @@ def oauth_of(auth: Any) -> UpstreamOAuth | None:
     """The `UpstreamOAuth` an entry's `AUTH` value asks for: None without one.
 
     Raises:
-        ValueError: a malformed `AUTH` (checks `mcp_django.E165` and `E168` say what).
+        ValueError: a malformed `AUTH` (checks `mcp_django_gateway.E165` and `E168` say what).
     """
     if auth is None:
         return None
@@ -163,7 +163,7 @@ def client_auth_of(auth: Any, url: str | None) -> ClientAuth | None:
     The same configuration gives the same object, so its connections share one cached token.
 
     Raises:
-        ValueError: a malformed client credentials `AUTH` (check `mcp_django.E240` says what).
+        ValueError: a malformed client credentials `AUTH` (check `mcp_django_gateway.E240` says what).
     """
     if not (isinstance(auth, Mapping) and auth.get("TYPE") == "client_credentials"):
         return None

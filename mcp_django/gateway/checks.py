@@ -45,7 +45,7 @@ def check_gateways(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
                 Error(
                     f"Gateway endpoint {endpoint.name!r}'s server: {problem}.",
                     hint="Name a SERVERS entry, or pass a dict with a URL or a COMMAND.",
-                    id="mcp_django.E031",
+                    id="mcp_django_gateway.E031",
                 )
             )
     return messages
@@ -70,12 +70,14 @@ def _hub_problems(hub: GatewayEndpoint) -> list[CheckMessage]:
     hint = "A SERVERS name, or {'SERVER': ..., 'NAMESPACE': 'gh'} (docs/federation.md)."
     for index, entry in enumerate(hub.server_entries):
         for problem in entry_problems(entry):
-            messages.append(Error(f"Hub {hub.name!r} servers[{index}]: {problem}.", hint=hint, id="mcp_django.E141"))
+            messages.append(
+                Error(f"Hub {hub.name!r} servers[{index}]: {problem}.", hint=hint, id="mcp_django_gateway.E141")
+            )
     sources = hub.remote_sources
     for source in sources:
         if source.namespace and not NAMESPACE.fullmatch(source.namespace):
             problem = f"namespace {_short(source.namespace)} is not a letter, then letters, digits or '-'"
-            messages.append(Error(f"Hub {hub.name!r}: {problem}.", hint=hint, id="mcp_django.E141"))
+            messages.append(Error(f"Hub {hub.name!r}: {problem}.", hint=hint, id="mcp_django_gateway.E141"))
     counts: dict[str, int] = {}
     for source in sources:
         counts[source.namespace] = counts.get(source.namespace, 0) + 1
@@ -86,7 +88,7 @@ def _hub_problems(hub: GatewayEndpoint) -> list[CheckMessage]:
                 Error(
                     f"Hub {hub.name!r}: namespace {shown} is given to {count} of its sources.",
                     hint="Give each remote server of a hub a NAMESPACE of its own.",
-                    id="mcp_django.E142",
+                    id="mcp_django_gateway.E142",
                 )
             )
     registry = hub.registry
@@ -98,7 +100,7 @@ def _hub_problems(hub: GatewayEndpoint) -> list[CheckMessage]:
                     Error(
                         f"Hub {hub.name!r}: local {_short(name)} is in the namespace of {_short(source.name)}.",
                         hint="Rename the tool or prompt, or give the server another NAMESPACE.",
-                        id="mcp_django.E143",
+                        id="mcp_django_gateway.E143",
                     )
                 )
     return messages
@@ -114,6 +116,6 @@ def check_remote_call_timeout(app_configs: Iterable[AppConfig] | None = None, **
         Warning(
             f"{_setting('REMOTE_CALL_TIMEOUT')} is shorter than GATEWAY_READ_TIMEOUT.",
             hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
-            id="mcp_django.W160",
+            id="mcp_django_gateway.W160",
         )
     ]

@@ -33,7 +33,7 @@ def check_client_credentials(app_configs: Iterable[AppConfig] | None = None, **k
     if mcp_settings.OAUTH_CLIENT_ALLOW_LOOPBACK is True and not settings.DEBUG:
         hint = "Turn it off outside development: remote metadata could aim the site at local ports."
         message = f"{_setting('OAUTH_CLIENT_ALLOW_LOOPBACK')} is on without DEBUG."
-        messages.append(Warning(message, hint=hint, id="mcp_django.W240"))
+        messages.append(Warning(message, hint=hint, id="mcp_django_gateway.W240"))
     return messages
 
 
@@ -41,10 +41,12 @@ def _problems(where: str, config: Mapping[str, Any], auth: Mapping[str, Any]) ->
     problem = client_credentials_problem(auth)
     if problem is not None:
         hint = f"AUTH {problem}: CLIENT_ID, then CLIENT_SECRET or PRIVATE_KEY {_DOCS}."
-        return [Error(f"{where} has a malformed client_credentials AUTH.", hint=hint, id="mcp_django.E240")]
+        return [Error(f"{where} has a malformed client_credentials AUTH.", hint=hint, id="mcp_django_gateway.E240")]
     if config.get("COMMAND") is not None or not isinstance(config.get("URL"), str):
         hint = "Client credentials need a URL: a stdio server has no authorization server."
-        return [Error(f"{where} AUTH client_credentials is for HTTP servers only.", hint=hint, id="mcp_django.E241")]
+        return [
+            Error(f"{where} AUTH client_credentials is for HTTP servers only.", hint=hint, id="mcp_django_gateway.E241")
+        ]
     key = auth.get("PRIVATE_KEY")
     if isinstance(key, str):
         from mcp_django.client.auth.authorization import ClientKey, UpstreamAuthError
@@ -54,8 +56,10 @@ def _problems(where: str, config: Mapping[str, Any], auth: Mapping[str, Any]) ->
             ClientKey(key, algorithm).load()
         except (UpstreamAuthError, ImportError):
             hint = "PRIVATE_KEY is the client's private key in PEM, of SIGNING_ALGORITHM's family."
-            return [Error(f"{where} PRIVATE_KEY is not a {algorithm} private key.", hint=hint, id="mcp_django.E242")]
+            return [
+                Error(f"{where} PRIVATE_KEY is not a {algorithm} private key.", hint=hint, id="mcp_django_gateway.E242")
+            ]
     if sends_own_authorization(config):
         hint = "Remove TOKEN and the Authorization header: the client credentials' token is sent."
-        return [Error(f"{where} has client credentials and a TOKEN too.", hint=hint, id="mcp_django.E243")]
+        return [Error(f"{where} has client credentials and a TOKEN too.", hint=hint, id="mcp_django_gateway.E243")]
     return []

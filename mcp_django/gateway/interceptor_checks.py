@@ -1,6 +1,6 @@
 """System checks of the remote servers: `SERVERS` and the interceptor lists' `{"SERVER": ...}` entries.
 
-IDs `mcp_django.E040` to `E042` and `W040` (docs/checks.md); `MCPDjangoConfig.ready()` registers them.
+IDs `mcp_django_gateway.E040` to `E042` and `W040` (docs/checks.md); `MCPDjangoConfig.ready()` registers them.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ def check_interceptor_servers(app_configs: Iterable[AppConfig] | None = None, **
     servers = user.get("SERVERS", {})
     if not isinstance(servers, Mapping) or not all(isinstance(name, str) and name for name in servers):
         hint = "Map each server's name to {'URL': ...} or {'COMMAND': [...]}."
-        return [Error(f"{_SERVERS} must be a dict of names to servers.", hint=hint, id="mcp_django.E040")]
+        return [Error(f"{_SERVERS} must be a dict of names to servers.", hint=hint, id="mcp_django_gateway.E040")]
     messages: list[CheckMessage] = [
-        Error(f"{_SERVERS}[{name!r}] {problem}.", hint=_HINT, id="mcp_django.E041")
+        Error(f"{_SERVERS}[{name!r}] {problem}.", hint=_HINT, id="mcp_django_gateway.E041")
         for name, config in servers.items()
         for problem in server_problems(config)
     ]
@@ -57,13 +57,13 @@ def _check_entry(where: str, raw: Mapping[str, Any], servers: Mapping[str, Any])
     spec = raw["SERVER"]
     if set(raw) != {"SERVER"}:
         hint = "Set FAIL_OPEN and TIMEOUT_MS on the server, in SERVERS."
-        return [Error(f"{where} has keys besides SERVER.", hint=hint, id="mcp_django.E042")]
+        return [Error(f"{where} has keys besides SERVER.", hint=hint, id="mcp_django_gateway.E042")]
     if isinstance(spec, str):
         if spec in servers or spec == "*":
             return []
         hint = "Add it to SERVERS, or as an MCP interceptor server in the admin."
-        return [Warning(f"{where} names no server of SERVERS.", hint=hint, id="mcp_django.W040")]
+        return [Warning(f"{where} names no server of SERVERS.", hint=hint, id="mcp_django_gateway.W040")]
     problems = server_problems(spec)
     if problems:
-        return [Error(f"{where} SERVER {problems[0]}.", hint=_HINT, id="mcp_django.E042")]
+        return [Error(f"{where} SERVER {problems[0]}.", hint=_HINT, id="mcp_django_gateway.E042")]
     return []

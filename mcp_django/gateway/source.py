@@ -148,7 +148,7 @@ class RemoteSource(Source):
         """The remote server, resolved from `server` on first use.
 
         Raises:
-            LookupError, ValueError: see `connection.remote_server` (system check `mcp_django.E031`).
+            LookupError, ValueError: see `connection.remote_server` (system check `mcp_django_gateway.E031`).
         """
         if self._remote is None:
             self._remote = remote_server(self.spec, name=self.name or None)

@@ -61,7 +61,7 @@ def connect_page() -> str:
 
     try:
         return reverse(CONNECT_PAGE)
-    except NoReverseMatch:  # check mcp_django.E169
+    except NoReverseMatch:  # check mcp_django_gateway.E169
         return "/mcp/upstream/"
 
 

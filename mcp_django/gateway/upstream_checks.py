@@ -30,7 +30,7 @@ def check_upstream_oauth(app_configs: Iterable[AppConfig] | None = None, **kwarg
     """
     servers = mcp_settings.SERVERS
     if not isinstance(servers, Mapping):
-        return []  # mcp_django.E040
+        return []  # mcp_django_gateway.E040
     messages: list[CheckMessage] = []
     oauth = False
     for name, config in servers.items():
@@ -48,22 +48,26 @@ def _problems(where: str, config: Mapping[str, Any]) -> list[CheckMessage]:
     auth = config["AUTH"]
     if not (auth == "oauth" or (isinstance(auth, Mapping) and auth.get("TYPE") == "oauth" and set(auth) <= OAUTH_KEYS)):
         hint = f"Say 'oauth', or {{'TYPE': 'oauth', 'CLIENT_ID': ..., 'SCOPES': [...]}} {_DOCS}."
-        return [Error(f"{where} AUTH is not 'oauth' nor an OAuth dict.", hint=hint, id="mcp_django.E165")]
+        return [Error(f"{where} AUTH is not 'oauth' nor an OAuth dict.", hint=hint, id="mcp_django_gateway.E165")]
     if config.get("COMMAND") is not None or not isinstance(config.get("URL"), str):
         hint = "Per-user OAuth needs a URL: a stdio server has no authorization server."
-        return [Error(f"{where} AUTH 'oauth' is for HTTP servers only.", hint=hint, id="mcp_django.E166")]
+        return [Error(f"{where} AUTH 'oauth' is for HTTP servers only.", hint=hint, id="mcp_django_gateway.E166")]
     if sends_own_authorization(config):
         hint = "Remove TOKEN and the Authorization header: each user's own token is sent instead."
-        return [Error(f"{where} has AUTH 'oauth' and a TOKEN of its own.", hint=hint, id="mcp_django.E167")]
+        return [Error(f"{where} has AUTH 'oauth' and a TOKEN of its own.", hint=hint, id="mcp_django_gateway.E167")]
     try:
         oauth_of(auth)
     except ValueError:
         hint = "CLIENT_ID and CLIENT_SECRET are strings (a secret needs an id); SCOPES a list of words."
-        return [Error(f"{where} AUTH has a bad CLIENT_ID, CLIENT_SECRET or SCOPES.", hint=hint, id="mcp_django.E168")]
+        return [
+            Error(
+                f"{where} AUTH has a bad CLIENT_ID, CLIENT_SECRET or SCOPES.", hint=hint, id="mcp_django_gateway.E168"
+            )
+        ]
     url = urlsplit(config["URL"])
     if url.scheme == "http" and url.hostname not in LOCAL_HOSTS:
         hint = "Use https: the users' tokens would cross the network in the clear."
-        return [Warning(f"{where} sends users' tokens over plain http.", hint=hint, id="mcp_django.W165")]
+        return [Warning(f"{where} sends users' tokens over plain http.", hint=hint, id="mcp_django_gateway.W165")]
     return []
 
 
@@ -73,10 +77,12 @@ def _deployment() -> list[CheckMessage]:
     messages: list[CheckMessage] = []
     if importlib.util.find_spec("authlib") is None:
         hint = "Install the extra: pip install 'django-mcp-host[upstream]'."
-        messages.append(Error("AUTH 'oauth' servers need Authlib, not installed.", hint=hint, id="mcp_django.E169"))
+        messages.append(
+            Error("AUTH 'oauth' servers need Authlib, not installed.", hint=hint, id="mcp_django_gateway.E169")
+        )
     try:
         reverse(CONNECT_PAGE)
     except NoReverseMatch:
         hint = "Include mcp_django.urls: users connect their accounts at its mcp/upstream/ page."
-        messages.append(Warning("AUTH 'oauth' servers but no connect page.", hint=hint, id="mcp_django.W166"))
+        messages.append(Warning("AUTH 'oauth' servers but no connect page.", hint=hint, id="mcp_django_gateway.W166"))
     return messages

@@ -1,4 +1,4 @@
-"""System checks of the `oauth` extra (IDs `mcp_django.E070`-`E099`, `W070`-`W099`; see docs/checks.md)."""
+"""System checks of the `oauth` extra (IDs `mcp_django_oauth.E070`-`E099`, `W070`-`W099`; see docs/checks.md)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Error(
                 "mcp_django.oauth needs django-oauth-toolkit installed.",
                 hint="pip install 'django-mcp-host[oauth]'; add 'oauth2_provider' to INSTALLED_APPS.",
-                id="mcp_django.E070",
+                id="mcp_django_oauth.E070",
             )
         ]
     from oauth2_provider.settings import oauth2_settings
@@ -38,9 +38,9 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
 
     messages: list[CheckMessage] = []
     for name, check_id in (
-        ("OAUTH_REGISTRATION_RATE", "mcp_django.E074"),
-        ("OAUTH_LOGIN_RATE", "mcp_django.E075"),
-        ("OAUTH_TOKEN_RATE", "mcp_django.E090"),
+        ("OAUTH_REGISTRATION_RATE", "mcp_django_oauth.E074"),
+        ("OAUTH_LOGIN_RATE", "mcp_django_oauth.E075"),
+        ("OAUTH_TOKEN_RATE", "mcp_django_oauth.E090"),
     ):
         problem = rate_problem(name, getattr(mcp_settings, name))
         if problem is not None:
@@ -53,7 +53,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Error(
                 f"OAUTH_CLIENT_ASSERTION_MAX_AGE {max_age!r} is not 1 to 3600 seconds.",
                 hint="Client assertions are short-lived: set it to a few minutes, e.g. 300.",
-                id="mcp_django.E091",
+                id="mcp_django_oauth.E091",
             )
         )
     messages.extend(_enterprise_messages(mcp_settings.OAUTH_TRUSTED_ISSUERS, oauth2_settings.OAUTH2_SERVER_CLASS))
@@ -63,7 +63,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Error(
                 f"OAUTH_JWKS_MAX_AGE {jwks_max_age!r} is not 1 to 86400 seconds.",
                 hint="Set how long a fetched JWKS is kept at most, e.g. 3600.",
-                id="mcp_django.E097",
+                id="mcp_django_oauth.E097",
             )
         )
     if not oauth2_settings.PKCE_REQUIRED or not oauth2_settings.COMPLIANT_BCP_RFC9700_PKCE_METHOD:
@@ -71,7 +71,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Error(
                 "OAuth for MCP needs PKCE required, with S256 only.",
                 hint="Set PKCE_REQUIRED and COMPLIANT_BCP_RFC9700_PKCE_METHOD to True in OAUTH2_PROVIDER.",
-                id="mcp_django.E071",
+                id="mcp_django_oauth.E071",
             )
         )
     if getattr(oauth2_settings.ACCESS_TOKEN_GENERATOR, "__module__", None) != "mcp_django.oauth.tokens":
@@ -79,7 +79,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Error(
                 "MCP endpoints do not recognise tokens from this ACCESS_TOKEN_GENERATOR.",
                 hint="Set OAUTH2_PROVIDER['ACCESS_TOKEN_GENERATOR'] to 'mcp_django.oauth.tokens.access_token'.",
-                id="mcp_django.E073",
+                id="mcp_django_oauth.E073",
             )
         )
     if not _is_subclass(oauth2_settings.OAUTH2_VALIDATOR_CLASS, MCPOAuth2Validator):
@@ -87,7 +87,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Warning(
                 "OAUTH2_VALIDATOR_CLASS does not end the grants MCP clients must lose.",
                 hint=f"Set OAUTH2_PROVIDER['OAUTH2_VALIDATOR_CLASS'] to '{VALIDATOR}' or a subclass.",
-                id="mcp_django.W073",
+                id="mcp_django_oauth.W073",
             )
         )
     fetcher = oauth2_settings.CIMD_METADATA_FETCHER
@@ -96,7 +96,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Warning(
                 "CIMD_METADATA_FETCHER does not apply the rules of MCP clients.",
                 hint=f"Set OAUTH2_PROVIDER['CIMD_METADATA_FETCHER'] to '{FETCHER}' or a subclass.",
-                id="mcp_django.W072",
+                id="mcp_django_oauth.W072",
             )
         )
     try:
@@ -108,7 +108,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Error(
                 "The OAuth authorization server metadata is not at the site root.",
                 hint='Add path("", include("mcp_django.oauth.urls")) to the root URLconf.',
-                id="mcp_django.E072",
+                id="mcp_django_oauth.E072",
             )
         )
     endpoints = [endpoint for endpoint in mounted_endpoints() if not endpoint.allow_anonymous]
@@ -117,7 +117,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Warning(
                 "No MCP endpoint accepts the OAuth tokens this site issues.",
                 hint=f"Put '{AUTHENTICATION}' first in DEFAULT_AUTHENTICATION_CLASSES.",
-                id="mcp_django.W070",
+                id="mcp_django_oauth.W070",
             )
         )
     for endpoint in endpoints:
@@ -128,7 +128,7 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
                 Warning(
                     f"Endpoint {endpoint.name!r} runs a token class before OAuth2Authentication.",
                     hint="It refuses OAuth tokens as unknown keys: list OAuth2Authentication first.",
-                    id="mcp_django.W071",
+                    id="mcp_django_oauth.W071",
                 )
             )
     return messages
@@ -145,14 +145,20 @@ def _enterprise_messages(issuers: Any, server_class: Any) -> list[CheckMessage]:
             Error(
                 "OAUTH_TRUSTED_ISSUERS is not a dict of issuer URLs to their settings.",
                 hint='Write {"https://idp.example.com": {"JWKS_URI": "https://idp.example.com/keys"}}.',
-                id="mcp_django.E092",
+                id="mcp_django_oauth.E092",
             )
         ]
     hints = {
-        "mcp_django.E093": "Name the issuer by its URL; keys: JWKS, JWKS_URI, AUDIENCE, USERS, CREATE_USERS, MAX_AGE.",
-        "mcp_django.E094": "Give the identity provider's public keys: JWKS (a dict) or JWKS_URI (https), not both.",
-        "mcp_django.E095": "Map subjects to users by 'email' (the email claim) or 'linked' (LinkedIdentity rows).",
-        "mcp_django.E096": "Identity assertions are short-lived: set MAX_AGE to a few minutes, e.g. 300.",
+        "mcp_django_oauth.E093": (
+            "Name the issuer by its URL; keys: JWKS, JWKS_URI, AUDIENCE, USERS, CREATE_USERS, MAX_AGE."
+        ),
+        "mcp_django_oauth.E094": (
+            "Give the identity provider's public keys: JWKS (a dict) or JWKS_URI (https), not both."
+        ),
+        "mcp_django_oauth.E095": (
+            "Map subjects to users by 'email' (the email claim) or 'linked' (LinkedIdentity rows)."
+        ),
+        "mcp_django_oauth.E096": "Identity assertions are short-lived: set MAX_AGE to a few minutes, e.g. 300.",
     }
     messages: list[CheckMessage] = []
     for issuer, entry in issuers.items():
@@ -165,7 +171,7 @@ def _enterprise_messages(issuers: Any, server_class: Any) -> list[CheckMessage]:
             Warning(
                 "OAUTH2_SERVER_CLASS does not take the identity assertion grant.",
                 hint="Set OAUTH2_PROVIDER['OAUTH2_SERVER_CLASS'] to 'mcp_django.oauth.server.MCPServer'.",
-                id="mcp_django.W092",
+                id="mcp_django_oauth.W092",
             )
         )
     return messages

@@ -15,7 +15,7 @@ reading of the answer) and adds two things:
   the redirect URIs when the document has none). The type is stored in the client's `ClientMetadata`
   as a registration's is, once the toolkit has saved the `Application` (`store_application_type`).
 
-Check `mcp_django.W072` says when `CIMD_METADATA_FETCHER` names a fetcher that is not this one (or a
+Check `mcp_django_oauth.W072` says when `CIMD_METADATA_FETCHER` names a fetcher that is not this one (or a
 subclass).
 """
 

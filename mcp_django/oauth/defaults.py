@@ -1,7 +1,7 @@
 """The django-oauth-toolkit settings MCP clients need: `OAUTH2_PROVIDER = {**OAUTH2_PROVIDER, ...}` in settings.
 
 Imports nothing of Django, so a settings module can import it. The system checks of `mcp_django.oauth`
-(`mcp_django.E070`...) refuse a configuration that drops what MCP requires (PKCE S256, public clients).
+(`mcp_django_oauth.E070`...) refuse a configuration that drops what MCP requires (PKCE S256, public clients).
 """
 
 from __future__ import annotations

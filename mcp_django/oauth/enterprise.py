@@ -20,7 +20,7 @@ says `"CREATE_USERS": True`. The token's scopes are those asked for (or the
 assertion's `scope`), within the assertion's `scope`, capped by the user's own scope; no refresh token
 (the client presents a fresh assertion instead, and revocation stays with the IdP).
 
-Checks `mcp_django.E092`-`E096` say when an issuer's entry is not usable.
+Checks `mcp_django_oauth.E092`-`E096` say when an issuer's entry is not usable.
 """
 
 from __future__ import annotations
@@ -80,17 +80,17 @@ def issuer_problem(issuer: Any, entry: Any) -> tuple[str, str] | None:
     """`(check id, message)` when an `OAUTH_TRUSTED_ISSUERS` entry cannot be used, else None."""
     named = repr(str(issuer)[:24])  # messages stay under 80 characters
     if not isinstance(issuer, str) or not issuer.startswith(("https://", "http://")) or not isinstance(entry, Mapping):
-        return "mcp_django.E093", f"Trusted issuer {named} is no URL with a dict of settings."
+        return "mcp_django_oauth.E093", f"Trusted issuer {named} is no URL with a dict of settings."
     unknown = sorted(set(map(str, entry)) - _KEYS)
     if unknown:
-        return "mcp_django.E093", f"Trusted issuer {named} has unknown keys: {', '.join(unknown)[:16]}."
+        return "mcp_django_oauth.E093", f"Trusted issuer {named} has unknown keys: {', '.join(unknown)[:16]}."
     if jwks_problem(entry.get("JWKS"), str(entry.get("JWKS_URI") or "")) is not None:
-        return "mcp_django.E094", f"Trusted issuer {named} needs one usable JWKS or JWKS_URI."
+        return "mcp_django_oauth.E094", f"Trusted issuer {named} needs one usable JWKS or JWKS_URI."
     if entry.get("USERS", "email") not in USER_MAPPINGS:
-        return "mcp_django.E095", f"Trusted issuer {named}: USERS must be 'email' or 'linked'."
+        return "mcp_django_oauth.E095", f"Trusted issuer {named}: USERS must be 'email' or 'linked'."
     max_age = entry.get("MAX_AGE", DEFAULT_MAX_AGE)
     if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 < max_age <= 3600:
-        return "mcp_django.E096", f"Trusted issuer {named}: MAX_AGE is not 1 to 3600 seconds."
+        return "mcp_django_oauth.E096", f"Trusted issuer {named}: MAX_AGE is not 1 to 3600 seconds."
     return None
 
 

@@ -7,7 +7,7 @@ not authenticate, `unauthorized_client` when it is not allowed identity assertio
 an assertion refused, `invalid_target` for a `resource` other than the assertion's, `invalid_scope` when
 no scope asked for is left. A token and no refresh token.
 
-Check `mcp_django.W092` says when trusted issuers are set and `OAUTH2_SERVER_CLASS` is not this one.
+Check `mcp_django_oauth.W092` says when trusted issuers are set and `OAUTH2_SERVER_CLASS` is not this one.
 """
 
 from __future__ import annotations

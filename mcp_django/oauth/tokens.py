@@ -2,7 +2,7 @@
 
 `OAuth2Authentication` looks up only bearer values starting with `ACCESS_TOKEN_PREFIX`; any other value
 (a DRF token key) goes straight to the next authentication class. The defaults
-(`mcp_django.oauth.defaults.OAUTH2_PROVIDER`) name these generators; check `mcp_django.E073` says when
+(`mcp_django.oauth.defaults.OAUTH2_PROVIDER`) name these generators; check `mcp_django_oauth.E073` says when
 the settings name others.
 """
 

@@ -15,7 +15,7 @@ django-oauth-toolkit's `OAuth2Validator`, with two rules it leaves out:
   a machine client allowed to presents an ID-JAG of a trusted identity provider and gets a token for
   the user it names, bound to the assertion's `resource`, within its `scope` and the user's scope.
 
-Check `mcp_django.W073` says when `OAUTH2_VALIDATOR_CLASS` names a class that is not this one (or a subclass).
+Check `mcp_django_oauth.W073` says when `OAUTH2_VALIDATOR_CLASS` names a class that is not this one (or a subclass).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ directory of `MCP_DJANGO["SKILLS_DIRS"]`, then every installed app's `skills/` d
 the first skill of a name wins, as the first template of a name does. Each skill's files are hashed
 then, so a listing can carry the digest and size of every file (SEP-2640's manifest). A skill whose
 `SKILL.md` is unusable (no front matter, a name that is not its directory's) is left out, and the
-problem is kept for the system checks (`mcp_django.E130`...), so start-up reports it.
+problem is kept for the system checks (`mcp_django_skills.E130`...), so start-up reports it.
 
 A file changed on disk after that is noticed when it is read: the read bytes no longer match the
 manifest, and the skill is read again, so the next `skills/get` gives hosts the new digests.
@@ -229,17 +229,19 @@ class Catalogue:
         try:
             text = manifest.path.read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            found.append(Problem("mcp_django.E135", f"{label}: SKILL.md cannot be read.", _reason(error), obj))
+            found.append(Problem("mcp_django_skills.E135", f"{label}: SKILL.md cannot be read.", _reason(error), obj))
             return None
         try:
             front_matter = parse_front_matter(text)
         except FrontMatterError as error:
             if str(error) == "no front matter":
                 hint = "Begin SKILL.md with a --- line, the YAML, and another --- line."
-                found.append(Problem("mcp_django.E130", f"{label}: SKILL.md has no YAML front matter.", hint, obj))
+                found.append(
+                    Problem("mcp_django_skills.E130", f"{label}: SKILL.md has no YAML front matter.", hint, obj)
+                )
             else:
                 message = f"{label}: front matter is not a YAML mapping."
-                found.append(Problem("mcp_django.E131", message, f"Fix it: {_cut(str(error), 60)}.", obj))
+                found.append(Problem("mcp_django_skills.E131", message, f"Fix it: {_cut(str(error), 60)}.", obj))
             return None
         problem = _front_matter_problem(front_matter, directory.name, label, obj)
         if problem is not None:
@@ -273,13 +275,15 @@ def _files_of(directory: Path, label: str, obj: str) -> tuple[list[SkillFile], l
             relative = path.relative_to(directory).as_posix()
             if not path.resolve().is_relative_to(root) or any(p.is_symlink() for p in _between(directory, path)):
                 message = f"{label}: {_cut(relative, 12)} links outside the skill."
-                problems.append(Problem("mcp_django.W131", message, "It is not served: copy the file in instead.", obj))
+                problems.append(
+                    Problem("mcp_django_skills.W131", message, "It is not served: copy the file in instead.", obj)
+                )
                 continue
             try:
                 data = path.read_bytes()
             except OSError as error:
                 message = f"{label}: {_cut(relative, 12)} cannot be read."
-                problems.append(Problem("mcp_django.E135", message, _reason(error), obj))
+                problems.append(Problem("mcp_django_skills.E135", message, _reason(error), obj))
                 continue
             uri = f"{SCHEME}{name}/{relative}"
             files.append(SkillFile(path, relative, uri, digest_of(data), len(data), mime_type_of(path, data)))
@@ -299,15 +303,15 @@ def _front_matter_problem(front_matter: Mapping[str, Any], directory: str, label
         value = front_matter.get(field)
         if not isinstance(value, str) or not value.strip():
             hint = f"Add {field}: to the front matter of SKILL.md."
-            return Problem("mcp_django.E132", f"{label}: front matter has no {field}.", hint, obj)
+            return Problem("mcp_django_skills.E132", f"{label}: front matter has no {field}.", hint, obj)
     name = front_matter["name"]
     if name != directory:
         hint = f"It is {_cut(name, 20)!r}: set name: {directory}, or rename the directory."
-        return Problem("mcp_django.E133", f"{label}: name is not the directory's.", hint, obj)
+        return Problem("mcp_django_skills.E133", f"{label}: name is not the directory's.", hint, obj)
     if not NAME_RULE.fullmatch(name):
         message = f"{label}: name breaks the naming rules."
         hint = "Use 1-64 lowercase letters, digits and single inner hyphens."
-        return Problem("mcp_django.E134", message, hint, obj)
+        return Problem("mcp_django_skills.E134", message, hint, obj)
     return None
 
 
@@ -315,12 +319,16 @@ def _warnings(front_matter: Mapping[str, Any], files: list[SkillFile], label: st
     warnings = []
     if len(files) > MAX_FILES or sum(file.size for file in files) > MAX_TOTAL_BYTES:
         message = f"{label}: over the limit of 512 files or 16 MiB."
-        warnings.append(Problem("mcp_django.W130", message, "Hosts may refuse it: split it into smaller skills.", obj))
+        warnings.append(
+            Problem("mcp_django_skills.W130", message, "Hosts may refuse it: split it into smaller skills.", obj)
+        )
     metadata = front_matter.get("metadata")
     if isinstance(metadata, Mapping) and any(str(key).startswith(RESERVED_METADATA_PREFIX) for key in metadata):
         message = f"{label}: metadata keys under a reserved prefix."
         warnings.append(
-            Problem("mcp_django.W132", message, "io.modelcontextprotocol/ is for MCP extensions: use your own.", obj)
+            Problem(
+                "mcp_django_skills.W132", message, "io.modelcontextprotocol/ is for MCP extensions: use your own.", obj
+            )
         )
     return warnings
 

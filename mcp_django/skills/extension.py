@@ -18,8 +18,8 @@ from mcp_django.skills.source import SkillSource
 from mcp_django.sources import Source
 
 EXTENSION: Final = "io.modelcontextprotocol/skills"
-_E136: Final = "mcp_django.E136"
-_E138: Final = "mcp_django.E138"
+_E136: Final = "mcp_django_skills.E136"
+_E138: Final = "mcp_django_skills.E138"
 
 
 class SkillsExtension(Extension):
@@ -53,7 +53,7 @@ class SkillsExtension(Extension):
         """E136 and E138 for bad settings, then every skill that cannot be served as it is (E130-E135, W130-W132)."""
         messages = _settings_problems()
         for problem in catalogue().problems:
-            kind = Warning if problem.id.startswith("mcp_django.W") else Error
+            kind = Warning if problem.id.rpartition(".")[2].startswith("W") else Error
             messages.append(kind(problem.message, hint=problem.hint, obj=problem.obj, id=problem.id))
         return messages
 

@@ -39,7 +39,7 @@ def check_tasks(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Error(
                 f"Tools run as tasks ({', '.join(tools[:3])}), but no task framework is installed.",
                 hint="On Django 5.2, pip install django-tasks django-tasks-db (the tasks extra); see docs/tasks.md.",
-                id="mcp_django.E101",
+                id="mcp_django_tasks.E101",
             ),
         ]
     alias = mcp_settings.TASKS_BACKEND
@@ -51,7 +51,7 @@ def check_tasks(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Error(
                 f"{setting('TASKS_BACKEND')} names no backend of settings.TASKS: {short(alias)}.",
                 hint="Name a key of settings.TASKS (docs/tasks.md sets up django_tasks_db's DatabaseBackend).",
-                id="mcp_django.E100",
+                id="mcp_django_tasks.E100",
             ),
         ]
     if type(backend).__name__ in _IN_REQUEST_BACKENDS:
@@ -59,7 +59,7 @@ def check_tasks(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
             Warning(
                 f"Task backend {alias!r} ({type(backend).__name__}) runs tasks in no worker.",
                 hint="Use django_tasks_db.DatabaseBackend and run manage.py db_worker (docs/tasks.md).",
-                id="mcp_django.W100",
+                id="mcp_django_tasks.W100",
             )
         )
     return [*messages, *_check_sqlite()]
@@ -89,7 +89,7 @@ def _check_sqlite() -> list[CheckMessage]:
             hint=f"Set DATABASES[{alias!r}]['OPTIONS']['transaction_mode'] = 'IMMEDIATE': task workers and "
             "web processes write the same rows, and a deferred transaction fails at once with "
             "'database is locked' (docs/tasks.md).",
-            id="mcp_django.W101",
+            id="mcp_django_tasks.W101",
         )
     ]
 
@@ -102,7 +102,7 @@ def _check_values() -> list[CheckMessage]:
             Error(
                 f"{setting('TASK_TTL_MS')} must be a positive integer or None.",
                 hint=f"It is {short(ttl)}: milliseconds a task stays readable, or None for no limit.",
-                id="mcp_django.E102",
+                id="mcp_django_tasks.E102",
             )
         )
     interval = mcp_settings.TASK_POLL_INTERVAL_MS
@@ -111,7 +111,7 @@ def _check_values() -> list[CheckMessage]:
             Error(
                 f"{setting('TASK_POLL_INTERVAL_MS')} must be a positive integer.",
                 hint=f"It is {short(interval)}: the milliseconds clients are asked to wait between polls.",
-                id="mcp_django.E103",
+                id="mcp_django_tasks.E103",
             )
         )
     return messages

@@ -13,8 +13,8 @@ from mcp_django.protocol.observers import ClientObserver, MessageObserver
 if TYPE_CHECKING:
     from mcp_django.telemetry.server import ServerTelemetry
 
-_NO_API: Final = "mcp_django.E180"
-_CONTENT: Final = "mcp_django.E181"
+_NO_API: Final = "mcp_django_telemetry.E180"
+_CONTENT: Final = "mcp_django_telemetry.E181"
 _SESSIONS: Final = "mcp_django.telemetry.sessions"
 _REFUSALS: Final = "mcp_django.telemetry.refusals"
 

@@ -13,8 +13,8 @@ from mcp_django.checks.support import short
 if TYPE_CHECKING:
     from mcp_django.providers.base import Provider
 
-_MISSING: Final = "mcp_django.E200"
-_BROKEN: Final = "mcp_django.E201"
+_MISSING: Final = "mcp_django_ui.E200"
+_BROKEN: Final = "mcp_django_ui.E201"
 _NOT_AN_APP: Final = "mcp_django.E202"
 
 

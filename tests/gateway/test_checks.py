@@ -1,4 +1,4 @@
-"""The gateway's system checks: E140 (the retired keys), E031 (the server a gateway endpoint names) and W160."""
+"""The gateway's system checks: E031 (the server a gateway endpoint names) and W160."""
 
 from __future__ import annotations
 
@@ -12,27 +12,6 @@ from mcp_django.checks.settings import check_settings
 from mcp_django.gateway.checks import check_gateways, check_remote_call_timeout
 
 
-def test_the_retired_gateways_and_interceptor_servers_keys_are_e140(settings: Any) -> None:
-    settings.MCP_DJANGO = {"GATEWAYS": {}, "INTERCEPTOR_SERVERS": {}}
-
-    assert [m for m in check_settings() if m.id == "mcp_django.E140"] == [
-        Error(
-            "MCP_DJANGO['GATEWAYS'] is gone: name remote servers in 'SERVERS'.",
-            hint="Move its entries to MCP_DJANGO['SERVERS'] = {'name': {'URL': ...}} (docs/gateway.md).",
-            id="mcp_django.E140",
-        ),
-        Error(
-            "MCP_DJANGO['INTERCEPTOR_SERVERS'] is gone: name remote servers in 'SERVERS'.",
-            hint=(
-                "Move its entries to MCP_DJANGO['SERVERS'] = {'name': {'URL': ..., 'FAIL_OPEN': ...}} "
-                "(docs/gateway.md)."
-            ),
-            id="mcp_django.E140",
-        ),
-    ]
-    assert not [m for m in check_settings() if m.id == "mcp_django.E002"]  # not also an unknown key
-
-
 @pytest.mark.urls("tests.gateway.urls")
 def test_a_gateway_endpoint_naming_no_entry_is_e031(settings: Any) -> None:
     settings.MCP_DJANGO = {**settings.MCP_DJANGO, "SERVERS": {"sdk": {"URL": "http://127.0.0.1:1/mcp"}}}
@@ -41,7 +20,7 @@ def test_a_gateway_endpoint_naming_no_entry_is_e031(settings: Any) -> None:
         Error(
             f"Gateway endpoint {name!r}'s server: no MCP_DJANGO['SERVERS'] entry 'stdio'.",
             hint="Name a SERVERS entry, or pass a dict with a URL or a COMMAND.",
-            id="mcp_django.E031",
+            id="mcp_django_gateway.E031",
         )
         for name in ("gw-hub", "gw-stdio")
     ]
@@ -75,7 +54,7 @@ def test_w160_a_remote_call_timeout_shorter_than_the_read_timeout() -> None:
             Warning(
                 "MCP_DJANGO['REMOTE_CALL_TIMEOUT'] is shorter than GATEWAY_READ_TIMEOUT.",
                 hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
-                id="mcp_django.W160",
+                id="mcp_django_gateway.W160",
             )
         ]
     with override_settings(MCP_DJANGO={"REMOTE_CALL_TIMEOUT": 30, "GATEWAY_READ_TIMEOUT": 30}):

@@ -63,7 +63,7 @@ def test_a_malformed_client_credentials_auth_is_e240(settings: Any, auth: dict[s
         Error(
             "MCP_DJANGO['SERVERS']['gh'] has a malformed client_credentials AUTH.",
             hint=f"AUTH {problem}: CLIENT_ID, then CLIENT_SECRET or PRIVATE_KEY (docs/client.md).",
-            id="mcp_django.E240",
+            id="mcp_django_gateway.E240",
         )
     ]
 
@@ -74,7 +74,7 @@ def test_client_credentials_on_a_stdio_server_is_e241(settings: Any) -> None:
         Error(
             "MCP_DJANGO['SERVERS']['gh'] AUTH client_credentials is for HTTP servers only.",
             hint="Client credentials need a URL: a stdio server has no authorization server.",
-            id="mcp_django.E241",
+            id="mcp_django_gateway.E241",
         )
     ]
 
@@ -85,7 +85,7 @@ def test_a_private_key_that_is_not_of_the_algorithms_family_is_e242(settings: An
         Error(
             "MCP_DJANGO['SERVERS']['gh'] PRIVATE_KEY is not a RS256 private key.",
             hint="PRIVATE_KEY is the client's private key in PEM, of SIGNING_ALGORITHM's family.",
-            id="mcp_django.E242",
+            id="mcp_django_gateway.E242",
         )
     ]
     assert checked(settings, URL=URL, AUTH=auth) == expected
@@ -98,7 +98,7 @@ def test_client_credentials_beside_a_token_is_e243(settings: Any) -> None:
         Error(
             "MCP_DJANGO['SERVERS']['gh'] has client credentials and a TOKEN too.",
             hint="Remove TOKEN and the Authorization header: the client credentials' token is sent.",
-            id="mcp_django.E243",
+            id="mcp_django_gateway.E243",
         )
     ]
 
@@ -111,7 +111,7 @@ def test_the_loopback_switch_without_debug_is_w240(settings: Any) -> None:
         Warning(
             "MCP_DJANGO['OAUTH_CLIENT_ALLOW_LOOPBACK'] is on without DEBUG.",
             hint="Turn it off outside development: remote metadata could aim the site at local ports.",
-            id="mcp_django.W240",
+            id="mcp_django_gateway.W240",
         )
     ]
     settings.DEBUG = True

@@ -136,12 +136,12 @@ def test_hub_entries_with_mistakes_are_e141() -> None:
         Error(
             "Hub 'h' servers[0]: unknown key 'NAME'.",
             hint="A SERVERS name, or {'SERVER': ..., 'NAMESPACE': 'gh'} (docs/federation.md).",
-            id="mcp_django.E141",
+            id="mcp_django_gateway.E141",
         ),
         Error(
             "Hub 'h' servers[1]: TOOLS must be a list of name patterns.",
             hint="A SERVERS name, or {'SERVER': ..., 'NAMESPACE': 'gh'} (docs/federation.md).",
-            id="mcp_django.E141",
+            id="mcp_django_gateway.E141",
         ),
     ]
 
@@ -151,7 +151,7 @@ def test_two_remotes_under_one_namespace_are_e142() -> None:
         Error(
             "Hub 'h': namespace 'gh' is given to 2 of its sources.",
             hint="Give each remote server of a hub a NAMESPACE of its own.",
-            id="mcp_django.E142",
+            id="mcp_django_gateway.E142",
         )
     ]
 
@@ -170,6 +170,6 @@ def test_a_local_tool_inside_a_remotes_namespace_is_e143() -> None:
         Error(
             "Hub 'h': local 'gh_sync' is in the namespace of 'github'.",
             hint="Rename the tool or prompt, or give the server another NAMESPACE.",
-            id="mcp_django.E143",
+            id="mcp_django_gateway.E143",
         )
     ]

@@ -32,7 +32,7 @@ def test_an_auth_that_is_not_oauth_is_e165(settings: Any) -> None:
         Error(
             "MCP_DJANGO['SERVERS']['gh'] AUTH is not 'oauth' nor an OAuth dict.",
             hint="Say 'oauth', or {'TYPE': 'oauth', 'CLIENT_ID': ..., 'SCOPES': [...]} (docs/federation.md).",
-            id="mcp_django.E165",
+            id="mcp_django_gateway.E165",
         )
     ]
 
@@ -42,7 +42,7 @@ def test_oauth_on_a_stdio_server_is_e166(settings: Any) -> None:
         Error(
             "MCP_DJANGO['SERVERS']['gh'] AUTH 'oauth' is for HTTP servers only.",
             hint="Per-user OAuth needs a URL: a stdio server has no authorization server.",
-            id="mcp_django.E166",
+            id="mcp_django_gateway.E166",
         )
     ]
 
@@ -52,7 +52,7 @@ def test_oauth_beside_a_token_or_an_authorization_header_is_e167(settings: Any) 
         Error(
             "MCP_DJANGO['SERVERS']['gh'] has AUTH 'oauth' and a TOKEN of its own.",
             hint="Remove TOKEN and the Authorization header: each user's own token is sent instead.",
-            id="mcp_django.E167",
+            id="mcp_django_gateway.E167",
         )
     ]
     assert checked(settings, URL="https://mcp.example.com/mcp", AUTH="oauth", TOKEN="shared") == expected
@@ -74,7 +74,7 @@ def test_a_bad_client_id_secret_or_scopes_is_e168(settings: Any, auth: dict[str,
         Error(
             "MCP_DJANGO['SERVERS']['gh'] AUTH has a bad CLIENT_ID, CLIENT_SECRET or SCOPES.",
             hint="CLIENT_ID and CLIENT_SECRET are strings (a secret needs an id); SCOPES a list of words.",
-            id="mcp_django.E168",
+            id="mcp_django_gateway.E168",
         )
     ]
 
@@ -87,7 +87,7 @@ def test_oauth_without_authlib_is_e169(settings: Any, monkeypatch: pytest.Monkey
         Error(
             "AUTH 'oauth' servers need Authlib, not installed.",
             hint="Install the extra: pip install 'django-mcp-host[upstream]'.",
-            id="mcp_django.E169",
+            id="mcp_django_gateway.E169",
         )
     ]
 
@@ -98,7 +98,7 @@ def test_users_tokens_over_plain_http_to_another_host_are_w165(settings: Any) ->
         Warning(
             "MCP_DJANGO['SERVERS']['gh'] sends users' tokens over plain http.",
             hint="Use https: the users' tokens would cross the network in the clear.",
-            id="mcp_django.W165",
+            id="mcp_django_gateway.W165",
         )
     ]
 
@@ -109,6 +109,6 @@ def test_oauth_servers_without_the_connect_page_in_the_urlconf_are_w166(settings
         Warning(
             "AUTH 'oauth' servers but no connect page.",
             hint="Include mcp_django.urls: users connect their accounts at its mcp/upstream/ page.",
-            id="mcp_django.W166",
+            id="mcp_django_gateway.W166",
         )
     ]

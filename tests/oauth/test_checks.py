@@ -30,7 +30,7 @@ def test_e070_without_django_oauth_toolkit() -> None:
             Error(
                 "mcp_django.oauth needs django-oauth-toolkit installed.",
                 hint="pip install 'django-mcp-host[oauth]'; add 'oauth2_provider' to INSTALLED_APPS.",
-                id="mcp_django.E070",
+                id="mcp_django_oauth.E070",
             )
         ]
 
@@ -42,7 +42,7 @@ def test_e071_without_pkce_s256_only(setting: str) -> None:
             Error(
                 "OAuth for MCP needs PKCE required, with S256 only.",
                 hint="Set PKCE_REQUIRED and COMPLIANT_BCP_RFC9700_PKCE_METHOD to True in OAUTH2_PROVIDER.",
-                id="mcp_django.E071",
+                id="mcp_django_oauth.E071",
             )
         ]
 
@@ -53,7 +53,7 @@ def test_e072_without_the_metadata_at_the_site_root() -> None:
             Error(
                 "The OAuth authorization server metadata is not at the site root.",
                 hint='Add path("", include("mcp_django.oauth.urls")) to the root URLconf.',
-                id="mcp_django.E072",
+                id="mcp_django_oauth.E072",
             )
         ]
 
@@ -65,7 +65,7 @@ def test_e073_with_a_token_generator_endpoints_do_not_recognise() -> None:
             Error(
                 "MCP endpoints do not recognise tokens from this ACCESS_TOKEN_GENERATOR.",
                 hint="Set OAUTH2_PROVIDER['ACCESS_TOKEN_GENERATOR'] to 'mcp_django.oauth.tokens.access_token'.",
-                id="mcp_django.E073",
+                id="mcp_django_oauth.E073",
             )
         ]
 
@@ -77,7 +77,7 @@ def test_e074_with_a_registration_rate_that_is_no_rate(rate: Any) -> None:
             Error(
                 f"OAUTH_REGISTRATION_RATE {rate!r} is not a rate like '30/hour' or None.",
                 hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.",
-                id="mcp_django.E074",
+                id="mcp_django_oauth.E074",
             )
         ]
 
@@ -89,7 +89,7 @@ def test_e075_with_a_login_rate_that_is_no_rate(rate: Any) -> None:
             Error(
                 f"OAUTH_LOGIN_RATE {rate!r} is not a rate like '30/hour' or None.",
                 hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.",
-                id="mcp_django.E075",
+                id="mcp_django_oauth.E075",
             )
         ]
 
@@ -106,7 +106,7 @@ def test_w070_when_no_endpoint_accepts_the_tokens() -> None:
             Warning(
                 "No MCP endpoint accepts the OAuth tokens this site issues.",
                 hint=f"Put '{OAUTH}' first in DEFAULT_AUTHENTICATION_CLASSES.",
-                id="mcp_django.W070",
+                id="mcp_django_oauth.W070",
             )
         ]
 
@@ -117,7 +117,7 @@ def test_w071_when_a_token_class_runs_first() -> None:
             Warning(
                 f"Endpoint {name!r} runs a token class before OAuth2Authentication.",
                 hint="It refuses OAuth tokens as unknown keys: list OAuth2Authentication first.",
-                id="mcp_django.W071",
+                id="mcp_django_oauth.W071",
             )
             for name in ("guarded", "server", "adapter")  # the example endpoints that need credentials
         ]
@@ -131,7 +131,7 @@ def test_w072_with_a_metadata_fetcher_that_skips_the_rules_of_mcp_clients() -> N
                 "CIMD_METADATA_FETCHER does not apply the rules of MCP clients.",
                 hint="Set OAUTH2_PROVIDER['CIMD_METADATA_FETCHER'] to "
                 "'mcp_django.oauth.cimd.MCPMetadataFetcher' or a subclass.",
-                id="mcp_django.W072",
+                id="mcp_django_oauth.W072",
             )
         ]
 
@@ -144,7 +144,7 @@ def test_w073_with_a_validator_that_keeps_the_grants_mcp_clients_must_lose() -> 
                 "OAUTH2_VALIDATOR_CLASS does not end the grants MCP clients must lose.",
                 hint="Set OAUTH2_PROVIDER['OAUTH2_VALIDATOR_CLASS'] to "
                 "'mcp_django.oauth.validators.MCPOAuth2Validator' or a subclass.",
-                id="mcp_django.W073",
+                id="mcp_django_oauth.W073",
             )
         ]
 
@@ -155,7 +155,7 @@ def test_e090_with_a_token_rate_that_is_no_rate() -> None:
             Error(
                 "OAUTH_TOKEN_RATE 'lots' is not a rate like '30/hour' or None.",
                 hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.",
-                id="mcp_django.E090",
+                id="mcp_django_oauth.E090",
             )
         ]
 
@@ -167,7 +167,7 @@ def test_e091_with_a_client_assertion_max_age_out_of_bounds(max_age: Any) -> Non
             Error(
                 f"OAUTH_CLIENT_ASSERTION_MAX_AGE {max_age!r} is not 1 to 3600 seconds.",
                 hint="Client assertions are short-lived: set it to a few minutes, e.g. 300.",
-                id="mcp_django.E091",
+                id="mcp_django_oauth.E091",
             )
         ]
 
@@ -193,42 +193,42 @@ KEYS = {
             ["https://idp.example.com"],
             "OAUTH_TRUSTED_ISSUERS is not a dict of issuer URLs to their settings.",
             'Write {"https://idp.example.com": {"JWKS_URI": "https://idp.example.com/keys"}}.',
-            "mcp_django.E092",
+            "mcp_django_oauth.E092",
             id="E092",
         ),
         pytest.param(
             {"idp": {"JWKS": KEYS}},
             "Trusted issuer 'idp' is no URL with a dict of settings.",
             "Name the issuer by its URL; keys: JWKS, JWKS_URI, AUDIENCE, USERS, CREATE_USERS, MAX_AGE.",
-            "mcp_django.E093",
+            "mcp_django_oauth.E093",
             id="E093-not-a-url",
         ),
         pytest.param(
             {LONG_ISSUER: {"JWKS": KEYS, "JWKS_URL": "https://x"}},
             "Trusted issuer 'https://login.example-en' has unknown keys: JWKS_URL.",
             "Name the issuer by its URL; keys: JWKS, JWKS_URI, AUDIENCE, USERS, CREATE_USERS, MAX_AGE.",
-            "mcp_django.E093",
+            "mcp_django_oauth.E093",
             id="E093-unknown-key",
         ),
         pytest.param(
             {LONG_ISSUER: {"JWKS": KEYS, "JWKS_URI": "https://idp.example.com/keys"}},
             "Trusted issuer 'https://login.example-en' needs one usable JWKS or JWKS_URI.",
             "Give the identity provider's public keys: JWKS (a dict) or JWKS_URI (https), not both.",
-            "mcp_django.E094",
+            "mcp_django_oauth.E094",
             id="E094",
         ),
         pytest.param(
             {LONG_ISSUER: {"JWKS": KEYS, "USERS": "username"}},
             "Trusted issuer 'https://login.example-en': USERS must be 'email' or 'linked'.",
             "Map subjects to users by 'email' (the email claim) or 'linked' (LinkedIdentity rows).",
-            "mcp_django.E095",
+            "mcp_django_oauth.E095",
             id="E095",
         ),
         pytest.param(
             {LONG_ISSUER: {"JWKS": KEYS, "MAX_AGE": 86400}},
             "Trusted issuer 'https://login.example-en': MAX_AGE is not 1 to 3600 seconds.",
             "Identity assertions are short-lived: set MAX_AGE to a few minutes, e.g. 300.",
-            "mcp_django.E096",
+            "mcp_django_oauth.E096",
             id="E096",
         ),
     ],
@@ -245,7 +245,7 @@ def test_e097_a_jwks_max_age_out_of_range() -> None:
             Error(
                 "OAUTH_JWKS_MAX_AGE 0 is not 1 to 86400 seconds.",
                 hint="Set how long a fetched JWKS is kept at most, e.g. 3600.",
-                id="mcp_django.E097",
+                id="mcp_django_oauth.E097",
             )
         ]
 
@@ -257,6 +257,6 @@ def test_w092_trusted_issuers_with_a_server_class_without_the_grant() -> None:
             Warning(
                 "OAUTH2_SERVER_CLASS does not take the identity assertion grant.",
                 hint="Set OAUTH2_PROVIDER['OAUTH2_SERVER_CLASS'] to 'mcp_django.oauth.server.MCPServer'.",
-                id="mcp_django.W092",
+                id="mcp_django_oauth.W092",
             )
         ]

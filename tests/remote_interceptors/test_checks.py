@@ -38,7 +38,7 @@ def test_e040_servers_not_a_dict_of_names() -> None:
         Error(
             "MCP_DJANGO['SERVERS'] must be a dict of names to servers.",
             hint="Map each server's name to {'URL': ...} or {'COMMAND': [...]}.",
-            id="mcp_django.E040",
+            id="mcp_django_gateway.E040",
         )
     ]
 
@@ -48,17 +48,17 @@ def test_e041_a_server_with_problems() -> None:
         Error(
             "MCP_DJANGO['SERVERS']['guard'] URL must be an http:// or https:// URL.",
             hint=HINT,
-            id="mcp_django.E041",
+            id="mcp_django_gateway.E041",
         ),
         Error(
             "MCP_DJANGO['SERVERS']['guard'] FAIL_OPEN must be True or False.",
             hint=HINT,
-            id="mcp_django.E041",
+            id="mcp_django_gateway.E041",
         ),
         Error(
             "MCP_DJANGO['SERVERS']['guard'] TIMEOUT_MS must be a positive number of milliseconds.",
             hint=HINT,
-            id="mcp_django.E041",
+            id="mcp_django_gateway.E041",
         ),
     ]
 
@@ -68,12 +68,12 @@ def test_e042_a_server_entry_with_other_keys_or_a_bad_server() -> None:
         Error(
             "MCP_DJANGO['INTERCEPTORS'][0] has keys besides SERVER.",
             hint="Set FAIL_OPEN and TIMEOUT_MS on the server, in SERVERS.",
-            id="mcp_django.E042",
+            id="mcp_django_gateway.E042",
         ),
         Error(
             "MCP_DJANGO['INTERCEPTORS'][1] SERVER URL must be an http:// or https:// URL.",
             hint=HINT,
-            id="mcp_django.E042",
+            id="mcp_django_gateway.E042",
         ),
     ]
 
@@ -83,6 +83,6 @@ def test_w040_a_server_entry_naming_no_configured_server() -> None:
         Warning(
             "MCP_DJANGO['INTERCEPTORS'][0] names no server of SERVERS.",
             hint="Add it to SERVERS, or as an MCP interceptor server in the admin.",
-            id="mcp_django.W040",
+            id="mcp_django_gateway.W040",
         )
     ]

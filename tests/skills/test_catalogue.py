@@ -69,7 +69,7 @@ def test_a_link_leading_outside_the_skill_is_not_served(tmp_path: Path) -> None:
     os.symlink(tmp_path, directory / "project")
     found = Catalogue([("tests", tmp_path / "skills")])
     assert [file.relative for file in found.skills[0].files] == ["SKILL.md", "inside.md"]
-    assert [problem.id for problem in found.problems] == ["mcp_django.W131"]
+    assert [problem.id for problem in found.problems] == ["mcp_django_skills.W131"]
     assert found.file("skill://linked/settings.py") is None
 
 

@@ -13,7 +13,6 @@ from django.core.checks import Error, Warning
 from django.test import override_settings
 
 from mcp_django.checks.endpoints import check_endpoint_extensions
-from mcp_django.checks.settings import check_settings
 from mcp_django.extensions import check_extensions
 from mcp_django.scopes import Scope
 from mcp_django.skills import SkillsExtension
@@ -41,7 +40,7 @@ def test_the_example_project_passes_and_its_checks_run_once_though_only_its_endp
     assert checks() == []
     with with_settings(SKILLS_DIRS="skills"):
         assert [message.id for message in check_extensions()] == []  # not installed
-        assert [message.id for message in check_endpoint_extensions()] == ["mcp_django.E136"]
+        assert [message.id for message in check_endpoint_extensions()] == ["mcp_django_skills.E136"]
 
 
 def test_a_skill_md_without_front_matter_is_e130_and_not_served(skills_dir: Path) -> None:
@@ -51,7 +50,7 @@ def test_a_skill_md_without_front_matter_is_e130_and_not_served(skills_dir: Path
             "Skill 'plain' (SKILLS_DIRS): SKILL.md has no YAML front matter.",
             hint="Begin SKILL.md with a --- line, the YAML, and another --- line.",
             obj=str(directory),
-            id="mcp_django.E130",
+            id="mcp_django_skills.E130",
         )
     ]
     assert "plain" not in {skill.name for skill in catalogue().skills}
@@ -76,7 +75,7 @@ def test_front_matter_that_is_no_mapping_of_json_values_is_e131(
             "Skill 'odd' (SKILLS_DIRS): front matter is not a YAML mapping.",
             hint=hint,
             obj=str(directory),
-            id="mcp_django.E131",
+            id="mcp_django_skills.E131",
         )
     ]
 
@@ -88,7 +87,7 @@ def test_front_matter_without_a_description_is_e132(skills_dir: Path) -> None:
             "Skill 'terse' (SKILLS_DIRS): front matter has no description.",
             hint="Add description: to the front matter of SKILL.md.",
             obj=str(directory),
-            id="mcp_django.E132",
+            id="mcp_django_skills.E132",
         )
     ]
 
@@ -100,7 +99,7 @@ def test_a_name_that_is_not_the_directorys_is_e133(skills_dir: Path) -> None:
             "Skill 'book-search' (SKILLS_DIRS): name is not the directory's.",
             hint="It is 'search': set name: book-search, or rename the directory.",
             obj=str(directory),
-            id="mcp_django.E133",
+            id="mcp_django_skills.E133",
         )
     ]
     served = catalogue().get("skill://book-search/SKILL.md")
@@ -115,7 +114,7 @@ def test_a_name_the_naming_rules_refuse_is_e134(skills_dir: Path) -> None:
             "Skill 'Book--Search' (SKILLS_DIRS): name breaks the naming rules.",
             hint="Use 1-64 lowercase letters, digits and single inner hyphens.",
             obj=str(directory),
-            id="mcp_django.E134",
+            id="mcp_django_skills.E134",
         )
     ]
 
@@ -127,7 +126,7 @@ def test_a_name_with_a_trailing_newline_is_e134(skills_dir: Path) -> None:
             "Skill 'search\\n' (SKILLS_DIRS): name breaks the naming rules.",
             hint="Use 1-64 lowercase letters, digits and single inner hyphens.",
             obj=str(directory),
-            id="mcp_django.E134",
+            id="mcp_django_skills.E134",
         )
     ]
 
@@ -140,7 +139,7 @@ def test_a_skill_md_that_is_not_utf8_is_e135(skills_dir: Path) -> None:
             "Skill 'latin' (SKILLS_DIRS): SKILL.md cannot be read.",
             hint="It is not UTF-8 text: save it as UTF-8.",
             obj=str(directory),
-            id="mcp_django.E135",
+            id="mcp_django_skills.E135",
         )
     ]
 
@@ -153,7 +152,7 @@ def test_an_unreadable_supporting_file_is_e135_and_left_out_of_the_manifest(skil
             "Skill 'broken' (SKILLS_DIRS): notes.md cannot be read.",
             hint="FileNotFoundError: No such file or directory.",
             obj=str(directory),
-            id="mcp_django.E135",
+            id="mcp_django_skills.E135",
         )
     ]
     assert catalogue().get("skill://broken/SKILL.md") is not None
@@ -166,7 +165,7 @@ def test_skills_dirs_that_are_not_a_list_of_directories_are_e136(tmp_path: Path)
             Error(
                 "MCP_DJANGO['SKILLS_DIRS'] must be a list of paths.",
                 hint="Set it to a list of paths, each a directory of skill directories.",
-                id="mcp_django.E136",
+                id="mcp_django_skills.E136",
             )
         ]
     with with_settings(SKILLS_DIRS=[str(tmp_path / "missing")]):
@@ -174,19 +173,7 @@ def test_skills_dirs_that_are_not_a_list_of_directories_are_e136(tmp_path: Path)
             Error(
                 f"MCP_DJANGO['SKILLS_DIRS'] names '...{str(tmp_path / 'missing')[-25:]}', not a directory.",
                 hint="Create it, or remove it from SKILLS_DIRS.",
-                id="mcp_django.E136",
-            )
-        ]
-
-
-def test_the_retired_skills_endpoints_setting_is_e150_whose_hint_shows_the_endpoint_argument() -> None:
-    with with_settings(SKILLS_ENDPOINTS=["conformance"]):
-        assert [message for message in check_settings() if message.id == "mcp_django.E150"] == [
-            Error(
-                "MCP_DJANGO['SKILLS_ENDPOINTS'] is gone: endpoints name the extension.",
-                hint="Add extensions=['mcp_django.skills.SkillsExtension'] to those endpoints instead"
-                " (docs/skills.md).",
-                id="mcp_django.E150",
+                id="mcp_django_skills.E136",
             )
         ]
 
@@ -197,7 +184,7 @@ def test_skill_scopes_that_name_no_scope_are_e138_and_hide_the_skill() -> None:
             Error(
                 "MCP_DJANGO['SKILL_SCOPES']['book-search'] names no scope.",
                 hint="It is 'admin': use USER, TEAM or SYSTEM (until then: SYSTEM).",
-                id="mcp_django.E138",
+                id="mcp_django_skills.E138",
             )
         ]
         assert skill_scope("book-search") is Scope.SYSTEM
@@ -206,7 +193,7 @@ def test_skill_scopes_that_name_no_scope_are_e138_and_hide_the_skill() -> None:
             Error(
                 "MCP_DJANGO['SKILL_SCOPES'] must be a dict.",
                 hint='Map skill names to scope names: {"catalogue-report": "TEAM"}.',
-                id="mcp_django.E138",
+                id="mcp_django_skills.E138",
             )
         ]
 
@@ -218,7 +205,7 @@ def test_a_skill_over_the_limits_is_w130_and_still_served(skills_dir: Path) -> N
             "Skill 'huge' (SKILLS_DIRS): over the limit of 512 files or 16 MiB.",
             hint="Hosts may refuse it: split it into smaller skills.",
             obj=str(directory),
-            id="mcp_django.W130",
+            id="mcp_django_skills.W130",
         )
     ]
     assert catalogue().get("skill://huge/SKILL.md") is not None
@@ -234,7 +221,7 @@ def test_a_file_linking_outside_the_skill_is_w131(skills_dir: Path, tmp_path_fac
             "Skill 'linked' (SKILLS_DIRS): settings.py links outside the skill.",
             hint="It is not served: copy the file in instead.",
             obj=str(directory),
-            id="mcp_django.W131",
+            id="mcp_django_skills.W131",
         )
     ]
 
@@ -247,7 +234,7 @@ def test_metadata_under_the_reserved_prefix_is_w132(skills_dir: Path) -> None:
             "Skill 'meta' (SKILLS_DIRS): metadata keys under a reserved prefix.",
             hint="io.modelcontextprotocol/ is for MCP extensions: use your own.",
             obj=str(directory),
-            id="mcp_django.W132",
+            id="mcp_django_skills.W132",
         )
     ]
 
@@ -261,5 +248,9 @@ def test_every_message_of_a_skill_with_a_name_of_sixteen_characters_fits_in_80_c
     )
     with with_settings(SKILLS_DIRS=[str(skills_dir / part) for part in "abc"]):
         messages = checks()
-    assert [message.id for message in messages] == ["mcp_django.E132", "mcp_django.E133", "mcp_django.W132"]
+    assert [message.id for message in messages] == [
+        "mcp_django_skills.E132",
+        "mcp_django_skills.E133",
+        "mcp_django_skills.W132",
+    ]
     assert max(len(message.msg) for message in messages) < 80

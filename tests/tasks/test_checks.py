@@ -35,7 +35,7 @@ def test_a_tasks_backend_that_is_not_in_settings_tasks_is_e100() -> None:
             Error(
                 "MCP_DJANGO['TASKS_BACKEND'] names no backend of settings.TASKS: 'queue'.",
                 hint="Name a key of settings.TASKS (docs/tasks.md sets up django_tasks_db's DatabaseBackend).",
-                id="mcp_django.E100",
+                id="mcp_django_tasks.E100",
             )
         ]
 
@@ -46,12 +46,12 @@ def test_a_bad_ttl_and_poll_interval_are_e102_and_e103() -> None:
             Error(
                 "MCP_DJANGO['TASK_TTL_MS'] must be a positive integer or None.",
                 hint="It is 0: milliseconds a task stays readable, or None for no limit.",
-                id="mcp_django.E102",
+                id="mcp_django_tasks.E102",
             ),
             Error(
                 "MCP_DJANGO['TASK_POLL_INTERVAL_MS'] must be a positive integer.",
                 hint="It is 'fast': the milliseconds clients are asked to wait between polls.",
-                id="mcp_django.E103",
+                id="mcp_django_tasks.E103",
             ),
         ]
     with with_settings(TASK_TTL_MS=None):
@@ -65,7 +65,7 @@ def test_a_backend_without_workers_is_w100() -> None:
             Warning(
                 "Task backend 'default' (ImmediateBackend) runs tasks in no worker.",
                 hint="Use django_tasks_db.DatabaseBackend and run manage.py db_worker (docs/tasks.md).",
-                id="mcp_django.W100",
+                id="mcp_django_tasks.W100",
             )
         ]
 
@@ -86,7 +86,7 @@ def test_tasks_on_sqlite_with_deferred_transactions_are_w101() -> None:
                 hint="Set DATABASES['default']['OPTIONS']['transaction_mode'] = 'IMMEDIATE': task workers and "
                 "web processes write the same rows, and a deferred transaction fails at once with "
                 "'database is locked' (docs/tasks.md).",
-                id="mcp_django.W101",
+                id="mcp_django_tasks.W101",
             )
         ]
     with databases(timeout=20, transaction_mode="IMMEDIATE"):

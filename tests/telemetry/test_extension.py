@@ -30,7 +30,7 @@ def test_without_opentelemetry_api_the_extension_is_check_e180_and_serves_nothin
     extension = TelemetryExtension()
     assert [(m.id, m.msg, m.hint) for m in extension.check()] == [
         (
-            "mcp_django.E180",
+            "mcp_django_telemetry.E180",
             "The telemetry extension needs opentelemetry-api, not installed.",
             "Install the otel extra: pip install 'django-mcp-host[otel]'.",
         )

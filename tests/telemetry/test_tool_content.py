@@ -63,9 +63,13 @@ def test_settings_for_tool_content_that_are_wrong_are_check_e181(settings: Any) 
 
     messages = [(m.id, m.msg, m.hint) for m in TelemetryExtension().check()]
     assert messages == [
-        ("mcp_django.E181", "TELEMETRY_TOOL_CONTENT must be True or False.", "Set it to True to record tool content."),
         (
-            "mcp_django.E181",
+            "mcp_django_telemetry.E181",
+            "TELEMETRY_TOOL_CONTENT must be True or False.",
+            "Set it to True to record tool content.",
+        ),
+        (
+            "mcp_django_telemetry.E181",
             "TELEMETRY_REDACTION is not valid redaction options.",
             "Fix it: '(unclosed' is not a regular expression: missing ), unterminated subpattern at position 0",
         ),

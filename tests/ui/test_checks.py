@@ -64,13 +64,13 @@ def test_check_e200_names_a_missing_template_and_e201_a_missing_inlined_static_f
             "The app of tool 'lost_card' names a missing template.",
             hint="Create 'apps_test/no_such_template.html' in an app's templates/ or fix app=.",
             obj="apps_test/no_such_template.html",
-            id="mcp_django.E200",
+            id="mcp_django_ui.E200",
         ),
         Error(
             "The app template of tool 'unstyled_card' does not compile.",
             hint="Fix the template: mcp_app_script: static file 'apps_test/no-such-file.js' not found.",
             obj="apps_test/missing_static.html",
-            id="mcp_django.E201",
+            id="mcp_django_ui.E201",
         ),
     ]
 
