@@ -46,7 +46,7 @@ export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
 	@echo "make test   - install everything the tests need, then ruff, mypy and pytest (live + conformance)"
-	@echo "make quick  - ruff, mypy and the in-memory tests (no server, browser or Node): the loop while you work"
+	@echo "make quick  - ruff, mypy and the in-memory tests but the slow ones (no server, browser or Node): the loop while you work"
 	@echo "make docs   - build the docs site (docs/ and the API reference) into .cache/site, strict"
 	@echo "make docs-serve - serve the docs site on http://127.0.0.1:$(DOCS_PORT)/, rebuilt as docs/ changes"
 	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
@@ -188,7 +188,7 @@ DURATIONS := --durations=25
 
 # `quick` fuzzes with a few hundred cases (the `quick` profile of tests/fuzz/conftest.py); `pytest` with 3,000.
 quick: lint typecheck
-	MCP_FUZZ_PROFILE=quick $(VENV_PY) -m pytest -m 'not live' $(DURATIONS)
+	MCP_FUZZ_PROFILE=quick $(VENV_PY) -m pytest -m 'not live and not slow' $(DURATIONS)
 
 pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) debian-packages
 	rm -f .coverage

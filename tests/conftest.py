@@ -253,6 +253,41 @@ def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.Tem
         yield server
 
 
+# In-memory tests that `make quick` leaves to `make test`: each spawns processes or runs hundreds of generated
+# cases (tests/README.md, "Markers").
+SLOW = ("tests/fuzz/test_fuzz_", "tests/test_stdio.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests under `SLOW` as `slow`."""
+    for item in items:
+        if item.nodeid.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The in-process tests' SQLite database is a file in WAL mode, never SQLite's shared-cache memory database.
+
+    The package runs database work on threads of its own (the executor, the audit writer), so tests read
+    while another thread writes. In a shared-cache memory database a lock held by another connection is an
+    error at once ("database table is locked"), which no busy timeout waits out; in a WAL file a reader never
+    waits for the writer and a second writer waits for the lock (the settings' `timeout`). Durability is not
+    wanted: `synchronous=OFF` keeps commits as cheap as in memory.
+    """
+    from django.conf import settings
+
+    for alias, database in settings.DATABASES.items():
+        if database["ENGINE"] != "django.db.backends.sqlite3":
+            continue
+        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / f"test-{alias}.sqlite3")
+        options = database.setdefault("OPTIONS", {})
+        options.setdefault("timeout", 20)
+        options["init_command"] = "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF"
+
+
 @pytest.fixture(scope="session")
 def audit_spool_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The audit spool of the in-process tests: this test session's own, never another run's."""
