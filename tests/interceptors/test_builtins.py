@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from django.core.cache import cache
 
 from mcp_django.interceptors import InterceptorContext, build_plan
-from mcp_django.interceptors.redaction import RedactionOptions
+from mcp_django.interceptors.redaction import THREAD_CHARS, WINDOW, RedactionOptions
 
 ADA = InterceptorContext(principal={"type": "user", "id": "1"})
 BOB = InterceptorContext(principal={"type": "user", "id": "2"})
@@ -73,6 +74,37 @@ async def test_nothing_to_redact_is_reported_unmodified() -> None:
 def test_a_pattern_that_does_not_compile_is_rejected() -> None:
     with pytest.raises(ValueError, match="is not a regular expression"):
         RedactionOptions.model_validate({"patterns": ["(unclosed"]})
+
+
+async def test_a_payload_with_more_text_than_max_chars_is_refused_unscanned() -> None:
+    entry = {"CLASS": REDACT, "OPTIONS": {"max_chars": 10}}
+    result = await run(entry, {"name": "t", "arguments": {"a": "12345", "b": ["678901"]}})
+    assert result.status == "mutation_failed"
+    assert result.aborted_at["reason"] == (
+        "TooMuchText: the payload holds 11 characters of text; redaction scans at most 10"
+    )
+
+
+async def test_a_large_payload_is_redacted_on_a_thread_while_the_event_loop_runs() -> None:
+    text = "a" * (THREAD_CHARS + WINDOW * 8) + " ada@example.com"
+    turns = 0
+    scanned = asyncio.Event()
+
+    async def other_work() -> None:
+        nonlocal turns
+        while not scanned.is_set():
+            turns += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(other_work())
+    await asyncio.sleep(0)  # `other` starts: from here on it counts its turns
+    started = turns
+    result = await run(REDACT, {"name": "t", "arguments": {"q": text}})
+    scanned.set()
+    await other
+
+    assert result.final_payload["arguments"]["q"].endswith("a [REDACTED]")
+    assert turns > started  # on the loop, the scan would have left `other` no turn before it finished
 
 
 # -- rate limit -----------------------------------------------------------------------------------
