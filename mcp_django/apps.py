@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
-from django.utils.module_loading import autodiscover_modules
 
 
 class MCPDjangoConfig(AppConfig):
@@ -17,12 +16,15 @@ class MCPDjangoConfig(AppConfig):
     mcp_extensions = ["mcp_django.gateway.tasks.RemoteTasksExtension"]
 
     def ready(self) -> None:
+        from django.apps import apps
+
         # Register the system checks: the core's (settings, what endpoints offer, permissions=), the extensions'.
         import mcp_django.checks.endpoints
         import mcp_django.checks.permissions
         import mcp_django.checks.settings
         import mcp_django.extensions  # noqa: F401
         from mcp_django.conf import mcp_settings
+        from mcp_django.declarations.loading import load_declaration_modules
         from mcp_django.gateway import checks as gateway_checks  # noqa: F401  # those of the gateways
         from mcp_django.gateway import (
             client_auth_checks,  # noqa: F401  # and those of the servers the site signs in to itself
@@ -35,11 +37,9 @@ class MCPDjangoConfig(AppConfig):
 
         module = mcp_settings.STATIC_MODULE
         if isinstance(module, str) and module:
-            autodiscover_modules(module)
+            load_declaration_modules(apps.get_app_configs(), module)  # a module that raises is check E261
         for registry in all_registries():
             registry.freeze()
-
-        from django.apps import apps
 
         from mcp_django.bus import all_buses, load_bus_modules
         from mcp_django.providers import provider_registry

@@ -14,23 +14,30 @@ Nothing here imports Django. The two shapes the protocol core builds itself (`to
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import re
 import sys
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Iterator, Mapping
+from typing import Any, Final, Protocol
 
 import pydantic
 import pydantic_core
 
 from mcp_django import content
 from mcp_django.exceptions import ToolError  # defined there; importable from here too
+from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, MCPError
 from mcp_django.protocol.results import MAX_COMPLETION_VALUES, completion, tool_error
+
+_MARKUP: Final = re.compile(r"</?[A-Za-z][^<>]*>")  # an HTML tag a project's validation message may carry
 
 __all__ = [
     "MAX_COMPLETION_VALUES",
     "StructuredDump",
     "ToolError",
     "completion",
+    "component_errors",
+    "describe_errors",
     "is_call_tool_result",
     "is_failure",
     "is_read_resource_result",
@@ -38,6 +45,7 @@ __all__ = [
     "prompt_message",
     "prompt_result",
     "read_result",
+    "readable_error",
     "resource_contents",
     "to_content",
     "to_json",
@@ -148,17 +156,71 @@ def tool_result(
 
 
 def tool_failure(tool_name: str, error: Exception, logger: logging.Logger, where: str) -> dict[str, Any]:
-    """The `isError` result of a tool that raised: a `ToolError`'s message as is, anything else prefixed and logged.
+    """The `isError` result of a tool that raised: a `ToolError`'s message and a validation error's messages as
+    they are (`readable_error`), anything else prefixed and logged with its traceback.
 
     Args:
         where: how the log names the tool (`"Tool %s"`-style text already filled in).
     """
-    if isinstance(error, ToolError):
-        return tool_error(str(error))
+    readable = readable_error(error)
+    if readable is not None:
+        return tool_error(readable)
     logger.exception("%s raised", where)
     if _is_database_error(error):  # its text may carry SQL and the schema: the log has it, the caller not
         return tool_error(f"Error executing tool {tool_name}: the database could not run it")
     return tool_error(f"Error executing tool {tool_name}: {error}")
+
+
+def readable_error(error: Exception) -> str | None:
+    """The text of a failure the model is meant to read and act on; None for any other (a bug, to be logged).
+
+    A `ToolError`'s message, or the messages of a validation error Django (`ValidationError`, a model's
+    `full_clean()`, a form's) or DRF (`serializers.ValidationError`) raised, as one line without markup:
+    `"title: This field cannot be blank.; year: Enter a whole number."`.
+    """
+    if isinstance(error, ToolError):
+        return str(error)
+    django = sys.modules.get("django.core.exceptions")  # never imported here: loaded if Django raised it
+    if django is not None and isinstance(error, django.ValidationError):
+        messages = error.message_dict if hasattr(error, "error_dict") else error.messages
+        return _MARKUP.sub("", describe_errors(messages))
+    drf = sys.modules.get("rest_framework.exceptions")
+    if drf is not None and isinstance(error, drf.ValidationError):
+        return _MARKUP.sub("", describe_errors(error.detail))
+    return None
+
+
+@contextlib.contextmanager
+def component_errors(logger: logging.Logger, what: str, *args: Any) -> Iterator[None]:
+    """`protocol.errors.internal_errors` for a prompt's or resource's code, which has no `isError` result: a
+    failure the model can read (`readable_error`) is an `InvalidParams` error with that text, unlogged."""
+    try:
+        yield
+    except MCPError:
+        raise
+    except Exception as error:
+        readable = readable_error(error)
+        if readable is None:
+            logger.exception(what, *args)
+            raise InternalError() from None
+        raise InvalidParams(readable) from None
+
+
+def describe_errors(errors: Any, prefix: str = "") -> str:
+    """Form or serializer errors as one line: `"title: This field is required.; year: Enter a whole number."`."""
+    if isinstance(errors, Mapping):
+        parts = []
+        for key, value in errors.items():
+            name = "" if key in ("__all__", "non_field_errors", "detail") else str(key)
+            path = f"{prefix}.{name}" if prefix and name else (name or prefix)
+            parts.append(describe_errors(value, path))
+        return "; ".join(part for part in parts if part)
+    if isinstance(errors, (list, tuple)):
+        texts = [describe_errors(item, prefix) for item in errors]
+        if all(not isinstance(item, (Mapping, list, tuple)) for item in errors) and prefix:
+            return f"{prefix}: {' '.join(str(item) for item in errors)}"
+        return "; ".join(text for text in texts if text)
+    return f"{prefix}: {errors}" if prefix else str(errors)
 
 
 def _is_database_error(error: Exception) -> bool:

@@ -10,12 +10,14 @@ import typing
 from typing import Annotated, Any
 
 import pytest
+from django.core.exceptions import ValidationError
 from pydantic import BaseModel, Field
+from rest_framework import serializers
 
 from mcp_django import Context, DeclarationError, Registry, ToolError, content
-from mcp_django.declarations import Tool, UriTemplate, parse_docstring
+from mcp_django.declarations import Prompt, Tool, UriTemplate, parse_docstring
 from mcp_django.protocol.context import SessionState
-from mcp_django.protocol.jsonrpc import MissingClientCapability
+from mcp_django.protocol.jsonrpc import InvalidParams, MissingClientCapability
 from tests.declarations_support import make_request, wire
 
 
@@ -408,6 +410,63 @@ def test_an_exception_becomes_an_is_error_result_without_traceback_and_is_logged
     assert "Traceback" not in result["content"][0]["text"]
     assert caplog.records[0].name == "mcp_django.tools"
     assert caplog.records[0].exc_info is not None
+
+
+def test_a_django_validation_error_is_an_is_error_result_with_its_messages_and_no_error_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def register(title: str) -> str:
+        """Register a title."""
+        raise ValidationError(
+            {"title": ['A title <a href="/help/titles/">must be unique</a>.'], "__all__": ["Not today."]}
+        )
+
+    def check_one(year: int) -> str:
+        """Check one year."""
+        raise ValidationError("Enter a year after %(year)s.", params={"year": 1450})
+
+    with caplog.at_level(logging.INFO, logger="mcp_django.tools"):
+        result = asyncio.run(call(Tool(register), {"title": "Dune"}))
+        single = asyncio.run(call(Tool(check_one), {"year": 1}))
+
+    assert result == {
+        "content": [{"type": "text", "text": "title: A title must be unique.; Not today."}],
+        "isError": True,
+    }
+    assert single == {"content": [{"type": "text", "text": "Enter a year after 1450."}], "isError": True}
+    assert caplog.records == []
+
+
+def test_a_drf_validation_error_is_an_is_error_result_with_its_messages() -> None:
+    def rate(stars: int) -> str:
+        """Rate a book."""
+        raise serializers.ValidationError({"stars": ["Ensure this value is less than or equal to 5."]})
+
+    result = asyncio.run(call(Tool(rate), {"stars": 9}))
+
+    assert result["content"][0]["text"] == "stars: Ensure this value is less than or equal to 5."
+
+
+def test_a_tool_error_or_validation_error_from_a_prompt_is_invalid_params_with_its_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def child_summary(slug: str) -> str:
+        """Summarise a child's day."""
+        raise ToolError(f"No child with the slug {slug!r}.")
+
+    def dated(day: str) -> str:
+        """A day's notes."""
+        raise ValidationError("Enter a valid date.")
+
+    request, _ = make_request("prompts/get")
+    with caplog.at_level(logging.INFO):
+        with pytest.raises(InvalidParams, match=r"^No child with the slug 'ada'\.$") as raised:
+            asyncio.run(Prompt(child_summary).get({"slug": "ada"}, request))
+        with pytest.raises(InvalidParams, match=r"^Enter a valid date\.$"):
+            asyncio.run(Prompt(dated).get({"day": "soon"}, request))
+
+    assert raised.value.code == -32602
+    assert caplog.records == []
 
 
 def test_a_protocol_error_raised_by_a_tool_propagates() -> None:

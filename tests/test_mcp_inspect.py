@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.management import CommandError, call_command
 
 from example_project.demo.models import Book
@@ -61,11 +62,13 @@ def test_a_user_is_shown_what_the_endpoint_serves_and_what_needs_more_scope(alic
         "title": None,
         "description": None,
         "scope": "USER",
+        "permissions": [],
         "source": "registry:default",
         "state": "on",
         "served": True,
     }
     assert (tools["reindex_catalogue"]["scope"], tools["reindex_catalogue"]["served"]) == ("TEAM", False)
+    assert (tools["curate_book"]["permissions"], tools["curate_book"]["served"]) == (["demo.curate_book"], False)
     assert [item["name"] for item in server["resource_templates"]] == ["demo://books/{book_id}"]
     assert [item["name"] for item in server["prompts"]] == ["review_book"]
 
@@ -82,6 +85,7 @@ def test_a_scope_is_shown_what_that_scope_reaches(admin_state: None) -> None:
         "title": None,
         "description": None,
         "scope": "TEAM",
+        "permissions": [],
         "source": "provider:demo.authors",
         "state": "on",
         "served": True,
@@ -103,10 +107,41 @@ def test_what_the_admin_switched_off_is_listed_as_off_and_not_served(admin_state
     assert (server["catalogue_stats"]["state"], server["catalogue_stats"]["served"]) == ("on", True)
 
 
+def test_a_tool_that_needs_a_permission_is_served_to_a_superuser_and_to_whoever_holds_it(
+    alice: Any, django_user_model: Any
+) -> None:
+    django_user_model.objects.create_superuser("root")
+    alice.user_permissions.add(Permission.objects.get(codename="curate_book"))
+
+    for username in ("root", "alice"):
+        tools = by_name(report("--endpoint", "server", "--user", username)["tools"])
+        assert (tools["curate_book"]["permissions"], tools["curate_book"]["served"]) == (["demo.curate_book"], True)
+    text = inspect("--endpoint", "server", "--user", "root")
+    assert "    + curate_book  scope USER, needs demo.curate_book, registry:default\n" in text
+
+
+def test_without_a_user_or_a_scope_everything_is_listed_with_what_it_needs() -> None:
+    server = report("--endpoint", "server")
+    tools = by_name(server["tools"])
+
+    assert server["caller"] is None
+    assert {item["served"] for item in tools.values()} == {None}
+    assert (tools["curate_book"]["permissions"], tools["import_books"]["permissions"]) == (
+        ["demo.curate_book"],
+        ["demo.add_book"],
+    )
+    text = inspect("--endpoint", "server")
+    assert (
+        "server (server) at /mcp\n  everything it defines (--user or --scope shows what one caller is served)\n" in text
+    )
+    assert "  Tools (8)\n" in text
+    assert "      curate_book  scope USER, needs demo.curate_book, registry:default\n" in text
+
+
 def test_the_text_report_lists_every_endpoint_with_marks_for_what_is_served(alice: Any) -> None:
     text = inspect("--user", "alice")
 
-    assert "server (server) at /mcp\n  as alice, scope USER\n  Tools (5 of 6 served)\n" in text
+    assert "server (server) at /mcp\n  as alice, scope USER\n  Tools (5 of 8 served)\n" in text
     assert "    - reindex_catalogue  scope TEAM, registry:default\n" in text
     assert "    + search_books  scope USER, registry:default\n" in text
     assert "adapter (adapter) at /mcp/adapter\n" in text
@@ -190,6 +225,7 @@ async def test_a_gateway_is_inspected_through_what_its_remote_lists(live_server:
         "title": None,
         "description": None,
         "scope": "USER",
+        "permissions": [],
         "source": "remote:gateway inspected-gateway",
         "state": "on",
         "served": True,

@@ -21,7 +21,6 @@ from mcp_django.declarations.common import (
 )
 from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with_context
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.errors import internal_errors
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.scopes import Scope
 
@@ -95,6 +94,6 @@ class Prompt:
                 missing = ", ".join(exc.missing)
                 raise InvalidParams(f"Missing required arguments for prompt {self.name}: {missing}") from None
             raise InvalidParams(f"Invalid arguments for prompt {self.name}: {exc}") from None
-        with internal_errors(prompt_logger, "Prompt %s raised", self.name):
+        with results.component_errors(prompt_logger, "Prompt %s raised", self.name):
             value = await self._run(with_context(kwargs, self.signature, request))
             return results.prompt_result(value, self.description)

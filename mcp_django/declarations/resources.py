@@ -27,7 +27,6 @@ from mcp_django.declarations.common import (
 )
 from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with_context
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.errors import internal_errors
 from mcp_django.protocol.jsonrpc import ResourceNotFound
 from mcp_django.scopes import Scope
 
@@ -178,7 +177,7 @@ class Resource:
             kwargs = self.signature.bind(variables)
         except ArgumentsInvalid:
             raise ResourceNotFound(uri) from None
-        with internal_errors(resource_logger, "Resource %s raised", uri):
+        with results.component_errors(resource_logger, "Resource %s raised", uri):
             value = await self._run(with_context(kwargs, self.signature, request))
         if value is None:
             raise ResourceNotFound(uri)

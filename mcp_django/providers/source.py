@@ -204,7 +204,7 @@ class ProviderResource:
         self.mime_type = mime_type
 
     async def read(self, uri: str, variables: Mapping[str, str], request: RequestContext) -> dict[str, Any]:
-        with internal_errors(logger, "Resource %s of provider %s raised", uri, self.source.provider.id):
+        with results.component_errors(logger, "Resource %s of provider %s raised", uri, self.source.provider.id):
             value = await self.source.run("read_resource", uri, Context(request))
         if value is None:
             raise ResourceNotFound(uri)
@@ -232,6 +232,6 @@ class ProviderPrompt:
         if required:
             raise InvalidParams(f"Missing required arguments for prompt {name}: {', '.join(required)}")
         description = self.listed.get("description")
-        with internal_errors(logger, "Prompt %s of provider %s raised", name, self.source.provider.id):
+        with results.component_errors(logger, "Prompt %s of provider %s raised", name, self.source.provider.id):
             value = await self.source.run("get_prompt", name, given, Context(request))
             return results.prompt_result(value, description if isinstance(description, str) else None)

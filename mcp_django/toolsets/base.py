@@ -25,6 +25,7 @@ from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN, Tool, ToolAnnotations
 from mcp_django.declarations.apps import app_of
 from mcp_django.declarations.common import DeclarationError
+from mcp_django.declarations.loading import failure_text, logger, short_path, source_file
 from mcp_django.declarations.signatures import ArgumentsInvalid
 from mcp_django.permissions import fresh_user, parse_permissions
 from mcp_django.providers.base import ToolProvider
@@ -35,6 +36,7 @@ Problem = tuple[str, str, str]
 """`(check id, message, hint)`: a misconfiguration found while building a toolset, reported by a system check."""
 
 _toolsets: list[weakref.ref[Toolset]] = []
+_failed: list[Toolset] = []  # toolsets whose building raised: kept for the checks even when no tool of theirs is
 
 
 def all_toolsets() -> list[Toolset]:
@@ -209,7 +211,12 @@ class Toolset(ToolProvider):
             shared = parse_permissions(self.permissions)
         except TypeError:  # reported by check E191; until fixed, a name no one but a superuser holds
             shared = (f"invalid permissions {self.permissions!r}",)
-        for tool in self.build_tools():
+        try:
+            built = list(self.build_tools())
+        except Exception as error:  # a toolset's mistake is a system check, never an error at start-up
+            self.failed(error)
+            built = []
+        for tool in built:
             tool.permissions = tuple(dict.fromkeys((*shared, *tool.permissions)))
             self.tools.setdefault(tool.name, tool)
         self._name_apps()
@@ -243,6 +250,19 @@ class Toolset(ToolProvider):
     def problem(self, check_id: str, message: str, hint: str) -> None:
         """Record a misconfiguration for the system checks."""
         self.problems.append((check_id, message, hint))
+
+    def failed(self, error: Exception, tool: str = "") -> None:
+        """Record that building `tool` (default: the toolset's tools) raised `error`: check E260, the tool left out."""
+        owner = type(self).__name__
+        where = short_path(source_file(type(self).__module__), 30)
+        logger.exception("%s (%s) could not build %s", owner, where, tool or "its tools", exc_info=error)
+        self.problem(
+            "mcp_django.E260",
+            f"{owner} ({where}) could not build {short(tool, 24) if tool else 'its tools'}.",
+            f"Fix {type(error).__name__}: {failure_text(error)}.",
+        )
+        if self not in _failed:
+            _failed.append(self)
 
     def named(
         self, tools: list[Tool], check_id: str, hint: str = "Set basename (and plural) to letters, digits and _."

@@ -27,9 +27,12 @@ from django.db import models
 from mcp_django.context import Context
 from mcp_django.declarations import Tool, ToolError
 from mcp_django.declarations.django_values import serializer_schema
+from mcp_django.results import describe_errors
 from mcp_django.toolsets.base import Toolset, ToolsetTool, caller_request, http_status, parameter, tool_function
 from mcp_django.toolsets.lookups import resolve_field, value_annotation
-from mcp_django.toolsets.schemas import describe_errors, serializer_parameters
+from mcp_django.toolsets.naming import model_nouns, pk_argument, tool_nouns
+from mcp_django.toolsets.query import QueryArgument, query_arguments
+from mcp_django.toolsets.schemas import serializer_parameters
 
 VIEWSET_ACTIONS: Final = {
     # action: (HTTP method, detail, tool name prefix, annotations)
@@ -44,17 +47,17 @@ VIEWSET_ACTIONS: Final = {
 
 _METHODS: Final = ("get", "post", "put", "patch", "delete")
 _BODY_METHODS: Final = frozenset({"post", "put", "patch"})
-_QUERY_TYPES: Final = {"integer": int, "number": float, "boolean": bool, "array": list[str]}
 
 
 class _Route:
     """One tool's way into the view: the handler `as_view()` built, the HTTP method, the arguments' roles."""
 
-    def __init__(self, handler: Callable[..., Any], method: str, lookup: str | None) -> None:
+    def __init__(self, handler: Callable[..., Any], method: str, lookup: str | None, argument: str = "") -> None:
         self.handler = handler
         self.method = method
-        self.lookup = lookup
-        self.query: frozenset[str] = frozenset()
+        self.lookup = lookup  # the URL keyword argument the view takes
+        self.argument = argument or lookup or ""  # the tool's argument that carries it
+        self.query: dict[str, QueryArgument] = {}
         self.structured = False
 
 
@@ -66,8 +69,9 @@ class APIToolset(Toolset):
         actions: for a viewset, which of its actions to serve (`list`, `retrieve`, `create`, `update`,
             `partial_update`, `destroy` and its `@action`s; default: every one it has); for an API view,
             which HTTP methods (default: every one it defines).
-        basename: the tool names' noun (default: the view's queryset model name, else the class name);
-            `plural` names the list tool (default: `basename` + "s").
+        basename: the tool names' noun (default: as `ModelToolset`'s, from the queryset's model's
+            untranslated verbose names, else from the class name); `plural` names the list tool
+            (default: the model's plural, or `basename` + "s" when `basename` is set).
         url_kwargs: for an API view, the URL keyword arguments it takes and their types (`{"pk": int}`).
         server_name: the host the synthesized request names (what `build_absolute_uri()` uses in
             pagination links and hyperlinked fields); it must be in `ALLOWED_HOSTS`.
@@ -94,9 +98,8 @@ class APIToolset(Toolset):
             return []
         self._routes: dict[str, _Route] = {}
         model = getattr(getattr(view, "queryset", None), "model", None)
-        default = model._meta.model_name if model is not None else _class_noun(view)
-        self._basename = self.basename or default
-        self._plural = self.plural or f"{self._basename}s"
+        default = model_nouns(model) if model is not None else _class_nouns(view)
+        self._basename, self._plural = tool_nouns(self.basename, self.plural, default)
         self._label = str(model._meta.verbose_name) if model is not None else self._basename.replace("_", " ")
         self._labels = str(model._meta.verbose_name_plural) if model is not None else f"{self._label}s"
         tools = self._viewset_tools(view, model) if issubclass(view, ViewSetMixin) else self._api_view_tools(view)
@@ -108,7 +111,6 @@ class APIToolset(Toolset):
         extra = {action.__name__: action for action in view.get_extra_actions()}
         available = [action for action in VIEWSET_ACTIONS if callable(getattr(view, action, None))] + list(extra)
         wanted = list(self.actions) if self.actions is not None else available
-        lookup = view.lookup_url_kwarg or view.lookup_field
         tools = []
         for action in wanted:
             if action not in available:
@@ -118,23 +120,37 @@ class APIToolset(Toolset):
                     f"Choose among {', '.join(available)}.",
                 )
                 continue
-            if action in VIEWSET_ACTIONS:
-                method, detail, prefix, annotations = VIEWSET_ACTIONS[action]
-                tool_name = f"{prefix}_{self._plural if action == 'list' else self._basename}"
-                serializer = getattr(view, "serializer_class", None)
-                initkwargs: dict[str, Any] = {}
-            else:
-                function = extra[action]
-                method, detail = next(iter(function.mapping)), function.detail
-                tool_name, annotations = f"{action}_{self._basename}", {"readOnlyHint": method == "get"}
-                initkwargs = function.kwargs
-                serializer = initkwargs.get("serializer_class", getattr(view, "serializer_class", None))
-            handler = view.as_view({method: action}, basename=self._basename, detail=detail, **initkwargs)
-            route = _Route(handler, method, lookup if detail else None)
-            description = _own_doc(getattr(view, action)) or self._description(action, lookup)
-            instance = view(action=action, detail=detail, basename=self._basename, **initkwargs)
-            tools.append(self._tool(tool_name, description, route, instance, serializer, model, action, annotations))
+            tool_name = self._tool_name(action)
+            try:
+                tools.append(self._viewset_tool(view, model, action, extra, tool_name))
+            except Exception as error:  # one tool's mistake leaves that tool out, and is a system check
+                self.failed(error, tool_name)
         return tools
+
+    def _tool_name(self, action: str) -> str:
+        if action in VIEWSET_ACTIONS:
+            return f"{VIEWSET_ACTIONS[action][2]}_{self._plural if action == 'list' else self._basename}"
+        return f"{action}_{self._basename}"
+
+    def _viewset_tool(
+        self, view: Any, model: type[models.Model] | None, action: str, extra: Mapping[str, Any], tool_name: str
+    ) -> Tool:
+        lookup = view.lookup_url_kwarg or view.lookup_field
+        if action in VIEWSET_ACTIONS:
+            method, detail, _, annotations = VIEWSET_ACTIONS[action]
+            serializer = getattr(view, "serializer_class", None)
+            initkwargs: dict[str, Any] = {}
+        else:
+            function = extra[action]
+            method, detail = next(iter(function.mapping)), function.detail
+            annotations = {"readOnlyHint": method == "get"}
+            initkwargs = function.kwargs
+            serializer = initkwargs.get("serializer_class", getattr(view, "serializer_class", None))
+        handler = view.as_view({method: action}, basename=self._basename, detail=detail, **initkwargs)
+        route = _Route(handler, method, lookup if detail else None, pk_argument(model, lookup))
+        description = _own_doc(getattr(view, action)) or self._description(action, route.argument)
+        instance = view(action=action, detail=detail, basename=self._basename, **initkwargs)
+        return self._tool(tool_name, description, route, instance, serializer, model, action, annotations)
 
     def _api_view_tools(self, view: Any) -> list[Tool]:
         available = [method for method in _METHODS if callable(getattr(view, method, None))]
@@ -147,15 +163,20 @@ class APIToolset(Toolset):
                     f"Choose among {', '.join(available)}.",
                 )
                 continue
-            route = _Route(view.as_view(), method, None)
-            description = _own_doc(getattr(view, method)) or _own_doc(view) or f"{method.upper()} {self._noun()}."
-            serializer = getattr(view, "serializer_class", None)
-            annotations = {"readOnlyHint": method == "get"}
-            tool = self._tool(
-                f"{method}_{self._basename}", description, route, view(), serializer, None, method, annotations
-            )
-            tools.append(tool)
+            try:
+                tools.append(self._api_view_tool(view, method))
+            except Exception as error:  # one tool's mistake leaves that tool out, and is a system check
+                self.failed(error, f"{method}_{self._basename}")
         return tools
+
+    def _api_view_tool(self, view: Any, method: str) -> Tool:
+        route = _Route(view.as_view(), method, None)
+        description = _own_doc(getattr(view, method)) or _own_doc(view) or f"{method.upper()} {self._noun()}."
+        serializer = getattr(view, "serializer_class", None)
+        annotations = {"readOnlyHint": method == "get"}
+        return self._tool(
+            f"{method}_{self._basename}", description, route, view(), serializer, None, method, annotations
+        )
 
     def _noun(self, plural: bool = False) -> str:
         return self._labels if plural else self._label
@@ -184,14 +205,13 @@ class APIToolset(Toolset):
         parameters: list[inspect.Parameter] = []
         if route.lookup is not None:
             lookup_type = _lookup_type(model, getattr(instance, "lookup_field", "pk"))
-            described = pydantic.Field(description=f"The {self._noun()}'s {route.lookup}.")
-            parameters.append(parameter(route.lookup, Annotated[lookup_type, described]))
+            described = pydantic.Field(description=f"The {self._noun()}'s {route.argument}.")
+            parameters.append(parameter(route.argument, Annotated[lookup_type, described]))
         for kwarg, kwarg_type in self.url_kwargs.items():
             parameters.append(parameter(kwarg, kwarg_type))
-        if route.method == "get":
-            query = _query_parameters(instance, action)
-            route.query = frozenset(item.name for item in query)
-            parameters += query
+        if route.method == "get" and action in ("list", "get"):
+            route.query = {argument.name: argument for argument in query_arguments(instance)}
+            parameters += [argument.parameter for argument in route.query.values()]
         elif route.method in _BODY_METHODS and serializer is not None:
             parameters += serializer_parameters(serializer, partial=route.method == "patch")
         returns: Any = Any
@@ -221,8 +241,10 @@ class APIToolset(Toolset):
     def dispatch(self, ctx: Context, tool_name: str, given: dict[str, Any]) -> Any:
         """Run one call through the view and return its data; raise `ToolError` with its messages on a 4xx/5xx."""
         route = self._routes[tool_name]
-        url_kwargs = {key: given.pop(key) for key in [route.lookup, *self.url_kwargs] if key in given}
-        query = {key: given.pop(key) for key in list(given) if key in route.query}
+        url_kwargs = {key: given.pop(key) for key in self.url_kwargs if key in given}
+        if route.lookup is not None:
+            url_kwargs[route.lookup] = given.pop(route.argument)
+        query = {key: route.query[key].encode(given.pop(key)) for key in list(given) if key in route.query}
         body = given if route.method in _BODY_METHODS else None
         response = route.handler(self.request(ctx, route.method, query, body), **url_kwargs)
         data = getattr(response, "data", None)
@@ -252,32 +274,6 @@ def _plain(data: Any) -> Any:
     return json.loads(json.dumps(data, cls=JSONEncoder))
 
 
-def _query_parameters(view: Any, action: str) -> list[inspect.Parameter]:
-    """The query parameters the view's filter backends and paginator document (their OpenAPI parameters)."""
-    if action != "list" and action != "get":
-        return []
-    documented: list[dict[str, Any]] = []
-    for backend in getattr(view, "filter_backends", ()) or ():
-        documented += backend().get_schema_operation_parameters(view)
-    paginator = getattr(view, "paginator", None)
-    if paginator is not None:
-        documented += paginator.get_schema_operation_parameters(view)
-    parameters = []
-    seen: set[str] = set()
-    for item in documented:
-        name = item.get("name", "")
-        if not name.isidentifier() or name in seen:
-            continue
-        seen.add(name)
-        annotation = _QUERY_TYPES.get(item.get("schema", {}).get("type"), str)
-        described = pydantic.Field(description=str(item.get("description") or name))
-        required = item.get("required", False)
-        parameters.append(
-            parameter(name, Annotated[annotation, described], inspect.Parameter.empty if required else None)
-        )
-    return parameters
-
-
 def _lookup_type(model: type[models.Model] | None, lookup_field: str) -> Any:
     if model is None:
         return int | str
@@ -298,8 +294,9 @@ def _own_doc(obj: Any) -> str:
     return doc.split("\n\n")[0].replace("\n", " ").strip()
 
 
-def _class_noun(view: type) -> str:
+def _class_nouns(view: type) -> tuple[str, str]:
     name = view.__name__
     for suffix in ("ViewSet", "APIView", "View"):
         name = name.removesuffix(suffix)
-    return "".join(f"_{char.lower()}" if char.isupper() else char for char in name).lstrip("_") or "resource"
+    noun = "".join(f"_{char.lower()}" if char.isupper() else char for char in name).lstrip("_") or "resource"
+    return noun, f"{noun}s"

@@ -16,7 +16,6 @@ only through `get_queryset(ctx)`. docs/toolsets.md.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Final
 
@@ -29,6 +28,7 @@ from django.forms.models import model_to_dict
 from mcp_django.context import Context
 from mcp_django.declarations import Tool, ToolError
 from mcp_django.declarations.django_values import instance_fields, model_schema, serializer_schema
+from mcp_django.results import describe_errors
 from mcp_django.scopes import Scope
 from mcp_django.toolsets.base import Toolset, ToolsetTool, caller, caller_request, parameter, tool_function
 from mcp_django.toolsets.lookups import (
@@ -39,8 +39,8 @@ from mcp_django.toolsets.lookups import (
     resolve_ordering,
     value_annotation,
 )
+from mcp_django.toolsets.naming import model_nouns, tool_nouns
 from mcp_django.toolsets.schemas import (
-    describe_errors,
     model_parameters,
     serializer_parameters,
     writable_fields,
@@ -60,10 +60,6 @@ _ANNOTATIONS: Final[dict[str, dict[str, bool]]] = {
     "update": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
     "delete": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
 }
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
 class ModelToolset(Toolset):
@@ -88,8 +84,9 @@ class ModelToolset(Toolset):
         write_scope: the least scope that sees the writing tools (default: `scope`).
         check_permissions: check the caller's Django model permission on every call (default True):
             `view_` (or `change_`, as the admin does) to read, `add_`, `change_`, `delete_` to write.
-        basename: the tool names' noun (default: the model's name, `book`); `plural` for the list
-            tool (default: the model's `verbose_name_plural`, `books`).
+        basename: the tool names' noun (default: the model's untranslated `verbose_name`, `book`);
+            `plural` for the list tool (default: its untranslated `verbose_name_plural`, `books`;
+            `basename` + "s" when `basename` is set). `naming` has the rule.
         lookup_field: the field `get`/`update`/`delete` find a row by (default: the primary key).
     """
 
@@ -141,8 +138,7 @@ class ModelToolset(Toolset):
             )
             return []
         opts = model._meta
-        self._basename = self.basename or opts.model_name
-        self._plural = self.plural or _slug(str(opts.verbose_name_plural)) or f"{self._basename}s"
+        self._basename, self._plural = tool_nouns(self.basename, self.plural, model_nouns(model))
         if not self._resolve_rows(model):
             return []
         filters, filter_problems = resolve_filters(model, self.filters)

@@ -7,7 +7,7 @@ code that derives them for `-> Book` and `-> BookSerializer` tools; this module 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal, Optional
 
 import pydantic
@@ -74,20 +74,3 @@ def serializer_parameters(serializer_class: type, *, partial: bool) -> list[insp
         default = inspect.Parameter.empty if field.required and not partial else None
         parameters.append(parameter(name, _described(annotation, description), default))
     return parameters
-
-
-def describe_errors(errors: Any, prefix: str = "") -> str:
-    """Form or serializer errors as one line: `"title: This field is required.; year: Enter a whole number."`."""
-    if isinstance(errors, Mapping):
-        parts = []
-        for key, value in errors.items():
-            name = "" if key in ("__all__", "non_field_errors", "detail") else str(key)
-            path = f"{prefix}.{name}" if prefix and name else (name or prefix)
-            parts.append(describe_errors(value, path))
-        return "; ".join(part for part in parts if part)
-    if isinstance(errors, (list, tuple)):
-        texts = [describe_errors(item, prefix) for item in errors]
-        if all(not isinstance(item, (Mapping, list, tuple)) for item in errors) and prefix:
-            return f"{prefix}: {' '.join(str(item) for item in errors)}"
-        return "; ".join(text for text in texts if text)
-    return f"{prefix}: {errors}" if prefix else str(errors)

@@ -7,11 +7,14 @@ The demo's `BookAPITools` and `CatalogueStatsTools` on the adapter endpoint, and
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import django_filters
 import pytest
 from django.core.cache import cache
+from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework import filters, generics, pagination, permissions, serializers, throttling, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -66,6 +69,47 @@ class SearchTools(APIToolset):
     actions = ["list"]
 
 
+class BookFilter(django_filters.FilterSet):
+    era = django_filters.ChoiceFilter(
+        field_name="year", lookup_expr="lt", choices=[(1970, "before 1970"), (2000, "before 2000")]
+    )
+    years = django_filters.NumberFilter(field_name="year", lookup_expr="gte", label="From year")
+    order = django_filters.OrderingFilter(fields=["year", "title"])
+
+    class Meta:
+        model = Book
+        fields = {"author": ["exact", "icontains"], "year": ["in"]}
+
+
+class FilteredBooks(viewsets.ReadOnlyModelViewSet[Book]):
+    queryset = Book.objects.order_by("title")
+    serializer_class = BookSerializer
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = BookFilter
+
+
+class FieldFilteredBooks(viewsets.ReadOnlyModelViewSet[Book]):
+    queryset = Book.objects.order_by("title")
+    serializer_class = BookSerializer
+    filter_backends = [DjangoFilterBackend, filters.SearchFilter]
+    filterset_fields = ["author", "year"]
+    search_fields = ["title"]
+
+
+class FilterTools(APIToolset):
+    id = "tests.toolsets.filtered"
+    view = FilteredBooks
+    basename = "filtered_book"
+    actions = ["list"]
+
+
+class FieldFilterTools(APIToolset):
+    id = "tests.toolsets.field_filtered"
+    view = FieldFilteredBooks
+    basename = "field_filtered_book"
+    actions = ["list"]
+
+
 class Summary(serializers.Serializer[Any]):
     summary = serializers.CharField(max_length=40)
 
@@ -105,7 +149,7 @@ class CreateViewTools(APIToolset):
 @pytest.fixture
 def endpoint() -> Iterator[Endpoint]:
     cache.clear()  # the throttles' history
-    providers = [ThrottledTools, SearchTools, ActionTools, CreateViewTools]
+    providers = [ThrottledTools, SearchTools, ActionTools, CreateViewTools, FilterTools, FieldFilterTools]
     yield Endpoint("tests/api/mcp", name="tests-api", mode="adapter", providers=providers)
     cache.clear()
     gc.collect()
@@ -130,13 +174,13 @@ async def test_the_serializer_s_validation_errors_are_error_results_and_valid_wr
 
     future = await client.call_tool("create_api_book", {"title": "Later", "author": "Someone", "year": 3000})
     assert_tool_error(future, "^400 Bad Request: year: A catalogued book cannot come from the future.$")
-    blank = await client.call_tool("update_api_book", {"pk": books[0].pk, "title": ""})
+    blank = await client.call_tool("update_api_book", {"id": books[0].pk, "title": ""})
     assert_tool_error(blank, "^400 Bad Request: title: This field may not be blank.$")
 
     created = await client.call_tool("create_api_book", {"title": "Solaris", "author": "Stanisław Lem", "year": 1961})
     row = assert_tool_result(created)["structuredContent"]
     assert row == {"id": row["id"], "title": "Solaris", "author": "Stanisław Lem", "year": 1961, "summary": ""}
-    changed = await client.call_tool("update_api_book", {"pk": row["id"], "summary": "An ocean that thinks."})
+    changed = await client.call_tool("update_api_book", {"id": row["id"], "summary": "An ocean that thinks."})
     assert assert_tool_result(changed)["structuredContent"]["summary"] == "An ocean that thinks."
     assert (await Book.objects.aget(pk=row["id"])).summary == "An ocean that thinks."
 
@@ -144,7 +188,7 @@ async def test_the_serializer_s_validation_errors_are_error_results_and_valid_wr
 async def test_a_missing_row_is_the_view_s_404(
     mcp_client: Callable[..., MCPTestClient], books: list[Book], reader: Any
 ) -> None:
-    missing = await mcp_client(ADAPTER, user=reader).call_tool("get_api_book", {"pk": 999_999})
+    missing = await mcp_client(ADAPTER, user=reader).call_tool("get_api_book", {"id": 999_999})
     assert_tool_error(missing, "^404 Not Found: No Book matches the given query.$")
 
 
@@ -160,11 +204,11 @@ async def test_the_view_s_throttle_applies_to_the_mcp_caller(
 ) -> None:
     client = mcp_client(endpoint, user=reader)
     for _ in range(2):
-        assert_tool_result(await client.call_tool("get_throttled_book", {"pk": books[0].pk}))
+        assert_tool_result(await client.call_tool("get_throttled_book", {"id": books[0].pk}))
 
-    throttled = await client.call_tool("get_throttled_book", {"pk": books[0].pk})
+    throttled = await client.call_tool("get_throttled_book", {"id": books[0].pk})
     assert_tool_error(throttled, r"^429 Too Many Requests: Request was throttled. Expected available in \d+ seconds?.$")
-    other = await mcp_client(endpoint, user=editor).call_tool("get_throttled_book", {"pk": books[0].pk})
+    other = await mcp_client(endpoint, user=editor).call_tool("get_throttled_book", {"id": books[0].pk})
     assert_tool_result(other)  # a user throttle: per caller
 
 
@@ -186,18 +230,40 @@ async def test_the_filter_backends_and_paginator_s_query_parameters_are_the_list
     )
 
 
+async def test_a_filterset_s_filters_are_typed_arguments_with_their_choices_and_lists(
+    mcp_client: Callable[..., MCPTestClient], endpoint: Endpoint, books: list[Book], reader: Any
+) -> None:
+    client = mcp_client(endpoint, user=reader)
+    tools = {tool["name"]: tool for tool in await client.list_tools()}
+    properties = tools["list_filtered_books"]["inputSchema"]["properties"]
+    assert sorted(properties) == ["author", "author__icontains", "era", "order", "year__in", "years"]
+    assert properties["era"]["enum"] == [1970, 2000]
+    assert (properties["years"]["type"], properties["years"]["description"]) == ("integer", "From year")
+    assert properties["year__in"]["items"] == {"type": "integer"}
+    assert set(properties["order"]["items"]["enum"]) == {"year", "-year", "title", "-title"}
+    fields = tools["list_field_filtered_books"]["inputSchema"]["properties"]
+    assert (sorted(fields), fields["year"]["type"]) == (["author", "search", "year"], "integer")
+
+    found = await client.call_tool("list_filtered_books", {"year__in": [1969, 1974], "order": ["-year"]})
+    assert [row["year"] for row in json.loads(assert_tool_result(found)["content"][0]["text"])] == [1974, 1969]
+    early = await client.call_tool("list_filtered_books", {"era": 1970, "author__icontains": "herbert"})
+    assert [row["title"] for row in json.loads(assert_tool_result(early)["content"][0]["text"])] == ["Dune"]
+    wrong = await client.call_tool("list_field_filtered_books", {"year": "soon"})
+    assert_tool_error(wrong, "^Invalid arguments for tool list_field_filtered_books: year: ")
+
+
 async def test_a_viewset_s_extra_action_and_a_generic_api_view_s_post_are_tools(
     mcp_client: Callable[..., MCPTestClient], endpoint: Endpoint, books: list[Book], reader: Any
 ) -> None:
     client = mcp_client(endpoint, user=reader)
     tools = {tool["name"]: tool for tool in await client.list_tools()}
     assert tools["summarise_book"]["description"] == "Set a book's summary."
-    assert sorted(tools["summarise_book"]["inputSchema"]["required"]) == ["pk", "summary"]
+    assert sorted(tools["summarise_book"]["inputSchema"]["required"]) == ["id", "summary"]
     assert sorted(tools["post_new_book"]["inputSchema"]["required"]) == ["author", "title", "year"]
 
-    done = await client.call_tool("summarise_book", {"pk": books[0].pk, "summary": "Spice."})
+    done = await client.call_tool("summarise_book", {"id": books[0].pk, "summary": "Spice."})
     assert_tool_result(done, text=f'^{{"id": {books[0].pk}, "summary": "Spice.", "by": "reader"}}$')
-    too_long = await client.call_tool("summarise_book", {"pk": books[0].pk, "summary": "x" * 41})
+    too_long = await client.call_tool("summarise_book", {"id": books[0].pk, "summary": "x" * 41})
     assert_tool_error(too_long, "^400 Bad Request: summary: Ensure this field has no more than 40 characters.$")
     created = await client.call_tool("post_new_book", {"title": "Solaris", "author": "Stanisław Lem", "year": 1961})
     assert assert_tool_result(created)["structuredContent"]["title"] == "Solaris"

@@ -1,17 +1,27 @@
-"""The toolsets' system checks (E110-E119, W110): each misconfiguration, with its whole message and hint."""
+"""The toolsets' system checks (E110-E119, E260, E261, W110, W260): each mistake, with its whole message and hint."""
 
 from __future__ import annotations
 
 import gc
+import importlib
+import re
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
+import django_filters
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.checks import CheckMessage, Error, Warning
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework import viewsets
 
+from example_project.demo.api import BookSerializer
 from example_project.demo.models import Book
-from mcp_django.toolsets import ModelToolset
-from mcp_django.toolsets.checks import check_toolsets, toolset_messages
+from mcp_django.declarations.loading import load_declaration_modules, load_failures
+from mcp_django.registry import all_registries
+from mcp_django.toolsets import APIToolset, ModelToolset, Toolset, all_toolsets, base
+from mcp_django.toolsets.checks import check_declaration_modules, check_tool_names, check_toolsets, toolset_messages
 
 
 @pytest.fixture(autouse=True)
@@ -27,6 +37,8 @@ def messages(toolset_class: type[ModelToolset]) -> list[tuple[str, str, str | No
 
 def test_the_project_s_toolsets_pass_the_checks() -> None:
     assert check_toolsets() == []
+    assert check_tool_names() == []
+    assert check_declaration_modules() == []
 
 
 def test_a_model_that_is_not_a_model_is_e110() -> None:
@@ -165,9 +177,14 @@ def test_a_page_size_above_max_rows_or_a_bad_tool_name_is_e117() -> None:
     assert messages(BadName) == [
         (
             "mcp_django.E117",
+            "BadName: tool name 'list_livre à lires' is not a valid MCP name.",
+            "Set basename (and plural) to letters, digits and _.",
+        ),
+        (
+            "mcp_django.E117",
             "BadName: tool name 'get_livre à lire' is not a valid MCP name.",
             "Set basename (and plural) to letters, digits and _.",
-        )
+        ),
     ]
 
 
@@ -214,3 +231,104 @@ def test_check_toolsets_reports_every_live_toolset(settings: Any) -> None:
     assert isinstance(found[0], Error)
     assert not isinstance(found[0], Warning)
     del broken
+
+
+class BooksByAnotherModel(django_filters.FilterSet):
+    class Meta:
+        model = get_user_model()
+        fields = ["username"]
+
+
+class MismatchedFilterBooks(viewsets.ReadOnlyModelViewSet[Book]):
+    queryset = Book.objects.all()
+    serializer_class = BookSerializer
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = BooksByAnotherModel  # django-filter asserts the models match, when it builds the filter
+
+
+@pytest.fixture
+def failed() -> Iterator[None]:
+    yield
+    base._failed.clear()  # the failed toolsets it keeps for the checks, kept no longer
+    gc.collect()
+
+
+def test_a_tool_whose_building_raises_is_e260_naming_the_file_and_the_tool_and_the_others_are_built(
+    failed: None,
+) -> None:
+    class MismatchedTools(APIToolset):
+        view = MismatchedFilterBooks
+
+    toolset = MismatchedTools()
+    del MismatchedTools, toolset  # the checks keep what they report alive themselves
+    gc.collect()
+
+    (found,) = [toolset for toolset in all_toolsets() if type(toolset).__name__ == "MismatchedTools"]
+    assert list(found.tools) == ["get_book"]
+    ((check_id, message, hint),) = found.problems
+    assert (check_id, message) == (
+        "mcp_django.E260",
+        "MismatchedTools (tests/toolsets/test_checks.py) could not build 'list_books'.",
+    )
+    assert hint.startswith("Fix AssertionError: FilterSet model <class 'django.contrib.auth.models.User'> does")
+    assert re.search(r", at \S+/django_filters/rest_framework/backends\.py:\d+\.$", hint)
+    assert check_toolsets()[0].id == "mcp_django.E260"
+
+
+def test_a_toolset_whose_build_tools_raises_is_e260_with_no_tools(failed: None) -> None:
+    class Broken(Toolset):
+        def build_tools(self) -> list[Any]:
+            return [1 / 0]
+
+    line = Broken.build_tools.__code__.co_firstlineno + 1
+    assert messages(Broken) == [  # type: ignore[arg-type]  # any toolset
+        (
+            "mcp_django.E260",
+            "Broken (tests/toolsets/test_checks.py) could not build its tools.",
+            f"Fix ZeroDivisionError: division by zero, at tests/toolsets/test_checks.py:{line}.",
+        )
+    ]
+
+
+def test_an_app_module_that_raises_is_e261_and_what_it_declared_before_stays(caplog: Any) -> None:
+    app = SimpleNamespace(name="tests.toolsets.broken_app", module=importlib.import_module("tests.toolsets.broken_app"))
+    try:
+        load_declaration_modules([app], "mcp")
+        found = check_declaration_modules()
+    finally:
+        load_failures.clear()
+    registry = next(registry for registry in all_registries() if registry.name == "tests-broken-app")
+
+    assert [(message.id, message.msg, message.hint) for message in found] == [
+        (
+            "mcp_django.E261",
+            "tests/toolsets/broken_app/mcp.py raised NameError while loading.",
+            "Fix it (name 'undefined_name' is not defined, at tests/toolsets/broken_app/mcp.py:14); "
+            "what follows it is left out.",
+        )
+    ]
+    assert list(registry.tools) == ["reached"]
+    assert "tests/toolsets/broken_app/mcp.py raised while loading" in caplog.text  # with its traceback
+
+
+def test_two_toolsets_naming_a_tool_alike_is_w260() -> None:
+    class Books(ModelToolset):
+        model = Book
+        fields = ["id"]
+        basename = "tome"
+
+    class MoreBooks(ModelToolset):
+        model = Book
+        fields = ["id", "title"]
+        actions = ["get"]
+        basename = "tome"
+
+    both = (Books(), MoreBooks())
+    assert [(message.id, message.msg, message.hint) for message in check_tool_names()] == [
+        (
+            "mcp_django.W260",
+            "Books and MoreBooks both name a tool 'get_tome'.",
+            "Set basename (or plural) on one of them to tell their tools apart.",
+        )
+    ]
+    del both

@@ -2,6 +2,7 @@
 
 ::
 
+    python manage.py mcp_inspect                                   # everything, with what each item needs
     python manage.py mcp_inspect --user alice                      # every endpoint, as alice
     python manage.py mcp_inspect --endpoint adapter --scope TEAM --json
     python manage.py mcp_inspect --endpoint server --user alice --call search_books --arguments '{"query": "dune"}'
@@ -34,14 +35,18 @@ HEADINGS = {
 
 class Command(BaseCommand):
     help = (
-        "List the endpoints and what each serves to a user (--user) or a scope (--scope): tools, resources, "
-        "templates and prompts with their scopes, sources and on/off state; or call a tool (--call) or read "
-        "a resource (--read) on one endpoint."
+        "List the endpoints and everything each defines, or what each serves to a user (--user) or a scope "
+        "(--scope): tools, resources, templates and prompts with the scopes and permissions they need, their "
+        "sources and on/off state; or call a tool (--call) or read a resource (--read) on one endpoint."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--endpoint", help="Only this endpoint (its name or path); needed for --call and --read.")
-        parser.add_argument("--user", help="The username to inspect as (its scope comes from your scope policy).")
+        parser.add_argument(
+            "--user",
+            help="The username to inspect as (its scope comes from your scope policy, its permissions from Django); "
+            "without --user and --scope, everything is listed with what it needs.",
+        )
         parser.add_argument("--scope", help="The scope to inspect as (USER, TEAM, SYSTEM); wins over --user's.")
         parser.add_argument("--call", metavar="TOOL", help="Call this tool and print its result.")
         parser.add_argument("--arguments", default="{}", help="The tool's arguments, a JSON object (with --call).")
@@ -62,10 +67,12 @@ class Command(BaseCommand):
                 raise CommandError("The tool answered with an error (isError).")
             return
         reports = []
+        everything = options["user"] is None and scope is None
         for endpoint in endpoints:
-            user = self.user(options["user"], endpoint, scope=Scope.SYSTEM)  # listing needs no admission
+            user = None if everything else self.user(options["user"], endpoint, scope=Scope.SYSTEM)  # no admission
             try:
-                reports.append(async_to_sync(inspect_endpoint)(endpoint, user=user, scope=scope))
+                report = async_to_sync(inspect_endpoint)(endpoint, user=user, scope=scope, everything=everything)
+                reports.append(report)
             except Exception as error:  # one endpoint failing to list (a remote it needs is down) spoils no other
                 path = "/" + endpoint.path.strip("/")
                 reports.append({"endpoint": endpoint.name, "path": path, "mode": endpoint.mode, "error": str(error)})
@@ -121,16 +128,24 @@ class Command(BaseCommand):
         if "error" in report:
             self.stdout.write(f"  could not be listed: {report['error']}")
             return
-        who = report["caller"]["user"] or "an anonymous caller"
-        reach = report["caller"]["scope"] or "nothing (no scope)"
-        self.stdout.write(f"  as {who}, scope {reach}")
+        caller = report["caller"]
+        if caller is None:
+            self.stdout.write("  everything it defines (--user or --scope shows what one caller is served)")
+        else:
+            who = caller["user"] or "an anonymous caller"
+            self.stdout.write(f"  as {who}, scope {caller['scope'] or 'nothing (no scope)'}")
         for kind, *_ in KINDS:
             items = report[kind]
             if not items:
                 continue
-            served = sum(item["served"] for item in items)
-            self.stdout.write(f"  {HEADINGS[kind]} ({served} of {len(items)} served)")
+            if caller is None:
+                self.stdout.write(f"  {HEADINGS[kind]} ({len(items)})")
+            else:
+                served = sum(bool(item["served"]) for item in items)
+                self.stdout.write(f"  {HEADINGS[kind]} ({served} of {len(items)} served)")
             for item in items:
-                mark = "+" if item["served"] else "-"
+                mark = " " if item["served"] is None else "+" if item["served"] else "-"
+                needs = f", needs {' and '.join(item['permissions'])}" if item["permissions"] else ""
                 state = "" if item["state"] == "on" else f"  [{item['state']}]"
-                self.stdout.write(f"    {mark} {item['name']}  scope {item['scope']}, {item['source']}{state}")
+                where = f"scope {item['scope']}{needs}, {item['source']}"
+                self.stdout.write(f"    {mark} {item['name']}  {where}{state}")
