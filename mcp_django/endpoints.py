@@ -49,7 +49,6 @@ from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.inputs import RequestStateCodec
-from mcp_django.protocol.meta import param_headers_of
 from mcp_django.providers import Provider, ProviderSource, provider_registry
 from mcp_django.relay import channel_layer_relay
 from mcp_django.scopes import (
@@ -318,13 +317,6 @@ class Endpoint:
     def tool_runner(self) -> ToolRunner | None:
         """What runs this endpoint's tools declared with `task=` (`Tool.call` asks), or None."""
         return self.served_extensions.tool_runner
-
-    def tool_param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope] | None:
-        """A tool's `x-mcp-header` arguments (argument -> header suffix) and its scope; None for an unknown tool."""
-        tool = self.registry.tools.get(tool_name) if self.registry is not None else None
-        if tool is None:
-            return None
-        return param_headers_of(tool.wire.get("inputSchema")), tool.scope
 
     @property
     def sessions(self) -> bool:

@@ -32,6 +32,7 @@ from mcp_django.declarations.resources import UriTemplate
 from mcp_django.permissions import Permissions, permitted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
+from mcp_django.protocol.meta import check_param_headers
 from mcp_django.results import completion
 from mcp_django.scopes import Scope, ScopeResolver
 from mcp_django.time_limits import call_within_limit
@@ -42,7 +43,12 @@ S = TypeVar("S", bound="Source")
 
 
 class ToolComponent(Protocol):
-    """One tool, ready to run (`mcp_django.declarations.Tool`, a provider's tool)."""
+    """One tool, ready to run (`mcp_django.declarations.Tool`, a provider's tool, a remote server's)."""
+
+    @property
+    def param_headers(self) -> Mapping[str, str]:
+        """Its `x-mcp-header` arguments: argument -> `Mcp-Param-` header suffix (`protocol.meta.param_headers_of`)."""
+        ...
 
     async def call(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> Mapping[str, Any]:
         """Run the tool and return its `CallToolResult` (failures are `isError` results)."""
@@ -99,6 +105,8 @@ class Source:
         permissions: Django permissions a caller must hold, all of them, to reach anything of the source.
         enabled: False serves nothing.
         distinct: the lists never repeat a name or URI (the backend then need not merge them).
+        namespace: "" or the prefix of every name the source serves (`<namespace>_<name>`, a hub's remote
+            server); a name with that prefix is only ever this source's, so the backend asks no other.
     """
 
     __slots__ = ()
@@ -107,6 +115,7 @@ class Source:
     permissions: Permissions = ()
     enabled: bool = True
     distinct: bool = False
+    namespace: str = ""
 
     def capabilities(self) -> dict[str, Any]:
         """The features (`tools`, `resources`, `prompts`, `completions`) this source serves."""
@@ -217,6 +226,10 @@ class DelegatingSource(Source, Generic[S]):
     def distinct(self) -> bool:  # type: ignore[override]  # a property over the base's class attribute
         return self.source.distinct
 
+    @property
+    def namespace(self) -> str:  # type: ignore[override]  # a property over the base's class attribute
+        return self.source.namespace
+
     def capabilities(self) -> dict[str, Any]:
         return self.source.capabilities()
 
@@ -291,11 +304,12 @@ class CompositeBackend:
             that only in process (tests), never behind a transport.
     """
 
-    __slots__ = ("scopes", "sources")
+    __slots__ = ("namespaces", "scopes", "sources")
 
     def __init__(self, sources: Sequence[Source], scopes: ScopeResolver | None = None) -> None:
         self.sources = tuple(sources)
         self.scopes = scopes
+        self.namespaces = {source.namespace: source for source in self.sources if source.namespace}
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {list(self.sources)!r}>"
@@ -340,6 +354,17 @@ class CompositeBackend:
         if found is not None:
             refused.send(type(self), reason="scope", method=method, name=name, scope=scope)
 
+    def _asked(self, name: str, sources: tuple[Source, ...]) -> tuple[Source, ...]:
+        """The sources to ask for the tool or prompt `name`: only the one whose namespace it is in, else all.
+
+        A hub's remote server serves `ns_name` and no local source may (check E143), so a namespaced call
+        goes straight to its remote instead of asking every local provider first.
+        """
+        owner = self.namespaces.get(name.partition("_")[0]) if self.namespaces else None
+        if owner is None:
+            return sources
+        return (owner,) if owner in sources else ()
+
     async def _merged(self, ctx: RequestContext, method: str, key: str) -> Items:
         scope, sources = await self.reach(ctx)
         lists: list[Items] = [await getattr(source, method)(ctx, scope) for source in sources]
@@ -359,11 +384,14 @@ class CompositeBackend:
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any], ctx: RequestContext) -> Mapping[str, Any]:
         scope, sources = await self.reach(ctx)
-        found = await _first(sources, lambda source: source.get_tool(name, ctx, scope))
+        found = await _first(self._asked(name, sources), lambda source: source.get_tool(name, ctx, scope))
         if found is None:
             await self._refused("tools/call", name, ctx, scope, lambda source: source.get_tool(name, ctx, Scope.SYSTEM))
             raise InvalidParams(f"Unknown tool: {name}")
-        return await call_within_limit(found[1], name, arguments, ctx)
+        tool = found[1]
+        if ctx.connection.param_headers is not None:  # a stateless call over HTTP: its headers mirror arguments
+            check_param_headers(ctx.connection.param_headers, tool.param_headers)
+        return await call_within_limit(tool, name, arguments, ctx)
 
     async def list_resources(self, ctx: RequestContext) -> Items:
         return await self._merged(ctx, "list_resources", "uri")
@@ -395,7 +423,7 @@ class CompositeBackend:
 
     async def get_prompt(self, name: str, arguments: Mapping[str, str], ctx: RequestContext) -> Mapping[str, Any]:
         scope, sources = await self.reach(ctx)
-        found = await _first(sources, lambda source: source.get_prompt(name, ctx, scope))
+        found = await _first(self._asked(name, sources), lambda source: source.get_prompt(name, ctx, scope))
         if found is None:
             await self._refused(
                 "prompts/get", name, ctx, scope, lambda source: source.get_prompt(name, ctx, Scope.SYSTEM)

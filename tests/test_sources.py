@@ -1,14 +1,20 @@
-"""`DelegatingSource`: a wrapper serves what the wrapped source serves, and forwards all of the contract."""
+"""`DelegatingSource`: a wrapper serves what the wrapped source serves, and forwards all of the contract; and
+`CompositeBackend` asks only a namespaced source for a name in its namespace."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
+from mcp_django import Context, ToolProvider
 from mcp_django.endpoints import Endpoint
+from mcp_django.exceptions import MCPCallError
+from mcp_django.extensions import Extension
 from mcp_django.mounts import Mounted
 from mcp_django.overlay import NullOverlay
+from mcp_django.protocol.context import RequestContext
 from mcp_django.registry import Registry
 from mcp_django.scopes import Scope
 from mcp_django.sources import DelegatingSource, Source
@@ -82,3 +88,78 @@ async def test_an_endpoint_serving_wrapped_sources_answers_as_with_the_sources_t
         assert await answers(DelegatingOverlay(), scope) == await answers(NullOverlay(), scope)
     assert (await answers(DelegatingOverlay(), Scope.USER))[0] == ["shout"]
     assert (await answers(DelegatingOverlay(), Scope.TEAM))[0] == ["shout", "whisper"]
+
+
+# -- one lookup: a namespaced name goes straight to the source whose namespace it is in --------------
+
+asked: list[str] = []
+
+
+class Local(ToolProvider):
+    """A local provider that notes every time it is asked for its tools."""
+
+    id = "local-asked"
+
+    def list_tools(self, ctx: Context) -> list[dict[str, Any]]:
+        asked.append("local")
+        return [{"name": "here", "inputSchema": {"type": "object"}}]
+
+    def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> str:
+        return "local"
+
+
+class Remote:
+    """A tool of the namespaced source."""
+
+    param_headers: dict[str, str] = {}
+
+    async def call(self, arguments: Any, request: Any) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "remote"}]}
+
+
+class Namespaced(Source):
+    """A source under the namespace `gh`, as a hub's remote server is."""
+
+    namespace = "gh"
+
+    def capabilities(self) -> dict[str, Any]:
+        return {"tools": {}}
+
+    async def list_tools(self, ctx: RequestContext, scope: Scope) -> list[dict[str, Any]]:
+        asked.append("gh")
+        return [{"name": "gh_there", "inputSchema": {"type": "object"}}]
+
+    def tool_component(self, item: Any) -> Remote:
+        return Remote()
+
+
+class NamespacedExtension(Extension):
+    identifier = "tests/namespaced"
+
+    def sources(self, endpoint: Any) -> Sequence[Source]:
+        return [Namespaced()]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("overlay", [NullOverlay(), DelegatingOverlay()], ids=["plain", "wrapped"])
+async def test_a_namespaced_call_goes_straight_to_its_source_and_asks_no_local_one(overlay: NullOverlay) -> None:
+    endpoint = Endpoint(
+        "ns/mcp",
+        name="ns",
+        mode="adapter",
+        providers=[Local],
+        extensions=[NamespacedExtension],
+        overlay=overlay,
+        allow_anonymous=True,
+    )
+    client = MCPTestClient(endpoint, era="stateless")
+    asked.clear()
+
+    remote = await client.call_tool("gh_there")
+    assert asked == ["gh"]
+    local = await client.call_tool("here")
+    assert asked == ["gh", "local"]
+    assert [remote["content"][0]["text"], local["content"][0]["text"]] == ["remote", "local"]
+    with pytest.raises(MCPCallError, match="Unknown tool: gh_here"):
+        await client.call_tool("gh_here")  # inside the namespace: only its source is asked
+    assert asked == ["gh", "local", "gh"]

@@ -35,6 +35,7 @@ from mcp_django.declarations.signatures import (
 )
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
+from mcp_django.protocol.meta import param_headers_of
 from mcp_django.scopes import Scope
 
 tool_logger = logging.getLogger("mcp_django.tools")
@@ -153,6 +154,8 @@ class Tool:
                 ("_meta", results.plain(meta)),
             ],
         )
+        self.param_headers: Mapping[str, str] = param_headers_of(self.input_schema)
+        """The arguments a stateless call mirrors in `Mcp-Param-*` headers (`x-mcp-header`), checked by the backend."""
 
     def __repr__(self) -> str:
         return f"<Tool {self.name}>"

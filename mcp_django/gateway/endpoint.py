@@ -204,16 +204,6 @@ class GatewayEndpoint(Endpoint):
             instructions = mcp_settings.INSTRUCTIONS
         return server_info, instructions
 
-    def tool_param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope] | None:
-        """A tool's `x-mcp-header` arguments and scope: a local one's, else a remote one's as last listed."""
-        local = super().tool_param_headers(tool_name)
-        if local is not None:
-            return local
-        return next(
-            (source.param_headers[tool_name] for source in self.remote_sources if tool_name in source.param_headers),
-            None,
-        )
-
     def reset(self) -> None:
         """Also forget the resolved servers (their settings may have changed) and what they said about themselves."""
         super().reset()

@@ -132,7 +132,7 @@ class RemoteSource(Source):
         self.name = name or (
             server if isinstance(server, str) else server.name if isinstance(server, RemoteServer) else ""
         )
-        self.param_headers: OrderedDict[str, tuple[dict[str, str], Scope]] = OrderedDict()
+        self.param_headers: OrderedDict[str, dict[str, str]] = OrderedDict()
         self.on_notification: Any = None
         self._remote: RemoteServer | None = None
         self._described: Description | None = None
@@ -306,8 +306,7 @@ class RemoteSource(Source):
             if not isinstance(name, str) or not self.serves_tool(name):
                 continue
             outer, tool_scope = self.outer_name(name), self.tool_scope(name)
-            annotated = param_headers_of(tool.get("inputSchema"))
-            remember(self.param_headers, outer, (annotated, tool_scope) if annotated else None)
+            remember(self.param_headers, outer, param_headers_of(tool.get("inputSchema")) or None)
             if tool_scope <= scope:
                 listed.append({**tool, "name": outer} if self.namespace else tool)
         return listed
@@ -317,7 +316,7 @@ class RemoteSource(Source):
         inner = self.inner_name(name)
         if inner is None or not self.serves_tool(inner) or self.tool_scope(inner) > scope:
             return None
-        return _RemoteTool(self, inner)
+        return _RemoteTool(self, inner, self.param_headers.get(name, {}))
 
     async def list_resources(self, ctx: RequestContext, scope: Scope) -> Items:
         return self._outer_uris(await self._list("resources/list", "resources", ctx), "uri")
@@ -378,13 +377,14 @@ class RemoteSource(Source):
 
 
 class _RemoteTool:
-    """A remote tool, called on the remote server."""
+    """A remote tool, called on the remote server; its `x-mcp-header` arguments are those it was last listed with."""
 
-    __slots__ = ("name", "source")
+    __slots__ = ("name", "param_headers", "source")
 
-    def __init__(self, source: RemoteSource, name: str) -> None:
+    def __init__(self, source: RemoteSource, name: str, param_headers: Mapping[str, str]) -> None:
         self.source = source
         self.name = name
+        self.param_headers = param_headers
 
     async def call(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> Mapping[str, Any]:
         params = {"name": self.name, "arguments": dict(arguments or {})}

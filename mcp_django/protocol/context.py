@@ -78,6 +78,23 @@ class SessionState:
     changed: bool = False
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class ParamHeaders:
+    """A stateless-era `tools/call`'s `Mcp-Param-*` headers, as its transport received them with the call.
+
+    The backend checks them against the `x-mcp-header` arguments of the tool it finds, whatever its
+    source (`protocol.meta.check_param_headers`): against the arguments as the client sent them, so an
+    interceptor that rewrites an argument on its way in does not make a mismatch.
+
+    Args:
+        headers: each `Mcp-Param-<suffix>` header's value (trimmed, not yet decoded), by lower-case suffix.
+        arguments: `params.arguments` of the call as it arrived.
+    """
+
+    headers: Mapping[str, str]
+    arguments: Any
+
+
 @dataclasses.dataclass(slots=True)
 class Connection:
     """What the transport knows about the sender of a message.
@@ -102,6 +119,8 @@ class Connection:
         site: the absolute URL of the site's root as the client reached it (`https://host/`), for
             links the client is sent to open (a URL-mode elicitation); None when the transport has
             no such address (stdio).
+        param_headers: a stateless-era `tools/call`'s `Mcp-Param-*` headers, for a transport carrying
+            one request that has headers (HTTP); None where no such headers apply (the handshake era).
     """
 
     principal: Any = None
@@ -115,6 +134,7 @@ class Connection:
     notifications: NotificationSource | None = None
     close_stream: Callable[[], None] | None = None
     site: str | None = None
+    param_headers: ParamHeaders | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 

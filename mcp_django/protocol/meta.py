@@ -1,7 +1,10 @@
-"""Which era and protocol version a message is served at, and the stateless era's per-request `_meta` checks."""
+"""Which era and protocol version a message is served at, and the stateless era's per-request checks: its
+`_meta`, and a tool's `x-mcp-header` arguments against the `Mcp-Param-*` headers that mirror them."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Mapping
 from typing import Any, Final
@@ -12,8 +15,9 @@ from mcp_django.protocol.context import (
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     Connection,
+    ParamHeaders,
 )
-from mcp_django.protocol.jsonrpc import InvalidParams, UnsupportedProtocolVersion
+from mcp_django.protocol.jsonrpc import HeaderMismatch, InvalidParams, UnsupportedProtocolVersion
 from mcp_django.protocol.versions import (
     DEFAULT_HEADERLESS_VERSION,
     LATEST_HANDSHAKE_VERSION,
@@ -106,3 +110,64 @@ def param_header_error(input_schema: Any) -> str | None:
         if schema.get("type") not in _HEADER_TYPES:
             return f"x-mcp-header on {argument!r}, whose type is not string, integer or boolean"
     return None
+
+
+_BASE64_VALUE: Final = re.compile(r"=\?base64\?(.*)\?=", re.DOTALL)
+_VISIBLE_ASCII: Final = re.compile(r"[\x20-\x7e\t]*")
+
+
+def decode_header_value(value: str) -> str:
+    """Decode an MCP header value, which is either literal ASCII or `=?base64?<UTF-8 as base64>?=`.
+
+    Raises:
+        HeaderMismatch: characters outside visible ASCII, or a malformed base64 value.
+    """
+    if not (value.isascii() and value.isprintable()) and not _VISIBLE_ASCII.fullmatch(value):
+        raise HeaderMismatch("Header mismatch: header values must be visible ASCII")
+    encoded = _BASE64_VALUE.fullmatch(value) if value.startswith("=?") else None
+    if encoded is None:
+        return value
+    try:
+        return base64.b64decode(encoded.group(1), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        raise HeaderMismatch("Header mismatch: invalid base64 header value") from None
+
+
+def check_param_headers(sent: ParamHeaders, declared: Mapping[str, str]) -> None:
+    """Check a stateless `tools/call`'s `Mcp-Param-*` headers against the arguments the client sent.
+
+    Args:
+        sent: the call's headers and arguments, as its transport received them.
+        declared: argument name -> header suffix, the found tool's `x-mcp-header` annotations.
+
+    Raises:
+        HeaderMismatch: an argument with a value lacks its header, a header comes without its
+            argument, or the (decoded) header value differs from the argument.
+    """
+    arguments = sent.arguments if isinstance(sent.arguments, dict) else {}
+    for argument, suffix in declared.items():
+        raw = sent.headers.get(suffix.lower())
+        value = arguments.get(argument)
+        if value is None:
+            if raw is not None:
+                raise HeaderMismatch(f"Header mismatch: Mcp-Param-{suffix} is sent without the argument {argument!r}")
+            continue
+        if raw is None:
+            raise HeaderMismatch(f"Header mismatch: the Mcp-Param-{suffix} header is required")
+        if not _same_value(decode_header_value(raw), value):
+            raise HeaderMismatch(f"Header mismatch: Mcp-Param-{suffix} does not match the argument {argument!r}")
+
+
+def _same_value(header: str, value: Any) -> bool:
+    """Compare a header's text with the JSON value it mirrors (numbers numerically, booleans as true/false)."""
+    if isinstance(value, bool):
+        return header == ("true" if value else "false")
+    if isinstance(value, (int, float)):
+        try:
+            number = float(header)
+        except ValueError:
+            return False
+        return number == value if isinstance(value, int) else abs(number - value) <= 1e-9
+    if isinstance(value, str):
+        return header == value
+    return True  # x-mcp-header is only allowed on primitive arguments

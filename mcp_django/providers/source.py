@@ -22,6 +22,7 @@ from mcp_django.permissions import parse_permissions, permitted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import internal_errors
 from mcp_django.protocol.jsonrpc import InvalidParams, MCPError, ResourceNotFound
+from mcp_django.protocol.meta import param_headers_of
 from mcp_django.providers.base import PromptProvider, Provider, ResourceProvider, ToolProvider
 from mcp_django.scopes import Scope
 from mcp_django.sources import Source, ToolComponent
@@ -152,7 +153,7 @@ class ProviderSource(Source):
         return None if item is None else self.tool_component(item)
 
     def tool_component(self, item: Mapping[str, Any]) -> ProviderTool:
-        return ProviderTool(self, str(item.get("name", "")))
+        return ProviderTool(self, str(item.get("name", "")), param_headers_of(item.get("inputSchema")))
 
     def resource_component(self, item: Mapping[str, Any]) -> ProviderResource:
         mime_type = item.get("mimeType")
@@ -177,11 +178,12 @@ class ProviderSource(Source):
 class ProviderTool:
     """A tool a provider listed: `call` runs the provider's `call_tool`."""
 
-    __slots__ = ("name", "source")
+    __slots__ = ("name", "param_headers", "source")
 
-    def __init__(self, source: ProviderSource, name: str) -> None:
+    def __init__(self, source: ProviderSource, name: str, param_headers: Mapping[str, str]) -> None:
         self.source = source
         self.name = name
+        self.param_headers = param_headers
 
     async def call(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> dict[str, Any]:
         try:

@@ -44,7 +44,6 @@ from mcp_django.protocol.jsonrpc import (
     parse_json,
     request_id_of,
 )
-from mcp_django.scopes import Scope
 from mcp_django.sessions import SessionRefused, StoredSession
 from mcp_django.transports import resumable
 from mcp_django.transports.body import (
@@ -60,7 +59,7 @@ from mcp_django.transports.body import (
 )
 from mcp_django.transports.cors import cors_headers, is_preflight, preflight_headers
 from mcp_django.transports.failures import error_status, failure
-from mcp_django.transports.headers import check_mirror_headers, check_param_headers, header_value
+from mcp_django.transports.headers import check_mirror_headers, header_value, param_headers_of_call
 from mcp_django.transports.resume_relay import stream_relay
 from mcp_django.transports.sse import SSE_HEADERS, dump_message, event_stream, is_stream_event_id
 
@@ -231,35 +230,6 @@ class StreamableHTTP:
         allow = ("GET, POST, DELETE" if listening else "POST, DELETE") if sessions else "POST"
         return _error(405, InvalidRequest("Method Not Allowed"), Allow=allow)
 
-    def check_headers(
-        self, message: dict[str, Any], headers: Mapping[str, str], version_header: str, scope: Scope
-    ) -> None:
-        """Run the stateless era's header checks: the standard mirror headers, then a tool's `Mcp-Param-*`.
-
-        A tool the caller's scope does not reach is left to the core, which answers it as unknown.
-
-        Raises:
-            HeaderMismatch: a header is missing, malformed, or disagrees with the body.
-        """
-        check_mirror_headers(message, headers, version_header)
-        params = message.get("params")
-        if message["method"] == "tools/call" and isinstance(params, dict) and isinstance(params.get("name"), str):
-            annotated, needed = self.param_headers(params["name"])
-            if not annotated:
-                return
-            if scope < needed:
-                return
-            check_param_headers(params.get("arguments"), headers, annotated)
-
-    def param_headers(self, tool_name: str) -> tuple[Mapping[str, str], Scope]:
-        """The `x-mcp-header` annotations of a tool's arguments (argument -> header suffix), and its scope.
-
-        Asked of the endpoint each time, never memorised here: a gateway's tool names are a remote's,
-        which may make up new ones forever (the endpoint keeps a bounded number).
-        """
-        found = self.endpoint.tool_param_headers(tool_name)
-        return ({}, Scope.USER) if found is None else found  # unknown names are the core's to answer
-
     async def _post(
         self,
         headers: Mapping[str, str],
@@ -309,9 +279,10 @@ class StreamableHTTP:
             if isinstance(message, dict) and isinstance(message.get("method"), str):
                 assert version_header is not None  # a stateless era is only chosen by the header
                 try:
-                    self.check_headers(message, headers, version_header, admission.scope)
+                    check_mirror_headers(message, headers, version_header)
                 except HeaderMismatch as error:
                     return failed_response(error, era, request_id_of(message))
+                connection.param_headers = param_headers_of_call(message, headers)  # the backend checks them
             return await self._dispatch(message, connection, era, None)
 
         store = self.endpoint.session_store

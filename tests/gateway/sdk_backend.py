@@ -5,16 +5,17 @@
 
 Its tools let a test see what reached it: `seen_headers` returns the HTTP headers of the request,
 `slow` sleeps (so a test can kill the process or time out mid-call), `announce` sends
-`notifications/tools/list_changed`.
+`notifications/tools/list_changed`, `locate` mirrors its `region` argument in an `Mcp-Param-Region` header.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import Field
 
 server = MCPServer("sdk-backend", version="9.9.9", instructions="The official SDK behind a gateway.")
 
@@ -36,6 +37,12 @@ async def slow(seconds: float) -> str:
 def seen_headers(ctx: Context) -> dict[str, Any]:
     """The HTTP headers this call arrived with (lower-case names)."""
     return {"headers": {name.lower(): value for name, value in (ctx.headers or {}).items()}}
+
+
+@server.tool()
+def locate(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+    """Say where the call ran (2026-07-28 clients mirror `region` in `Mcp-Param-Region`)."""
+    return f"ran in {region}"
 
 
 @server.tool()

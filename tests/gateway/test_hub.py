@@ -73,6 +73,22 @@ async def test_a_call_to_a_tool_of_a_remote_that_is_down_is_a_clear_error() -> N
     assert answer["error"]["message"].startswith("Backend 'gateway gw-hub' unavailable: ")
 
 
+@pytest.mark.parametrize(("path", "name"), [("/hub/mcp", "sdk_locate"), ("/stdio/mcp", "locate")])
+async def test_a_remote_tools_param_header_that_differs_from_its_argument_is_refused(path: str, name: str) -> None:
+    listed = await asyncio.wait_for(send(path, "tools/list"), WAIT)  # the front learns the remote's x-mcp-header
+    assert name in [tool["name"] for tool in listed["result"]["tools"]]
+    call = {"name": name, "arguments": {"region": "eu-west"}}
+
+    refused = await send(path, "tools/call", call, headers={"Mcp-Param-Region": "us-east"})
+    served = await send(path, "tools/call", call, headers={"Mcp-Param-Region": "eu-west"})
+
+    assert refused["error"] == {
+        "code": -32020,
+        "message": "Header mismatch: Mcp-Param-Region does not match the argument 'region'",
+    }
+    assert text_of(served) == "ran in eu-west", served
+
+
 async def test_a_hub_answers_a_name_outside_every_namespace_as_unknown() -> None:
     answer = await send("/hub/mcp", "tools/call", {"name": "io_slow", "arguments": {"seconds": 0}})
 
