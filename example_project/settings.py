@@ -181,7 +181,7 @@ MCP_DJANGO = {
     # the conformance fixture (or another server's, MCP_EXAMPLE_GATEWAY_BACKEND_URL) the gateways front,
     # and the first gateway, which the second one fronts in turn (chained gateways).
     "SERVERS": {
-        "demo": {"URL": f"{EXAMPLE_BASE_URL}/interceptors/mcp", "TIMEOUT_MS": 2000},
+        "demo": {"URL": f"{EXAMPLE_BASE_URL}/interceptors/mcp", "TIMEOUT": 2},
         "conformance": {
             "URL": os.environ.get("MCP_EXAMPLE_GATEWAY_BACKEND_URL", f"{EXAMPLE_BASE_URL}/conformance/mcp"),
         },

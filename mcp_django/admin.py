@@ -16,7 +16,7 @@ from django.urls import URLPattern, path
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
-from mcp_django.conf import mcp_settings
+from mcp_django.client.conf import client_settings
 from mcp_django.control import inventory
 from mcp_django.control.dashboard import dashboard_context
 from mcp_django.models import (
@@ -383,7 +383,7 @@ class InterceptorServerAdmin(_InterceptorServerAdminBase):
 
     @admin.display(description="in settings")
     def in_settings(self, obj: InterceptorServer) -> str:
-        configured = mcp_settings.SERVERS.get(obj.name) if obj.name else None
+        configured = client_settings.SERVERS.get(obj.name) if obj.name else None
         if not isinstance(configured, dict):
             return "no: added here (give its URL)"
         return f"yes: {configured.get('URL') or ' '.join(configured.get('COMMAND') or ())}"

@@ -14,11 +14,14 @@ class MCPDjangoConfig(AppConfig):
     # A remote server's tasks, through a gateway or hub that runs no task tools of its own: the alternative
     # of `mcp_django.tasks`' extension (same identifier), served where it applies and that one does not.
     mcp_extensions = ["mcp_django.gateway.tasks.RemoteTasksExtension"]
+    # The MCP client's keys (SERVERS, REMOTE_*): it ships with the core app, without an app of its own.
+    mcp_settings = ["mcp_django.client.conf.client_settings"]
 
     def ready(self) -> None:
         from django.apps import apps
 
-        # Register the system checks: the core's (settings, what endpoints offer, permissions=), the extensions'.
+        # Register the system checks: the core's (settings, declarations, endpoints, permissions=), the extensions'.
+        import mcp_django.checks.declarations
         import mcp_django.checks.endpoints
         import mcp_django.checks.permissions
         import mcp_django.checks.settings

@@ -9,6 +9,12 @@ Everything in mcp_django reads configuration through `mcp_settings`::
 Values come from `settings.MCP_DJANGO`, falling back to `DEFAULTS`. Keys listed in
 `IMPORT_STRINGS` are resolved to the object they name on first access. Everything is
 re-read when a test changes `MCP_DJANGO` (`override_settings` sends `setting_changed`).
+
+`DEFAULTS` holds the core's keys only. An extension or optional app owns its keys: it makes an
+`MCPSettings` of its own (their defaults and value rules) and names it on its `AppConfig`
+(`mcp_settings = ["shop.conf.shop_settings"]`) or its `Extension` class (`settings = shop_settings`).
+Its code reads its keys through that object; `mcp_settings` answers for them too, and the system
+checks accept and check them (docs/extensions.md).
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import tempfile
-from collections.abc import Callable, Mapping
+import weakref
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -29,6 +36,8 @@ from django.utils.module_loading import import_string
 from mcp_django.version import __version__
 
 SETTING_NAME: Final = "MCP_DJANGO"
+CORE: Final = "mcp_django"
+"""The owner of `DEFAULTS`' keys."""
 
 MiB: Final = 1024 * 1024
 
@@ -51,28 +60,12 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "MAX_PUBLIC_REQUEST_BYTES": 64 * 1024,
     "ALLOWED_ORIGINS": [],
     "PAGE_SIZE": 100,
-    "CACHE_TTL_MS": 60_000,
+    "CACHE_TTL": 60,
     "CACHE_SCOPE": "private",
     "STATIC_MODULE": "mcp",
     # Asking the client for input (docs/asking-the-client.md).
     "CLIENT_REQUEST_TIMEOUT": 300,
     "REQUEST_STATE_TTL": 600,
-    # Tools that run as tasks (docs/tasks.md): the backend of settings.TASKS that runs them, and the
-    # ttlMs and pollIntervalMs their tasks advertise.
-    "TASKS_BACKEND": "default",
-    "TASK_TTL_MS": 3_600_000,
-    "TASK_POLL_INTERVAL_MS": 500,
-    # What one caller can make the workers hold (docs/tasks.md): active tasks per user and for all anonymous
-    # callers together, seconds a task may run, bytes stored per task, and how often expired rows go.
-    "TASK_MAX_ACTIVE_PER_USER": 20,
-    "TASK_MAX_ACTIVE_ANONYMOUS": 20,
-    "TASK_TIMEOUT": 900,
-    "TASK_MAX_BYTES": MiB,
-    "TASK_PURGE_INTERVAL": 300,
-    # The Skills extension (docs/skills.md): directories of skill directories, searched before the apps'.
-    "SKILLS_DIRS": [],
-    # The scope a caller needs to see a skill, by skill name (USER when not listed).
-    "SKILL_SCOPES": {},
     # Scopes and authentication (docs/scopes.md, docs/authentication.md).
     "SCOPE_GROUPS": {},
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -80,24 +73,12 @@ DEFAULTS: Final[Mapping[str, Any]] = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "AUTHORIZATION_SERVERS": [],
-    # The `oauth` extra (docs/oauth.md): client registrations one address may make, and failed logins.
-    "OAUTH_REGISTRATION_RATE": "30/hour",
-    "OAUTH_LOGIN_RATE": "5/minute",
-    "OAUTH_TOKEN_RATE": "60/minute",
-    "OAUTH_CLIENT_ASSERTION_MAX_AGE": 300,
-    "OAUTH_JWKS_MAX_AGE": 3600,
-    # Enterprise sign-in (docs/oauth.md): identity providers whose ID-JAGs are exchanged for tokens, by issuer.
-    "OAUTH_TRUSTED_ISSUERS": {},
     # Protocol extensions (docs/extensions.md): import strings, served beside those the apps name.
     "EXTENSIONS": [],
     # Interceptors (docs/interceptors.md).
     "INTERCEPTORS": [],
     "INTERCEPTOR_DIRECTIONS": {"request": "sending", "response": "receiving"},
-    "INTERCEPTOR_CHAIN_TIMEOUT_MS": None,
-    # Telemetry (docs/observability.md): tool arguments and results as span attributes only when opted
-    # in, and then redacted with the redaction interceptor's rules (RedactionOptions: patterns, replacement).
-    "TELEMETRY_TOOL_CONTENT": False,
-    "TELEMETRY_REDACTION": {},
+    "INTERCEPTOR_CHAIN_TIMEOUT": None,
     # The admin's state (docs/admin.md).
     "STATE_CHECK_INTERVAL": 0.5,
     # The audit trail (docs/interceptors.md): the local spool used while the database cannot take rows.
@@ -111,34 +92,16 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "DATABASE_THREADS": 8,
     "AUTH_CACHE_TTL": 60,
     "SCOPE_POLICY": "mcp_django.scopes.GroupScopePolicy",
-    # Remote MCP servers by name, like DATABASES (docs/gateway.md): what gateways, hubs, interceptor
-    # entries `{"SERVER": name}` and `MCPClient(name)` connect to; then the timeouts of the connections.
-    "SERVERS": {},
     # The site's absolute URL (`https://example.com/`) where no request names it (stdio): the links a
     # client is sent to open, such as the page where a user connects their own account upstream.
     "SITE_URL": None,
-    "GATEWAY_CONNECT_TIMEOUT": 10.0,
-    "GATEWAY_READ_TIMEOUT": 60.0,
-    # Bounds on what a remote MCP server sends (docs/deployment.md): one message after decompression
-    # (a JSON answer, an SSE event, a stdio line), one listing (all its pages), descriptions, input
-    # rounds and the wall time of one forwarded operation.
-    "REMOTE_MAX_MESSAGE_BYTES": 4 * MiB,
-    "REMOTE_MAX_LIST_ITEMS": 10_000,
-    "REMOTE_MAX_LIST_PAGES": 100,
-    "REMOTE_MAX_DESCRIPTION_CHARS": 8192,
-    "REMOTE_MAX_INPUT_ROUNDS": 10,
-    "REMOTE_CALL_TIMEOUT": 600.0,
-    # The site as an OAuth client of remote servers (docs/client.md): the largest answer it reads from
-    # their authorization servers (metadata, registration, tokens); whether a server on a loopback name
-    # may use an authorization server on loopback too (development and tests only).
-    "OAUTH_CLIENT_MAX_BYTES": 64 * 1024,
-    "OAUTH_CLIENT_ALLOW_LOOPBACK": False,
     # Faults (docs/deployment.md): time limits, shutdown, an unavailable database.
     "TOOL_TIMEOUT": None,
     "SHUTDOWN_GRACE": 5.0,
     "RETRY_AFTER": 5,
 }
-"""Every key `MCP_DJANGO` accepts, with its default. `docs/settings.md` describes each."""
+"""The core's keys, with their defaults; the installed parts declare their own (`declared_settings()`).
+`docs/settings.md` describes each, under its owner."""
 
 IMPORT_STRINGS: Final[frozenset[str]] = frozenset({"SESSION_STORE", "SCOPE_POLICY"})
 """Keys whose value is a dotted path (or the object itself), resolved lazily."""
@@ -155,17 +118,51 @@ def _default_audit_spool_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"mcp_django-audit-{hashlib.sha256(where.encode()).hexdigest()[:12]}"
 
 
-class MCPSettings:
-    """Attribute access to `MCP_DJANGO`, with defaults and lazily imported import strings.
+Rule = tuple[Callable[[Any], bool], str]
+"""A value rule: (accepts the value, what the check message says it must be, e.g. "a positive integer")."""
 
-    Values are cached on the instance after first access; `reload()` drops the cache.
+
+class MCPSettings:
+    """Attribute access to the `MCP_DJANGO` keys one owner declares, with defaults and lazily imported strings.
+
+    The core's are `mcp_settings`, which also answers for the keys the installed parts declare
+    (`declared_settings()`). An extension makes its own::
+
+        shop_settings = MCPSettings(
+            {"SHOP_RECEIPT_DAYS": 30},
+            owner="shop",
+            rules={"SHOP_RECEIPT_DAYS": (lambda v: isinstance(v, int) and v > 0, "a positive integer")},
+        )
+
+    Values are cached on the instance after first access; `reload()` drops the cache (every instance
+    reloads when `MCP_DJANGO` changes).
+
+    Args:
+        defaults: every key the owner accepts, with its default.
+        owner: who declares the keys, the package or app (`"mcp_django.tasks"`): the settings reference
+            and the check that finds two owners of one key name it.
+        rules: value rules by key, checked by `manage.py check` (`mcp_django.E004`).
+        import_strings: keys whose value is a dotted path, resolved to the object on first access.
     """
 
-    def __init__(self, defaults: Mapping[str, Any] = DEFAULTS, import_strings: frozenset[str] = IMPORT_STRINGS):
+    def __init__(
+        self,
+        defaults: Mapping[str, Any],
+        *,
+        owner: str,
+        rules: Mapping[str, Rule] | None = None,
+        import_strings: frozenset[str] = frozenset(),
+    ) -> None:
         self.defaults = defaults
         self.import_strings = import_strings
+        self.owner = owner
+        self.rules: Mapping[str, Rule] = rules or {}
         self._cached: set[str] = set()
         self._reload_callbacks: list[Callable[[], None]] = []
+        _instances.add(self)
+
+    def __repr__(self) -> str:
+        return f"<MCPSettings of {self.owner}: {len(self.defaults)} keys>"
 
     @property
     def user_settings(self) -> Mapping[str, Any]:
@@ -175,7 +172,10 @@ class MCPSettings:
 
     def __getattr__(self, name: str) -> Any:
         if name not in self.defaults:
-            raise AttributeError(f"Invalid MCP_DJANGO setting: {name!r}")
+            owner = _owner_of(name) if self.owner == CORE and not name.startswith("_") else None
+            if owner is None:
+                raise AttributeError(f"Invalid MCP_DJANGO setting: {name!r}")
+            return getattr(owner, name)
         value = self.user_settings.get(name, self.defaults[name])
         if name == "SERVER_INFO" and value is None:
             value = _default_server_info()
@@ -209,7 +209,50 @@ class MCPSettings:
         self._reload_callbacks.append(callback)
 
 
-mcp_settings = MCPSettings()
+_instances: weakref.WeakSet[MCPSettings] = weakref.WeakSet()
+mcp_settings = MCPSettings(DEFAULTS, owner=CORE, import_strings=IMPORT_STRINGS)
+_declared: tuple[MCPSettings, ...] | None = None
+
+
+def declared_settings() -> tuple[MCPSettings, ...]:
+    """The settings the installed parts declare beside the core's, in `INSTALLED_APPS` order.
+
+    Each app config's `mcp_settings` (import strings of `MCPSettings`), then the `settings` of the
+    extensions `MCP_DJANGO["EXTENSIONS"]` and the apps' `mcp_extensions` name. Found on first use and
+    again after `MCP_DJANGO` or `INSTALLED_APPS` change; until the app registry is ready only
+    `EXTENSIONS` is looked at, and nothing is kept. An extension that does not import is left out
+    (check `mcp_django.E121` reports it); an `mcp_settings` entry that does not import raises.
+    """
+    global _declared
+    if _declared is not None:
+        return _declared
+    from django.apps import apps
+
+    found: list[Any] = []
+    named: list[Any] = list(_as_list(mcp_settings.EXTENSIONS))
+    if apps.apps_ready:
+        for app_config in apps.get_app_configs():
+            found += (import_string(path) for path in _as_list(getattr(app_config, "mcp_settings", ())))
+            named += _as_list(getattr(app_config, "mcp_extensions", ()))
+    for entry in named:
+        try:
+            extension = import_string(entry) if isinstance(entry, str) else entry
+        except ImportError:
+            continue
+        found.append(getattr(extension, "settings", None))
+    owners = (owner for owner in found if isinstance(owner, MCPSettings) and owner is not mcp_settings)
+    unique = tuple({id(owner): owner for owner in owners}.values())
+    if apps.apps_ready:
+        _declared = unique
+    return unique
+
+
+def _as_list(value: Any) -> Iterable[Any]:
+    return value if isinstance(value, (list, tuple)) else ()
+
+
+def _owner_of(name: str) -> MCPSettings | None:
+    return next((owner for owner in declared_settings() if name in owner.defaults), None)
 
 
 def normalize_origin(origin: str) -> str | None:
@@ -306,9 +349,13 @@ def django_http_settings() -> HTTPSettings:
 
 
 def _reload_mcp_settings(*, setting: str, **kwargs: Any) -> None:
-    global _allowed_hosts, _http_settings
+    global _allowed_hosts, _http_settings, _declared
     if setting in (SETTING_NAME, "SECRET_KEY", "SECRET_KEY_FALLBACKS"):  # keys are derived from the secrets
-        mcp_settings.reload()
+        _declared = None
+        for instance in list(_instances):
+            instance.reload()
+    elif setting == "INSTALLED_APPS":
+        _declared = None
     elif setting in ("ALLOWED_HOSTS", "DEBUG"):
         _allowed_hosts = None
     elif setting in _HTTP_SETTINGS:

@@ -382,7 +382,7 @@ class Endpoint:
             server_info=server_info,
             instructions=instructions,
             page_size=mcp_settings.PAGE_SIZE,
-            cache_ttl_ms=mcp_settings.CACHE_TTL_MS,
+            cache_ttl_ms=round(mcp_settings.CACHE_TTL * 1000),
             cache_scope=mcp_settings.CACHE_SCOPE,
             state_codec=RequestStateCodec(
                 *state_keys[:1], fallback_keys=state_keys[1:], ttl_seconds=mcp_settings.REQUEST_STATE_TTL

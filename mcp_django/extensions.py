@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from django.core.checks import CheckMessage, Error, Tags, register
 
 from mcp_django.checks.support import short
-from mcp_django.conf import SETTING_NAME, mcp_settings
+from mcp_django.conf import SETTING_NAME, MCPSettings, mcp_settings
 from mcp_django.declarations.tools import ToolRunner
 from mcp_django.protocol.features.base import MethodSpec
 from mcp_django.protocol.hooks import OperationHook
@@ -66,6 +66,11 @@ class Extension:
     advertised: bool = True
     """Whether clients are told: False for an extension of the server alone (telemetry), which serves an
     endpoint (its capability is not None) without a capability under `capabilities.extensions`."""
+
+    settings: MCPSettings | None = None
+    """The `MCP_DJANGO` keys the extension owns (an `MCPSettings` of its own: defaults and value rules), which
+    `manage.py check` then accepts and checks and `mcp_settings` answers for; None: it has none. An app
+    names its own on its `AppConfig` instead (`mcp_settings = ["shop.conf.shop_settings"]`)."""
 
     def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
         """What this endpoint advertises under `capabilities.extensions[identifier]`.

@@ -18,7 +18,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from example_project.demo.models import Book
-from mcp_django.checks.settings import check_state_rows
+from mcp_django.checks.declarations import check_state_rows
 from mcp_django.control.state import control_state
 from mcp_django.models import InterceptorState, MCPSession, ProviderState, StateVersion, ToolCallRecord, ToolState
 from mcp_django.providers import provider_registry

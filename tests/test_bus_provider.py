@@ -12,7 +12,7 @@ from django.test import Client, override_settings
 
 from example_project.demo.models import Book
 from mcp_django.bus import Bus, BusProvider, CallNext, Command, Empty, Err, Metadata, Ok, current_metadata
-from mcp_django.checks import settings as checks
+from mcp_django.checks import declarations as checks
 from mcp_django.endpoints import Endpoint
 from mcp_django.interceptors.audit import flush_audit_log
 from mcp_django.models import ToolCallRecord

@@ -9,7 +9,8 @@ from django.core.checks import Error, Warning
 from django.test import override_settings
 
 from mcp_django import Registry
-from mcp_django.checks.settings import check_registries, check_settings
+from mcp_django.checks.declarations import check_registries
+from mcp_django.checks.settings import check_settings
 
 
 def run(value: Any) -> list[Any]:
@@ -29,7 +30,7 @@ def test_valid_settings_pass() -> None:
                 "MAX_REQUEST_BYTES": 1024,
                 "ALLOWED_ORIGINS": ["https://app.example.com", "http://intranet:8080"],
                 "PAGE_SIZE": 20,
-                "CACHE_TTL_MS": 0,
+                "CACHE_TTL": 0,
                 "CACHE_SCOPE": "public",
                 "STATIC_MODULE": "mcp_tools",
                 "SCOPE_POLICY": "mcp_django.scopes.GroupScopePolicy",
@@ -63,7 +64,7 @@ def test_e002_an_unknown_key_with_nothing_close() -> None:
     assert run({"FROBNICATE": 1}) == [
         Error(
             "MCP_DJANGO has an unknown key 'FROBNICATE'.",
-            hint="Remove it. See docs/settings.md.",
+            hint="Remove it, or install what declares it. See docs/settings.md.",
             id="mcp_django.E002",
         )
     ]
@@ -97,7 +98,7 @@ def test_e003_an_import_string_that_is_not_a_string() -> None:
         ("MAX_REQUEST_BYTES", -1, "MCP_DJANGO['MAX_REQUEST_BYTES'] must be a positive integer.", "-1"),
         ("MAX_REQUEST_BYTES", True, "MCP_DJANGO['MAX_REQUEST_BYTES'] must be a positive integer.", "True"),
         ("PAGE_SIZE", 2.5, "MCP_DJANGO['PAGE_SIZE'] must be a positive integer.", "2.5"),
-        ("CACHE_TTL_MS", -5, "MCP_DJANGO['CACHE_TTL_MS'] must be an integer >= 0.", "-5"),
+        ("CACHE_TTL", -5, "MCP_DJANGO['CACHE_TTL'] must be a number of seconds >= 0.", "-5"),
         ("CACHE_SCOPE", "shared", "MCP_DJANGO['CACHE_SCOPE'] must be 'public' or 'private'.", "'shared'"),
         (
             "ALLOWED_ORIGINS",

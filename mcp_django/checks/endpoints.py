@@ -1,4 +1,5 @@
-"""Checks of what the mounted endpoints offer: declarations nothing on them delivers, and their own extensions.
+"""Checks of the mounted endpoints: distinct paths and names, known providers, their interceptor lists (and the
+settings'), declarations nothing on them delivers, and their own extensions.
 
 A tool declared with `task=` or `app=` needs an extension on the endpoint that serves it; without one it
 still works, but not as declared (it runs inline, hosts never see its view): E123, W200. An endpoint's
@@ -9,13 +10,15 @@ their own checks, as installed ones do in `check_extensions`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
 
 from django.apps import AppConfig
+from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
-from mcp_django.checks.support import short
+from mcp_django.checks.support import setting, short
+from mcp_django.conf import SETTING_NAME
 
 
 def _endpoints() -> list[Any]:
@@ -91,3 +94,66 @@ def check_endpoint_extensions(app_configs: Iterable[AppConfig] | None = None, **
         if found not in unique:
             unique.append(found)
     return unique
+
+
+@register(Tags.urls)
+def check_endpoints(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check the endpoints the root URLconf mounts: distinct paths and names, known provider ids."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from mcp_django.endpoints import endpoint_registry
+    from mcp_django.providers import provider_registry
+
+    try:
+        registry = endpoint_registry()
+    except ImproperlyConfigured as error:
+        message, _, hint = str(error).partition("; ")
+        return [Error(f"{message}.", hint=f"{hint[:1].upper()}{hint[1:]}", id="mcp_django.E013")]
+    except Exception:  # a URLconf that does not import: Django's own URL checks report it
+        return []
+    messages: list[CheckMessage] = []
+    for endpoint in registry:
+        for provider_id in endpoint.provider_ids or ():
+            if not isinstance(provider_id, str):
+                continue
+            try:
+                provider_registry.get(provider_id)
+            except LookupError:
+                messages.append(
+                    Error(
+                        f"Endpoint {endpoint.name!r} names an unknown provider {short(provider_id, 40)}.",
+                        hint="Use the id of a provider an app lists in mcp_providers.",
+                        id="mcp_django.E014",
+                    )
+                )
+    return messages
+
+
+INTERCEPTOR_CHECK_IDS: Final[Mapping[str, str]] = {
+    "import": "mcp_django.E018",
+    "not_interceptor": "mcp_django.E019",
+    "priority_both": "mcp_django.E020",
+    "duplicate": "mcp_django.E021",
+    "widened": "mcp_django.E022",
+    "value": "mcp_django.E023",
+    "options": "mcp_django.E024",
+}
+"""The check ID of each kind of interceptor-list problem (`interceptors.config.PROBLEM_KINDS`)."""
+
+
+@register(Tags.compatibility)
+def check_interceptors(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Check `MCP_DJANGO["INTERCEPTORS"]` and the interceptor list of every mounted endpoint."""
+    from mcp_django.endpoints import mounted_endpoints
+    from mcp_django.interceptors.config import plan_problems
+
+    user = getattr(settings, SETTING_NAME, {})
+    problems = plan_problems(user.get("INTERCEPTORS", []), setting("INTERCEPTORS")) if isinstance(user, Mapping) else []
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf is Django's URL checks' to report
+        endpoints = []
+    for endpoint in endpoints:
+        if endpoint.interceptors is not None:
+            problems += plan_problems(endpoint.interceptors, f"Endpoint {endpoint.name!r} interceptors")
+    return [Error(problem.message, hint=problem.hint, id=INTERCEPTOR_CHECK_IDS[problem.kind]) for problem in problems]

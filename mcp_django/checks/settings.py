@@ -1,6 +1,8 @@
-"""System checks: every configuration mistake is reported at start-up with a stable ID.
+"""The checks of `MCP_DJANGO`: its type, its keys (the core's and every installed owner's), import strings,
+values, and the scopes and authentication classes it names.
 
-IDs are documented in `docs/checks.md`; never renumber one.
+Every configuration mistake is reported at start-up with a stable ID; IDs are documented in
+`docs/checks.md`; never renumber one.
 """
 
 from __future__ import annotations
@@ -15,20 +17,18 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.utils.module_loading import import_string
 
-from mcp_django.checks.support import is_int, is_number, is_positive_int, setting, short, type_name
-from mcp_django.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, normalize_origin
+from mcp_django.checks.support import is_number, is_positive_int, setting, short, type_name
+from mcp_django.conf import (
+    DEFAULTS,
+    IMPORT_STRINGS,
+    SETTING_NAME,
+    MCPSettings,
+    declared_settings,
+    mcp_settings,
+    normalize_origin,
+)
 
 CACHE_SCOPES: Final = ("public", "private")
-INTERCEPTOR_CHECK_IDS: Final[Mapping[str, str]] = {
-    "import": "mcp_django.E018",
-    "not_interceptor": "mcp_django.E019",
-    "priority_both": "mcp_django.E020",
-    "duplicate": "mcp_django.E021",
-    "widened": "mcp_django.E022",
-    "value": "mcp_django.E023",
-    "options": "mcp_django.E024",
-}
-"""The check ID of each kind of interceptor-list problem (`interceptors.config.PROBLEM_KINDS`)."""
 AUDIT_WHEN_FULL: Final = ("refuse", "drop")
 _DOCS: Final = "See docs/settings.md."
 
@@ -50,7 +50,7 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "ALLOWED_ORIGINS": (lambda v: isinstance(v, (list, tuple)), "a list of origins"),
     "PAGE_SIZE": (is_positive_int, "a positive integer"),
     "SITE_URL": (lambda v: v is None or (isinstance(v, str) and v.startswith(("http://", "https://"))), "a URL"),
-    "CACHE_TTL_MS": (lambda v: is_int(v) and v >= 0, "an integer >= 0"),
+    "CACHE_TTL": (lambda v: is_number(v) and v >= 0, "a number of seconds >= 0"),
     "CACHE_SCOPE": (lambda v: v in CACHE_SCOPES, "'public' or 'private'"),
     "STATIC_MODULE": (lambda v: v is None or (isinstance(v, str) and v.isidentifier()), "a module name or None"),
     "CLIENT_REQUEST_TIMEOUT": (
@@ -64,11 +64,6 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         lambda v: isinstance(v, (list, tuple)) and all(isinstance(url, str) for url in v),
         "a list of URLs",
     ),
-    "TASK_MAX_ACTIVE_PER_USER": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
-    "TASK_MAX_ACTIVE_ANONYMOUS": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
-    "TASK_TIMEOUT": (lambda v: v is None or (is_number(v) and v > 0), "a positive number of seconds or None"),
-    "TASK_MAX_BYTES": (is_positive_int, "a positive integer"),
-    "TASK_PURGE_INTERVAL": (lambda v: v is None or (is_number(v) and v >= 0), "a number >= 0 or None"),
     "EXTENSIONS": (lambda v: isinstance(v, (list, tuple)), "a list of dotted paths"),
     "INTERCEPTOR_DIRECTIONS": (
         lambda v: (
@@ -78,7 +73,10 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         ),
         "{phase: 'sending' or 'receiving'}",
     ),
-    "INTERCEPTOR_CHAIN_TIMEOUT_MS": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
+    "INTERCEPTOR_CHAIN_TIMEOUT": (
+        lambda v: v is None or (is_number(v) and v > 0),
+        "a positive number of seconds or None",
+    ),
     "AUDIT_SPOOL_DIR": (lambda v: v is None or (isinstance(v, (str, os.PathLike)) and bool(str(v))), "a path or None"),
     "AUDIT_SPOOL_MAX_BYTES": (is_positive_int, "a positive integer"),
     "AUDIT_WHEN_FULL": (lambda v: v in AUDIT_WHEN_FULL, "'refuse' or 'drop'"),
@@ -89,16 +87,6 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
         "a number of seconds from 0 to 60",
     ),
     "DATABASE_THREADS": (is_positive_int, "a positive integer"),
-    "GATEWAY_CONNECT_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
-    "GATEWAY_READ_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
-    "REMOTE_MAX_MESSAGE_BYTES": (is_positive_int, "a positive integer"),
-    "REMOTE_MAX_LIST_ITEMS": (is_positive_int, "a positive integer"),
-    "REMOTE_MAX_LIST_PAGES": (is_positive_int, "a positive integer"),
-    "REMOTE_MAX_DESCRIPTION_CHARS": (is_positive_int, "a positive integer"),
-    "REMOTE_MAX_INPUT_ROUNDS": (is_positive_int, "a positive integer"),
-    "REMOTE_CALL_TIMEOUT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
-    "OAUTH_CLIENT_MAX_BYTES": (is_positive_int, "a positive integer"),
-    "OAUTH_CLIENT_ALLOW_LOOPBACK": (lambda v: isinstance(v, bool), "True or False"),
     "TOOL_TIMEOUT": (lambda v: v is None or (is_number(v) and v > 0), "a positive number of seconds or None"),
     "SHUTDOWN_GRACE": (lambda v: is_number(v) and v >= 0, "a number of seconds >= 0"),
     "RETRY_AFTER": (is_positive_int, "a positive integer"),
@@ -121,14 +109,17 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
                 id="mcp_django.E001",
             )
         ]
-    messages: list[CheckMessage] = []
+    owners = settings_owners()
+    messages: list[CheckMessage] = _twice_declared(owners)
+    known = {key for owner in owners for key in owner.defaults}
     for key in user:
-        if key not in DEFAULTS:
-            messages.append(_unknown_key(key))
+        if key not in known:
+            messages.append(_unknown_key(key, known))
     for key in IMPORT_STRINGS:
         if key in user:
             messages += _check_import(key, user[key])
-    for key, (accepts, expected) in _VALUE_RULES.items():
+    rules = [*_VALUE_RULES.items(), *(rule for owner in owners for rule in owner.rules.items())]
+    for key, (accepts, expected) in rules:
         if key in user and not accepts(user[key]):
             messages.append(
                 Error(
@@ -143,9 +134,46 @@ def check_settings(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
     return messages
 
 
-def _unknown_key(key: Any) -> CheckMessage:
-    guesses = difflib.get_close_matches(str(key).upper(), list(DEFAULTS), n=1)
-    hint = f"Did you mean {guesses[0]!r}?" if guesses else f"Remove it. {_DOCS}"
+def settings_owners() -> list[MCPSettings]:
+    """Everyone who declares `MCP_DJANGO` keys: the core, the installed apps and extensions
+    (`declared_settings()`), and the extensions only an endpoint's `extensions=` names."""
+    from mcp_django.endpoints import mounted_endpoints
+    from mcp_django.extensions import offered_extensions
+
+    owners = [mcp_settings, *declared_settings()]
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf is Django's URL checks' to report
+        endpoints = []
+    for endpoint in endpoints:
+        for extension in offered_extensions(endpoint.added_extensions)[0]:
+            declared = extension.settings
+            if isinstance(declared, MCPSettings) and not any(declared is owner for owner in owners):
+                owners.append(declared)
+    return owners
+
+
+def _twice_declared(owners: list[MCPSettings]) -> list[CheckMessage]:
+    """E025: a key two owners declare (which default and which rules apply would depend on load order)."""
+    first: dict[str, MCPSettings] = {}
+    messages: list[CheckMessage] = []
+    for owner in owners:
+        for key in owner.defaults:
+            other = first.setdefault(key, owner)
+            if other is not owner:
+                messages.append(
+                    Error(
+                        f"{setting(key)} is declared by {short(other.owner)} and {short(owner.owner)}.",
+                        hint="Rename the key of one of them: each key has one owner (docs/extensions.md).",
+                        id="mcp_django.E025",
+                    )
+                )
+    return messages
+
+
+def _unknown_key(key: Any, known: Iterable[str]) -> CheckMessage:
+    guesses = difflib.get_close_matches(str(key).upper(), list(known), n=1)
+    hint = f"Did you mean {guesses[0]!r}?" if guesses else f"Remove it, or install what declares it. {_DOCS}"
     return Error(f"{SETTING_NAME} has an unknown key {short(key, 40)}.", hint=hint, id="mcp_django.E002")
 
 
@@ -256,82 +284,6 @@ def _check_origins(value: Any) -> list[CheckMessage]:
 
 
 @register(Tags.compatibility)
-def check_registries(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Check every registry's tool, resource and prompt names against MCP's rules."""
-    from mcp_django.registry import all_registries
-
-    return [
-        Error(
-            error,
-            hint=f"Rename or fix it in the {registry.name!r} registry.",
-            obj=registry,
-            id="mcp_django.E008",
-        )
-        for registry in all_registries()
-        for error in registry.name_errors()
-    ]
-
-
-@register(Tags.compatibility)
-def check_interceptors(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Check `MCP_DJANGO["INTERCEPTORS"]` and the interceptor list of every mounted endpoint."""
-    from mcp_django.endpoints import mounted_endpoints
-    from mcp_django.interceptors.config import plan_problems
-
-    user = getattr(settings, SETTING_NAME, {})
-    problems = plan_problems(user.get("INTERCEPTORS", []), setting("INTERCEPTORS")) if isinstance(user, Mapping) else []
-    try:
-        endpoints = mounted_endpoints()
-    except Exception:  # a broken URLconf is Django's URL checks' to report
-        endpoints = []
-    for endpoint in endpoints:
-        if endpoint.interceptors is not None:
-            problems += plan_problems(endpoint.interceptors, f"Endpoint {endpoint.name!r} interceptors")
-    return [Error(problem.message, hint=problem.hint, id=INTERCEPTOR_CHECK_IDS[problem.kind]) for problem in problems]
-
-
-@register(Tags.compatibility)
-def check_providers(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Report what went wrong loading the apps' `mcp_providers`: imports, types, methods, duplicate ids."""
-    from mcp_django.providers import provider_registry
-
-    return [Error(message, hint=hint, id=check_id) for check_id, message, hint in provider_registry.problems]
-
-
-@register(Tags.urls)
-def check_endpoints(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Check the endpoints the root URLconf mounts: distinct paths and names, known provider ids."""
-    from django.core.exceptions import ImproperlyConfigured
-
-    from mcp_django.endpoints import endpoint_registry
-    from mcp_django.providers import provider_registry
-
-    try:
-        registry = endpoint_registry()
-    except ImproperlyConfigured as error:
-        message, _, hint = str(error).partition("; ")
-        return [Error(f"{message}.", hint=f"{hint[:1].upper()}{hint[1:]}", id="mcp_django.E013")]
-    except Exception:  # a URLconf that does not import: Django's own URL checks report it
-        return []
-    messages: list[CheckMessage] = []
-    for endpoint in registry:
-        for provider_id in endpoint.provider_ids or ():
-            if not isinstance(provider_id, str):
-                continue
-            try:
-                provider_registry.get(provider_id)
-            except LookupError:
-                messages.append(
-                    Error(
-                        f"Endpoint {endpoint.name!r} names an unknown provider {short(provider_id, 40)}.",
-                        hint="Use the id of a provider an app lists in mcp_providers.",
-                        id="mcp_django.E014",
-                    )
-                )
-    return messages
-
-
-@register(Tags.compatibility)
 def check_scopes_and_authentication(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
@@ -383,73 +335,3 @@ def check_scopes_and_authentication(
                 )
             )
     return messages
-
-
-@register(Tags.compatibility)
-def check_bus_providers(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Warn about bus providers without a whitelist: they expose every action of their bus to MCP clients."""
-    from mcp_django.bus import BusProvider
-    from mcp_django.endpoints import mounted_endpoints
-    from mcp_django.providers import provider_registry
-
-    providers = list(provider_registry)
-    try:
-        endpoints = mounted_endpoints()
-    except Exception:  # a broken URLconf is Django's URL checks' to report
-        endpoints = []
-    for endpoint in endpoints:
-        try:
-            served = endpoint.providers
-        except LookupError:  # an unknown provider id is mcp_django.E014
-            continue
-        providers += served
-    seen: set[str] = set()
-    messages: list[CheckMessage] = []
-    for provider in providers:
-        if isinstance(provider, BusProvider) and provider.actions is None and provider.id not in seen:
-            seen.add(provider.id)
-            messages.append(
-                Warning(
-                    f"Bus provider {short(provider.id, 40)} exposes every action of its bus.",
-                    hint=f"Set {type(provider).__name__}.actions to glob patterns, or ['*'] to mean it.",
-                    obj=provider,
-                    id="mcp_django.W002",
-                )
-            )
-    return messages
-
-
-@register(Tags.database)
-def check_state_rows(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Warn about admin state rows naming a provider or interceptor no longer in code (they have no effect).
-
-    A database check: it runs with `manage.py check --database default` and before `migrate`.
-    """
-    if not kwargs.get("databases"):
-        return []
-    from mcp_django.control.inventory import code_interceptors, code_providers
-    from mcp_django.models import InterceptorState, ProviderState
-
-    try:
-        stale = [
-            ("provider", name)
-            for name in ProviderState.objects.exclude(provider_id__in=[p.id for p in code_providers()])
-            .order_by("provider_id")
-            .values_list("provider_id", flat=True)
-        ]
-        stale += [
-            ("interceptor", name)
-            for name in InterceptorState.objects.exclude(name__in=list(code_interceptors()))
-            .order_by("name")
-            .values_list("name", flat=True)
-        ]
-    except Exception:  # no tables yet: migrate has not run
-        return []
-    return [
-        Warning(
-            f"The MCP {kind} row {short(name, 40)} names nothing in code.",
-            hint="Delete the row in the admin, or restore what it names.",
-            id="mcp_django.W010",
-        )
-        for kind, name in stale
-    ]

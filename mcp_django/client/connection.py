@@ -23,6 +23,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, Final
 
+from mcp_django.client.conf import client_settings
 from mcp_django.client.config import ClientAuth
 from mcp_django.client.http import HTTPConnection
 from mcp_django.client.remote import (
@@ -37,7 +38,6 @@ from mcp_django.client.remote import (
     UpstreamOAuth,
 )
 from mcp_django.client.stdio import StdioConnection
-from mcp_django.conf import mcp_settings
 
 __all__ = [
     "CLIENT_INFO",
@@ -83,7 +83,7 @@ CLIENT_CREDENTIALS_KEYS: Final = frozenset(
 """The keys of an `AUTH` dict with `"TYPE": "client_credentials"`: the site's own client at the remote's server."""
 SIGNING_ALGORITHMS: Final = frozenset({"ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "EdDSA"})
 _client_auths: dict[tuple[str, str], ClientAuth] = {}
-POLICY_KEYS: Final = frozenset({"FAIL_OPEN", "TIMEOUT_MS"})
+POLICY_KEYS: Final = frozenset({"FAIL_OPEN", "TIMEOUT"})
 """The other keys of a `SERVERS` entry: how an interceptor chain treats the server (`interceptor_servers`)."""
 SERVER_KEYS: Final = CONFIG_KEYS | POLICY_KEYS
 """Every key a `SERVERS` entry may have."""
@@ -189,7 +189,7 @@ def client_auth_of(auth: Any, url: str | None) -> ClientAuth | None:
 def remote_server(spec: str | Mapping[str, Any] | RemoteServer, *, name: str | None = None) -> RemoteServer:
     """The `RemoteServer` a name, a config dict or itself describes: a name is an `MCP_DJANGO["SERVERS"]` entry.
 
-    Timeouts left out come from `GATEWAY_CONNECT_TIMEOUT` and `GATEWAY_READ_TIMEOUT`.
+    Timeouts left out come from `REMOTE_CONNECT_TIMEOUT` and `REMOTE_READ_TIMEOUT`.
 
     Raises:
         LookupError: a name that `MCP_DJANGO["SERVERS"]` does not have.
@@ -198,7 +198,7 @@ def remote_server(spec: str | Mapping[str, Any] | RemoteServer, *, name: str | N
     if isinstance(spec, RemoteServer):
         return spec
     if isinstance(spec, str):
-        servers = mcp_settings.SERVERS
+        servers = client_settings.SERVERS
         if spec not in servers:
             raise LookupError(f"No server named {spec!r} in MCP_DJANGO['SERVERS']")
         name, spec = name or spec, servers[spec]
@@ -217,8 +217,8 @@ def remote_server(spec: str | Mapping[str, Any] | RemoteServer, *, name: str | N
         cwd=spec.get("CWD"),
         headers=tuple(sorted((spec.get("HEADERS") or {}).items())),
         token=spec.get("TOKEN"),
-        connect_timeout=float(spec.get("CONNECT_TIMEOUT") or mcp_settings.GATEWAY_CONNECT_TIMEOUT),
-        read_timeout=float(spec.get("READ_TIMEOUT") or mcp_settings.GATEWAY_READ_TIMEOUT),
+        connect_timeout=float(spec.get("CONNECT_TIMEOUT") or client_settings.REMOTE_CONNECT_TIMEOUT),
+        read_timeout=float(spec.get("READ_TIMEOUT") or client_settings.REMOTE_READ_TIMEOUT),
         protocol_version=spec.get("PROTOCOL_VERSION"),
         oauth=oauth_of(spec.get("AUTH")),
         auth=client_auth_of(spec.get("AUTH"), url),

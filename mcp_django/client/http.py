@@ -27,10 +27,10 @@ from typing import Any, Final
 
 import httpx2
 
+from mcp_django.client.conf import client_settings
 from mcp_django.client.config import Challenge
 from mcp_django.client.limits import over_limit, remember
 from mcp_django.client.remote import NotificationListener, RemoteConnection, SessionExpired
-from mcp_django.conf import mcp_settings
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.meta import NAME_FIELDS, param_header_error, param_headers_of
 from mcp_django.protocol.versions import Era
@@ -149,7 +149,7 @@ class HTTPConnection(RemoteConnection):
 
     async def _learn_tools(self) -> None:
         cursor: str | None = None
-        for _ in range(mcp_settings.REMOTE_MAX_LIST_PAGES):
+        for _ in range(client_settings.REMOTE_MAX_LIST_PAGES):
             params: dict[str, Any] = {"_meta": self._stateless_meta()}
             if cursor:
                 params["cursor"] = cursor
@@ -188,7 +188,7 @@ class HTTPConnection(RemoteConnection):
 
     async def _read_body(self, response: httpx2.Response, method: str) -> bytes:
         """The body of `response`, decompressed, or `BackendUnavailable` as soon as it passes the bound."""
-        limit = mcp_settings.REMOTE_MAX_MESSAGE_BYTES
+        limit = client_settings.REMOTE_MAX_MESSAGE_BYTES
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit and "content-encoding" not in response.headers:
             raise self._too_large(method, limit)
@@ -301,7 +301,7 @@ class HTTPConnection(RemoteConnection):
 
         An event past `REMOTE_MAX_MESSAGE_BYTES` ends the stream as it grows (`reason = "limit"`).
         """
-        limit = mcp_settings.REMOTE_MAX_MESSAGE_BYTES
+        limit = client_settings.REMOTE_MAX_MESSAGE_BYTES
         try:
             async for event in httpx2.EventSource(response, max_event_size=limit):
                 if event.retry is not None:

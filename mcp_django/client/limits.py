@@ -15,8 +15,8 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
 from typing import Final, TypeVar
 
+from mcp_django.client.conf import client_settings
 from mcp_django.client.remote import BackendUnavailable
-from mcp_django.conf import mcp_settings
 
 LIMIT: Final = "limit"
 """The `data.reason` of a remote that went past one of the bounds."""
@@ -36,7 +36,7 @@ def input_rounds(server: str, method: str) -> Iterator[int]:
     Raises:
         BackendUnavailable: (`reason = "limit"`) once the remote asks again after the last round.
     """
-    limit = mcp_settings.REMOTE_MAX_INPUT_ROUNDS
+    limit = client_settings.REMOTE_MAX_INPUT_ROUNDS
     yield from range(limit)
     raise over_limit(server, f"{method} still asks for input after {limit} rounds (REMOTE_MAX_INPUT_ROUNDS)")
 
@@ -48,7 +48,7 @@ async def call_deadline(server: str, method: str) -> AsyncIterator[None]:
     Raises:
         BackendUnavailable: (`reason = "timeout"`) past the deadline.
     """
-    seconds = float(mcp_settings.REMOTE_CALL_TIMEOUT)
+    seconds = float(client_settings.REMOTE_CALL_TIMEOUT)
     deadline = asyncio.timeout(seconds)
     try:
         async with deadline:
@@ -70,5 +70,5 @@ def remember(memo: OrderedDict[K, V], key: K, value: V | None) -> None:
     if value is None:
         return
     memo[key] = value
-    while len(memo) > mcp_settings.REMOTE_MAX_LIST_ITEMS:
+    while len(memo) > client_settings.REMOTE_MAX_LIST_ITEMS:
         memo.popitem(last=False)

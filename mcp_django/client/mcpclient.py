@@ -31,6 +31,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 
+from mcp_django.client.conf import client_settings
 from mcp_django.client.config import ClientAuth, ElicitationHandler
 from mcp_django.client.connection import (
     BackendUnavailable,
@@ -154,7 +155,7 @@ class MCPClient:
 
         async def answered(sent: dict[str, Any]) -> dict[str, Any]:
             result = await send(sent)
-            for _ in range(mcp_settings.REMOTE_MAX_INPUT_ROUNDS):
+            for _ in range(client_settings.REMOTE_MAX_INPUT_ROUNDS):
                 asked = result.get("inputRequests")
                 if result.get("resultType") != "input_required" or not isinstance(asked, dict):
                     return result

@@ -15,9 +15,9 @@ import contextlib
 import os
 from typing import Any, Final
 
+from mcp_django.client.conf import client_settings
 from mcp_django.client.limits import LIMIT
 from mcp_django.client.remote import NotificationListener, RemoteConnection
-from mcp_django.conf import mcp_settings
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.versions import Era
 
@@ -47,7 +47,7 @@ class StdioConnection(RemoteConnection):
                 stdout=asyncio.subprocess.PIPE,
                 env=env,
                 cwd=self.server.cwd,
-                limit=mcp_settings.REMOTE_MAX_MESSAGE_BYTES,
+                limit=client_settings.REMOTE_MAX_MESSAGE_BYTES,
             )
         except OSError as error:
             raise self.unavailable("unreachable", f"cannot start the command: {error}") from None
@@ -128,7 +128,7 @@ class StdioConnection(RemoteConnection):
                 try:
                     line = await process.stdout.readline()
                 except ValueError:  # a line over the limit, dropped: it may have been any pending answer
-                    limit = mcp_settings.REMOTE_MAX_MESSAGE_BYTES
+                    limit = client_settings.REMOTE_MAX_MESSAGE_BYTES
                     detail = f"a message over {limit} bytes (REMOTE_MAX_MESSAGE_BYTES)"
                     self._fail_pending(detail, LIMIT)
                     continue

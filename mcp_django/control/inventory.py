@@ -16,6 +16,7 @@ from asgiref.sync import async_to_sync
 from django.db import DEFAULT_DB_ALIAS, models
 from django.db.models import QuerySet
 
+from mcp_django.client.conf import client_settings
 from mcp_django.conf import mcp_settings
 from mcp_django.control.state import control_state
 from mcp_django.endpoints import Endpoint, mounted_endpoints
@@ -131,7 +132,7 @@ def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM) -> list[str]:
 
 def code_remote_servers() -> dict[str, list[str]]:
     """Every server `MCP_DJANGO["SERVERS"]` names, with the mounted endpoints serving it as a source."""
-    servers: dict[str, list[str]] = {str(name): [] for name in dict(mcp_settings.SERVERS or {})}
+    servers: dict[str, list[str]] = {str(name): [] for name in dict(client_settings.SERVERS or {})}
     for endpoint in mounted():
         for source in getattr(endpoint, "remote_sources", ()):
             if source.name in servers and endpoint.name not in servers[source.name]:

@@ -251,7 +251,7 @@ class ControlState:
             if override.fail_open is not None:
                 entry["FAIL_OPEN"] = override.fail_open
             if override.timeout_ms is not None:
-                entry["TIMEOUT_MS"] = override.timeout_ms
+                entry["TIMEOUT"] = override.timeout_ms / 1000
             if entry.get("URL") or entry.get("COMMAND"):
                 result[name] = entry  # a row with a new name and no URL adds nothing
         return result

@@ -16,8 +16,8 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from mcp_django.checks.support import is_number
 from mcp_django.checks.support import setting as _setting
 from mcp_django.checks.support import short as _short
+from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import config_problems
-from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import mounted_endpoints
 from mcp_django.gateway.endpoint import GatewayEndpoint, entry_problems
 from mcp_django.gateway.source import NAMESPACE
@@ -26,7 +26,7 @@ from mcp_django.gateway.source import NAMESPACE
 @register(Tags.urls)
 def check_gateways(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """Check the server each gateway endpoint names (E031)."""
-    servers = mcp_settings.SERVERS if isinstance(mcp_settings.SERVERS, Mapping) else {}
+    servers = client_settings.SERVERS if isinstance(client_settings.SERVERS, Mapping) else {}
     messages: list[CheckMessage] = []
     try:
         endpoints = mounted_endpoints()
@@ -109,12 +109,12 @@ def _hub_problems(hub: GatewayEndpoint) -> list[CheckMessage]:
 @register(Tags.compatibility)
 def check_remote_call_timeout(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """W160: a forwarded operation must end before one remote answer may even arrive."""
-    call, read = mcp_settings.REMOTE_CALL_TIMEOUT, mcp_settings.GATEWAY_READ_TIMEOUT
+    call, read = client_settings.REMOTE_CALL_TIMEOUT, client_settings.REMOTE_READ_TIMEOUT
     if not (is_number(call) and is_number(read) and 0 < call < read):
         return []  # fine, or E004
     return [
         Warning(
-            f"{_setting('REMOTE_CALL_TIMEOUT')} is shorter than GATEWAY_READ_TIMEOUT.",
+            f"{_setting('REMOTE_CALL_TIMEOUT')} is shorter than REMOTE_READ_TIMEOUT.",
             hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
             id="mcp_django_gateway.W160",
         )

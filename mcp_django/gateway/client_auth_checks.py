@@ -13,8 +13,8 @@ from django.apps import AppConfig
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from mcp_django.checks.support import setting as _setting
+from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import client_credentials_problem, sends_own_authorization
-from mcp_django.conf import mcp_settings
 
 _DOCS: Final = "(docs/client.md)"
 
@@ -25,14 +25,14 @@ def check_client_credentials(app_configs: Iterable[AppConfig] | None = None, **k
     from django.conf import settings
 
     messages: list[CheckMessage] = []
-    servers = mcp_settings.SERVERS
+    servers = client_settings.SERVERS
     for name, config in servers.items() if isinstance(servers, Mapping) else ():
         auth = config.get("AUTH") if isinstance(config, Mapping) else None
         if isinstance(auth, Mapping) and auth.get("TYPE") == "client_credentials":
             messages += _problems(f"{_setting('SERVERS')}[{str(name)[:20]!r}]", config, auth)
-    if mcp_settings.OAUTH_CLIENT_ALLOW_LOOPBACK is True and not settings.DEBUG:
+    if client_settings.REMOTE_OAUTH_ALLOW_LOOPBACK is True and not settings.DEBUG:
         hint = "Turn it off outside development: remote metadata could aim the site at local ports."
-        message = f"{_setting('OAUTH_CLIENT_ALLOW_LOOPBACK')} is on without DEBUG."
+        message = f"{_setting('REMOTE_OAUTH_ALLOW_LOOPBACK')} is on without DEBUG."
         messages.append(Warning(message, hint=hint, id="mcp_django_gateway.W240"))
     return messages
 

@@ -16,7 +16,7 @@ from mcp_django.conf import SETTING_NAME
 from mcp_django.gateway.interceptor_servers import server_problems
 
 _SERVERS: Final = f"{SETTING_NAME}['SERVERS']"
-_HINT: Final = "Give URL or COMMAND, and optional HEADERS, TOKEN, FAIL_OPEN, TIMEOUT_MS (docs/gateway.md)."
+_HINT: Final = "Give URL or COMMAND, and optional HEADERS, TOKEN, FAIL_OPEN, TIMEOUT (docs/gateway.md)."
 
 
 @register(Tags.compatibility)
@@ -56,7 +56,7 @@ def _lists(user: Mapping[str, Any]) -> list[tuple[str, Any]]:
 def _check_entry(where: str, raw: Mapping[str, Any], servers: Mapping[str, Any]) -> list[CheckMessage]:
     spec = raw["SERVER"]
     if set(raw) != {"SERVER"}:
-        hint = "Set FAIL_OPEN and TIMEOUT_MS on the server, in SERVERS."
+        hint = "Set FAIL_OPEN and TIMEOUT on the server, in SERVERS."
         return [Error(f"{where} has keys besides SERVER.", hint=hint, id="mcp_django_gateway.E042")]
     if isinstance(spec, str):
         if spec in servers or spec == "*":

@@ -2,7 +2,7 @@
 
 Servers are named in `MCP_DJANGO["SERVERS"]` (and in the admin, `InterceptorServer` rows amending or
 adding to them); each is a remote MCP server configuration (`URL` or `COMMAND`, `HEADERS`, `TOKEN`...,
-`mcp_django.client.connection`) where `FAIL_OPEN` and `TIMEOUT_MS` say how a chain treats it.
+`mcp_django.client.connection`) where `FAIL_OPEN` and `TIMEOUT` (seconds) say how a chain treats it.
 `discoveries` lists the interceptors of several servers in parallel, once per server until the admin's
 state changes (then every chain asks again); a server that could not be listed is asked again after
 `RETRY_AFTER_S` seconds. docs/gateway.md, "Remote interceptor servers".
@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import (
     CONFIG_KEYS,
     POLICY_KEYS,
@@ -32,7 +33,7 @@ from mcp_django.overlay import installed, on_change
 
 logger = logging.getLogger("mcp_django.gateway")
 
-DEFAULT_TIMEOUT_MS: Final = 5000
+DEFAULT_TIMEOUT: Final = 5.0
 RETRY_AFTER_S: Final = 2.0
 _MAX_PAGES: Final = 20
 
@@ -48,7 +49,7 @@ class InterceptorServerConfig:
     name: str
     remote: RemoteServer | None
     fail_open: bool = False
-    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    timeout_ms: int = round(DEFAULT_TIMEOUT * 1000)
     problem: str = ""
 
 
@@ -59,9 +60,9 @@ def server_problems(config: Any) -> list[str]:
     problems = connection_problems({key: value for key, value in config.items() if key not in POLICY_KEYS})
     if "FAIL_OPEN" in config and not isinstance(config["FAIL_OPEN"], bool):
         problems.append("FAIL_OPEN must be True or False")
-    timeout = config.get("TIMEOUT_MS", DEFAULT_TIMEOUT_MS)
-    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
-        problems.append("TIMEOUT_MS must be a positive number of milliseconds")
+    timeout = config.get("TIMEOUT", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        problems.append("TIMEOUT must be a positive number of seconds")
     return problems
 
 
@@ -75,13 +76,13 @@ def interceptor_server(name: str, config: Any) -> InterceptorServerConfig:
         name,
         remote_server(connection, name=name),
         fail_open=bool(config.get("FAIL_OPEN", False)),
-        timeout_ms=int(config.get("TIMEOUT_MS", DEFAULT_TIMEOUT_MS)),
+        timeout_ms=round(config.get("TIMEOUT", DEFAULT_TIMEOUT) * 1000),
     )
 
 
 def configured_servers() -> dict[str, InterceptorServerConfig]:
     """Every server by name: `SERVERS` as the admin's interceptor server rows amended it (switched off, added)."""
-    config = installed().interceptor_servers(mcp_settings.SERVERS)
+    config = installed().interceptor_servers(client_settings.SERVERS)
     if not isinstance(config, Mapping):
         return {}
     return {str(name): interceptor_server(str(name), entry) for name, entry in config.items()}
@@ -93,7 +94,7 @@ def admin_servers() -> list[str]:
     A `SERVERS` entry may be a gateway's backend rather than an interceptor server, so `*` does not
     take them all: the admin's "MCP interceptor servers" rows say which are.
     """
-    configured = mcp_settings.SERVERS if isinstance(mcp_settings.SERVERS, Mapping) else {}
+    configured = client_settings.SERVERS if isinstance(client_settings.SERVERS, Mapping) else {}
     amended = installed().interceptor_servers(configured)
     if not isinstance(amended, Mapping):
         return []

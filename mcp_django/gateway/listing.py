@@ -23,9 +23,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from mcp_django.client.conf import client_settings
 from mcp_django.client.limits import over_limit
 from mcp_django.client.remote import BackendUnavailable
-from mcp_django.conf import mcp_settings
 from mcp_django.declarations import NAME_PATTERN
 from mcp_django.protocol.jsonrpc import dump_json
 
@@ -59,7 +59,7 @@ def clean_text(value: str, *, single_line: bool = False, limit: int | None = Non
 
     `limit` defaults to `REMOTE_MAX_DESCRIPTION_CHARS`; a cut text ends with an ellipsis.
     """
-    limit = mcp_settings.REMOTE_MAX_DESCRIPTION_CHARS if limit is None else limit
+    limit = client_settings.REMOTE_MAX_DESCRIPTION_CHARS if limit is None else limit
     text = _UNSEEN.sub("", _ESCAPES.sub("", value))
     if single_line:
         text = _LINE_BREAKS.sub(" ", text).strip()
@@ -123,10 +123,12 @@ class Listing:
             self._seen.add(item[self.key])
             self.items.append(item)
             self._bytes += len(dump_json(item))
-            if len(self.items) > mcp_settings.REMOTE_MAX_LIST_ITEMS:
-                raise self._over(f"more than {mcp_settings.REMOTE_MAX_LIST_ITEMS} items (REMOTE_MAX_LIST_ITEMS)")
-            if self._bytes > mcp_settings.REMOTE_MAX_MESSAGE_BYTES:
-                raise self._over(f"more than {mcp_settings.REMOTE_MAX_MESSAGE_BYTES} bytes (REMOTE_MAX_MESSAGE_BYTES)")
+            if len(self.items) > client_settings.REMOTE_MAX_LIST_ITEMS:
+                raise self._over(f"more than {client_settings.REMOTE_MAX_LIST_ITEMS} items (REMOTE_MAX_LIST_ITEMS)")
+            if self._bytes > client_settings.REMOTE_MAX_MESSAGE_BYTES:
+                raise self._over(
+                    f"more than {client_settings.REMOTE_MAX_MESSAGE_BYTES} bytes (REMOTE_MAX_MESSAGE_BYTES)"
+                )
 
     def done(self) -> list[dict[str, Any]]:
         """The items kept, once the last page is in; logs how many were dropped."""
@@ -141,7 +143,7 @@ class Listing:
 
     def too_many_pages(self) -> BackendUnavailable:
         """The error for a listing still going after `REMOTE_MAX_LIST_PAGES` pages."""
-        return self._over(f"more than {mcp_settings.REMOTE_MAX_LIST_PAGES} pages (REMOTE_MAX_LIST_PAGES)")
+        return self._over(f"more than {client_settings.REMOTE_MAX_LIST_PAGES} pages (REMOTE_MAX_LIST_PAGES)")
 
     def _over(self, detail: str) -> BackendUnavailable:
         return over_limit(self.server, f"{self.method} has {detail}")

@@ -15,7 +15,7 @@ their origin, each invoked where it lives with `interceptor/invoke`. Duplicate n
 
 Failures: a server that cannot be listed refuses every operation of the chain with a clear error
 (`-32603`, `data.server`, `data.reason`), unless it is `FAIL_OPEN`, which drops its interceptors
-until it answers; a remote invocation that fails or takes longer than `TIMEOUT_MS` counts as that
+until it answers; a remote invocation that fails or takes longer than `TIMEOUT` counts as that
 interceptor failing (fail-closed unless `FAIL_OPEN` or the descriptor's `failOpen`). Remote sinks
 are sent and not awaited: they never hold up the call. docs/remote-interceptors.md.
 """
@@ -331,7 +331,7 @@ class RemoteChainHook:
             self.local,
             label=self.label,
             directions=mcp_settings.INTERCEPTOR_DIRECTIONS,
-            chain_timeout_ms=mcp_settings.INTERCEPTOR_CHAIN_TIMEOUT_MS,
+            chain_timeout=mcp_settings.INTERCEPTOR_CHAIN_TIMEOUT,
             remote=remote,
         )
 

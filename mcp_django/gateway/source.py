@@ -38,6 +38,7 @@ from typing import Any, Final
 
 from mcp_types.jsonrpc import INVALID_PARAMS
 
+from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import (
     BackendUnavailable,
     RemoteConnection,
@@ -47,7 +48,6 @@ from mcp_django.client.connection import (
     remote_server,
 )
 from mcp_django.client.limits import call_deadline, remember
-from mcp_django.conf import mcp_settings
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
 from mcp_django.gateway.listing import Listing
 from mcp_django.gateway.upstream import NotConnected, ask_to_connect, connection_for, refused
@@ -282,7 +282,7 @@ class RemoteSource(Source):
         cursor: str | None = None
         try:
             async with call_deadline(server, method):
-                for _ in range(mcp_settings.REMOTE_MAX_LIST_PAGES):
+                for _ in range(client_settings.REMOTE_MAX_LIST_PAGES):
                     result = await self.forward(method, {"cursor": cursor} if cursor else {}, ctx)
                     if method == "tools/list":
                         result = ensure_input_schemas(result)

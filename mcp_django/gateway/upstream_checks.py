@@ -15,8 +15,8 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from mcp_django.admission import LOCAL_HOSTS
 from mcp_django.checks.support import setting as _setting
+from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import OAUTH_KEYS, oauth_of, sends_own_authorization
-from mcp_django.conf import mcp_settings
 from mcp_django.gateway.upstream import CONNECT_PAGE
 
 _DOCS: Final = "(docs/federation.md)"
@@ -28,7 +28,7 @@ def check_upstream_oauth(app_configs: Iterable[AppConfig] | None = None, **kwarg
 
     Client credentials entries are `client_auth_checks`' (E240 to E243).
     """
-    servers = mcp_settings.SERVERS
+    servers = client_settings.SERVERS
     if not isinstance(servers, Mapping):
         return []  # mcp_django_gateway.E040
     messages: list[CheckMessage] = []

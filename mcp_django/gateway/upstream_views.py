@@ -24,8 +24,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from mcp_django.client.auth import authorization
+from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import RemoteServer, remote_server
-from mcp_django.conf import mcp_settings
 from mcp_django.gateway.upstream import CONNECT_PAGE, decrypt, encrypt, save_tokens
 from mcp_django.models import UpstreamCredential
 
@@ -37,7 +37,7 @@ _PENDING_KEPT: Final = 5
 def oauth_servers() -> list[RemoteServer]:
     """The `SERVERS` entries that sign each user in with OAuth, in settings order (broken ones left out: checks)."""
     found = []
-    for name in mcp_settings.SERVERS:
+    for name in client_settings.SERVERS:
         try:
             server = remote_server(name)
         except (LookupError, ValueError):

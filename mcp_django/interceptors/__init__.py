@@ -114,7 +114,7 @@ def handler_options(
         config,
         label=label or "MCP_DJANGO['INTERCEPTORS']",
         directions=mcp_settings.INTERCEPTOR_DIRECTIONS,
-        chain_timeout_ms=mcp_settings.INTERCEPTOR_CHAIN_TIMEOUT_MS,
+        chain_timeout=mcp_settings.INTERCEPTOR_CHAIN_TIMEOUT,
     )
     options: dict[str, Any] = {}
     if plan:

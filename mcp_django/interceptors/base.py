@@ -179,7 +179,7 @@ class Interceptor:
     """Base of the three interceptor kinds; subclass one of them, never this one.
 
     Class attributes are the author's defaults; a `MCP_DJANGO["INTERCEPTORS"]` entry may
-    override `mode`, `fail_open`, the priorities and `timeout_ms`, and may narrow (never
+    override `mode`, `fail_open`, the priorities and `timeout`, and may narrow (never
     widen) `events` and `phases`.
 
     Attributes:
@@ -192,7 +192,7 @@ class Interceptor:
         request_priority / response_priority: per-phase order instead (not together with `priority`).
         mode: `"active"`, or `"audit"` to record results without acting on them.
         fail_open: whether a failure or timeout lets the operation continue (default: it blocks).
-        timeout_ms: how long an invocation may take; None for no limit.
+        timeout: seconds an invocation may take; None for no limit.
         Options: the pydantic model the entry's `OPTIONS` are validated against.
         thread_sensitive: run sync methods in the main sync thread (Django's default, safe for the
             ORM); False lets them run in parallel threads.
@@ -213,7 +213,7 @@ class Interceptor:
     response_priority: ClassVar[int | None] = None
     mode: ClassVar[str] = "active"
     fail_open: ClassVar[bool] = False
-    timeout_ms: ClassVar[int | None] = None
+    timeout: ClassVar[float | None] = None
     Options: ClassVar[OptionsModel] = NoOptions
     thread_sensitive: ClassVar[bool] = True
     invocable: ClassVar[bool] = True

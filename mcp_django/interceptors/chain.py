@@ -61,7 +61,7 @@ def build_plan(
     *,
     label: str = "MCP_DJANGO['INTERCEPTORS']",
     directions: Mapping[str, str] | None = None,
-    chain_timeout_ms: int | None = None,
+    chain_timeout: float | None = None,
     remote: Sequence[PlanEntry] = (),
 ) -> InterceptorPlan:
     """Build the plan for an interceptor list (a `MCP_DJANGO["INTERCEPTORS"]` value), merged with remote ones.
@@ -70,10 +70,10 @@ def build_plan(
 
     Args:
         config: the list of entries: import strings or dicts with `CLASS`, `NAME`, `OPTIONS`,
-            `EVENTS`, `PHASES`, `PRIORITY`, `MODE`, `FAIL_OPEN`, `TIMEOUT_MS`.
+            `EVENTS`, `PHASES`, `PRIORITY`, `MODE`, `FAIL_OPEN`, `TIMEOUT`.
         label: how problems name the list.
         directions: `{"request": "sending"|"receiving", "response": ...}`; missing keys keep the defaults.
-        chain_timeout_ms: a deadline for each phase of the whole chain; None for none.
+        chain_timeout: a deadline in seconds for each phase of the whole chain; None for none.
         remote: entries invoking interceptors on remote servers (`mcp_django.gateway.remote_chain`),
             numbered after the list's own.
 
@@ -84,7 +84,9 @@ def build_plan(
     if problems:
         raise InterceptorConfigError(problems)
     return InterceptorPlan(
-        [*entries, *remote], directions={**DEFAULT_DIRECTIONS, **(directions or {})}, timeout_ms=chain_timeout_ms
+        [*entries, *remote],
+        directions={**DEFAULT_DIRECTIONS, **(directions or {})},
+        timeout_ms=None if chain_timeout is None else round(chain_timeout * 1000),
     )
 
 

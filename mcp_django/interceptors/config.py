@@ -22,7 +22,7 @@ from mcp_django.executor import run_sync
 from mcp_django.interceptors.base import PHASES, Interceptor, Invocation
 from mcp_django.protocol.errors import validation_problems
 
-ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY", "MODE", "FAIL_OPEN", "TIMEOUT_MS")
+ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY", "MODE", "FAIL_OPEN", "TIMEOUT")
 MODES: Final = ("active", "audit")
 
 # The kinds of configuration problem; `checks.py` gives each its check ID (docs/checks.md).
@@ -151,6 +151,10 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _is_string_list(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and all(isinstance(item, str) and item for item in value)
 
@@ -194,9 +198,9 @@ class _EntryParser:
         fail_open = raw.get("FAIL_OPEN", cls.fail_open)
         if not isinstance(fail_open, bool):
             self.problem(PROBLEM_VALUE, "has an invalid FAIL_OPEN.", "Use True or False.")
-        timeout_ms = raw.get("TIMEOUT_MS", cls.timeout_ms)
-        if timeout_ms is not None and not (_is_int(timeout_ms) and timeout_ms > 0):
-            self.problem(PROBLEM_VALUE, "has an invalid TIMEOUT_MS.", "Use a positive number of milliseconds, or None.")
+        timeout = raw.get("TIMEOUT", cls.timeout)
+        if timeout is not None and not (_is_number(timeout) and timeout > 0):
+            self.problem(PROBLEM_VALUE, "has an invalid TIMEOUT.", "Use a positive number of seconds, or None.")
         options = self.options(raw.get("OPTIONS") or {}, cls)
         if len(self.problems) > before or options is None:
             return None
@@ -210,7 +214,7 @@ class _EntryParser:
             priority_hint=hint,
             mode=mode,
             fail_open=fail_open,
-            timeout_ms=timeout_ms,
+            timeout_ms=None if timeout is None else round(timeout * 1000),
             options=_shared(options),
             index=index,
         )

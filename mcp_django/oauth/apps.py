@@ -12,6 +12,7 @@ class MCPOAuthConfig(AppConfig):
     name = "mcp_django.oauth"
     label = "mcp_django_oauth"
     default_auto_field = "django.db.models.BigAutoField"
+    mcp_settings = ["mcp_django.oauth.conf.oauth_settings"]
     mcp_extensions = [
         "mcp_django.oauth.extension.ClientCredentialsExtension",
         "mcp_django.oauth.extension.EnterpriseManagedAuthorizationExtension",

@@ -10,6 +10,7 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.urls import NoReverseMatch, reverse
 
 from mcp_django.checks.support import is_int
+from mcp_django.oauth.conf import oauth_settings
 
 AUTHENTICATION = "mcp_django.oauth.authentication.OAuth2Authentication"
 FETCHER = "mcp_django.oauth.cimd.MCPMetadataFetcher"
@@ -29,7 +30,6 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
         ]
     from oauth2_provider.settings import oauth2_settings
 
-    from mcp_django.conf import mcp_settings
     from mcp_django.endpoints import mounted_endpoints
     from mcp_django.oauth.authentication import OAuth2Authentication, accepts_oauth
     from mcp_django.oauth.cimd import MCPMetadataFetcher
@@ -42,12 +42,12 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
         ("OAUTH_LOGIN_RATE", "mcp_django_oauth.E075"),
         ("OAUTH_TOKEN_RATE", "mcp_django_oauth.E090"),
     ):
-        problem = rate_problem(name, getattr(mcp_settings, name))
+        problem = rate_problem(name, getattr(oauth_settings, name))
         if problem is not None:
             messages.append(
                 Error(problem, hint="Write '<count>/<second|minute|hour|day>', e.g. '30/hour'.", id=check_id)
             )
-    max_age = mcp_settings.OAUTH_CLIENT_ASSERTION_MAX_AGE
+    max_age = oauth_settings.OAUTH_CLIENT_ASSERTION_MAX_AGE
     if not (is_int(max_age) and 0 < max_age <= 3600):
         messages.append(
             Error(
@@ -56,8 +56,8 @@ def check_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
                 id="mcp_django_oauth.E091",
             )
         )
-    messages.extend(_enterprise_messages(mcp_settings.OAUTH_TRUSTED_ISSUERS, oauth2_settings.OAUTH2_SERVER_CLASS))
-    jwks_max_age = mcp_settings.OAUTH_JWKS_MAX_AGE
+    messages.extend(_enterprise_messages(oauth_settings.OAUTH_TRUSTED_ISSUERS, oauth2_settings.OAUTH2_SERVER_CLASS))
+    jwks_max_age = oauth_settings.OAUTH_JWKS_MAX_AGE
     if not (is_int(jwks_max_age) and 0 < jwks_max_age <= 86400):
         messages.append(
             Error(

@@ -35,7 +35,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from mcp_django.conf import mcp_settings
+from mcp_django.oauth.conf import oauth_settings
 from mcp_django.oauth.keys import KeysUnavailable, decode_with, signing_keys
 from mcp_django.oauth.machines import SIGNING_ALGORITHMS, jwks_problem
 from mcp_django.oauth.models import IdentityAssertion, LinkedIdentity
@@ -96,7 +96,7 @@ def issuer_problem(issuer: Any, entry: Any) -> tuple[str, str] | None:
 
 def trusted_issuers() -> dict[str, TrustedIssuer]:
     """The usable entries of `OAUTH_TRUSTED_ISSUERS`, by issuer (an unusable one is a check error and skipped)."""
-    configured = mcp_settings.OAUTH_TRUSTED_ISSUERS
+    configured = oauth_settings.OAUTH_TRUSTED_ISSUERS
     if not isinstance(configured, Mapping):
         return {}
     return {

@@ -22,8 +22,8 @@ from django.core.cache import cache
 from oauth2_provider import cimd
 from oauth2_provider.settings import oauth2_settings
 
-from mcp_django.conf import mcp_settings
 from mcp_django.oauth.cimd import MCPMetadataFetcher
+from mcp_django.oauth.conf import oauth_settings
 
 REFETCH_PAUSE: Final = 30
 """Seconds after a fetch for an unknown `kid` during which another unknown `kid` fetches nothing."""
@@ -63,7 +63,7 @@ def _fetched(url: str) -> Any:
     except cimd.CIMDError as error:
         raise KeysUnavailable(f"JWKS not fetched: {error}") from None
     key_set(jwks)  # an unusable set is not cached
-    cache.set(_cache_key(url), jwks, timeout=max(1, min(int(max_age), int(mcp_settings.OAUTH_JWKS_MAX_AGE))))
+    cache.set(_cache_key(url), jwks, timeout=max(1, min(int(max_age), int(oauth_settings.OAUTH_JWKS_MAX_AGE))))
     return jwks
 
 

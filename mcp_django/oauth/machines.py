@@ -22,7 +22,7 @@ from django.utils import timezone
 from oauth2_provider import cimd
 from oauth2_provider.models import get_application_model
 
-from mcp_django.conf import mcp_settings
+from mcp_django.oauth.conf import oauth_settings
 from mcp_django.oauth.keys import KeysUnavailable, decode_with, key_set, signing_keys
 from mcp_django.oauth.models import ClientAssertion, MachineClient
 
@@ -167,7 +167,7 @@ def _verified_claims(
 
 
 def _check_lifetime(claims: dict[str, Any]) -> None:
-    max_age = int(mcp_settings.OAUTH_CLIENT_ASSERTION_MAX_AGE)
+    max_age = int(oauth_settings.OAUTH_CLIENT_ASSERTION_MAX_AGE)
     now = timezone.now().timestamp()
     if claims["exp"] - now > max_age + _LEEWAY:
         raise AssertionRefused(f"exp is more than {max_age} s away")

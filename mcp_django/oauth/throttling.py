@@ -30,7 +30,7 @@ import jwt
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from mcp_django.conf import mcp_settings
+from mcp_django.oauth.conf import oauth_settings
 
 
 class AddressThrottle(SimpleRateThrottle):
@@ -40,7 +40,7 @@ class AddressThrottle(SimpleRateThrottle):
     """The `MCP_DJANGO` key holding the rate."""
 
     def get_rate(self) -> str | None:
-        rate = getattr(mcp_settings, self.setting)
+        rate = getattr(oauth_settings, self.setting)
         return None if rate is None else str(rate)
 
     def get_ident(self, request: Any) -> str:

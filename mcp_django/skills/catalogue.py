@@ -1,7 +1,7 @@
 """Skills found on disk: `<app>/skills/<name>/SKILL.md` in `INSTALLED_APPS` order, like templates.
 
 The catalogue is read once per process, on first use (and again when `MCP_DJANGO` changes): every
-directory of `MCP_DJANGO["SKILLS_DIRS"]`, then every installed app's `skills/` directory, in order;
+directory of `MCP_DJANGO["SKILL_DIRS"]`, then every installed app's `skills/` directory, in order;
 the first skill of a name wins, as the first template of a name does. Each skill's files are hashed
 then, so a listing can carry the digest and size of every file (SEP-2640's manifest). A skill whose
 `SKILL.md` is unusable (no front matter, a name that is not its directory's) is left out, and the
@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from mcp_django.conf import mcp_settings
+from mcp_django.skills.conf import skills_settings
 from mcp_django.skills.frontmatter import FrontMatterError, parse_front_matter
 
 SKILL_FILE: Final = "SKILL.md"
@@ -158,7 +159,7 @@ class Catalogue:
 
     Args:
         roots: `(origin, directory)` pairs in order of precedence; each directory holds one
-            subdirectory per skill. `origin` names it in check messages (an app label, `SKILLS_DIRS`).
+            subdirectory per skill. `origin` names it in check messages (an app label, `SKILL_DIRS`).
     """
 
     def __init__(self, roots: Iterable[tuple[str, Path]]) -> None:
@@ -344,12 +345,12 @@ def _cut(text: str, limit: int) -> str:
 
 
 def installed_roots() -> list[tuple[str, Path]]:
-    """`MCP_DJANGO["SKILLS_DIRS"]`, then each installed app's `skills/` directory, in `INSTALLED_APPS` order."""
+    """`MCP_DJANGO["SKILL_DIRS"]`, then each installed app's `skills/` directory, in `INSTALLED_APPS` order."""
     from django.apps import apps
 
-    configured = mcp_settings.SKILLS_DIRS
+    configured = skills_settings.SKILL_DIRS
     directories = configured if isinstance(configured, (list, tuple)) else ()  # else check E136 says so
-    roots = [("SKILLS_DIRS", Path(directory)) for directory in directories if isinstance(directory, (str, Path))]
+    roots = [("SKILL_DIRS", Path(directory)) for directory in directories if isinstance(directory, (str, Path))]
     roots += [(app.label, Path(app.path) / "skills") for app in apps.get_app_configs()]
     return roots
 

@@ -8,11 +8,11 @@ from typing import Any, Final
 
 from django.core.checks import CheckMessage, Error, Warning
 
-from mcp_django.conf import mcp_settings
 from mcp_django.extensions import Extension
 from mcp_django.protocol.features.base import MethodSpec
 from mcp_django.scopes import Scope
 from mcp_django.skills.catalogue import catalogue
+from mcp_django.skills.conf import skills_settings
 from mcp_django.skills.methods import skill_methods
 from mcp_django.skills.source import SkillSource
 from mcp_django.sources import Source
@@ -33,6 +33,7 @@ class SkillsExtension(Extension):
     """
 
     identifier = EXTENSION
+    settings = skills_settings
 
     def __init__(self) -> None:
         self.source = SkillSource(catalogue)
@@ -59,20 +60,20 @@ class SkillsExtension(Extension):
 
 
 def _settings_problems() -> list[CheckMessage]:
-    directories = mcp_settings.SKILLS_DIRS
+    directories = skills_settings.SKILL_DIRS
     if not isinstance(directories, (list, tuple)) or not all(isinstance(d, (str, Path)) for d in directories):
         hint = "Set it to a list of paths, each a directory of skill directories."
-        return [Error("MCP_DJANGO['SKILLS_DIRS'] must be a list of paths.", hint=hint, id=_E136)]
+        return [Error("MCP_DJANGO['SKILL_DIRS'] must be a list of paths.", hint=hint, id=_E136)]
     messages = _scope_problems()
     for directory in directories:
         if not Path(directory).is_dir():
-            message = f"MCP_DJANGO['SKILLS_DIRS'] names {_short(str(directory))}, not a directory."
-            messages.append(Error(message, hint="Create it, or remove it from SKILLS_DIRS.", id=_E136))
+            message = f"MCP_DJANGO['SKILL_DIRS'] names {_short(str(directory))}, not a directory."
+            messages.append(Error(message, hint="Create it, or remove it from SKILL_DIRS.", id=_E136))
     return messages
 
 
 def _scope_problems() -> list[CheckMessage]:
-    scopes = mcp_settings.SKILL_SCOPES
+    scopes = skills_settings.SKILL_SCOPES
     if not isinstance(scopes, Mapping):
         hint = 'Map skill names to scope names: {"catalogue-report": "TEAM"}.'
         return [Error("MCP_DJANGO['SKILL_SCOPES'] must be a dict.", hint=hint, id=_E138)]

@@ -7,11 +7,11 @@ import base64
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mcp_django.conf import mcp_settings
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import ResourceNotFound
 from mcp_django.scopes import Scope
 from mcp_django.skills.catalogue import Catalogue, Skill, SkillFile, digest_of, is_text
+from mcp_django.skills.conf import skills_settings
 from mcp_django.sources import ResourceComponent, Source
 
 
@@ -20,7 +20,7 @@ def skill_scope(name: str) -> Scope:
 
     A value that names no scope (check E138) asks for SYSTEM: a mistake hides the skill, never shows it.
     """
-    scopes = mcp_settings.SKILL_SCOPES
+    scopes = skills_settings.SKILL_SCOPES
     value = scopes.get(name) if isinstance(scopes, Mapping) else None
     if value is None:
         return Scope.USER

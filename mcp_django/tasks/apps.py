@@ -13,3 +13,4 @@ class MCPTasksConfig(AppConfig):
     verbose_name = "MCP tasks"
     default_auto_field = "django.db.models.BigAutoField"
     mcp_extensions = ["mcp_django.tasks.extension.TasksExtension"]
+    mcp_settings = ["mcp_django.tasks.conf.tasks_settings"]

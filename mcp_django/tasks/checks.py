@@ -14,9 +14,9 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning
 from django.db import router
 
-from mcp_django.checks.support import setting, short
-from mcp_django.conf import mcp_settings
+from mcp_django.checks.support import is_number, setting, short
 from mcp_django.endpoints import mounted_endpoints
+from mcp_django.tasks.conf import tasks_settings
 from mcp_django.tasks.worker import framework
 
 _IN_REQUEST_BACKENDS = ("ImmediateBackend", "DummyBackend")
@@ -42,14 +42,14 @@ def check_tasks(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -
                 id="mcp_django_tasks.E101",
             ),
         ]
-    alias = mcp_settings.TASKS_BACKEND
+    alias = tasks_settings.TASK_BACKEND
     try:
         backend = tasks.task_backends[alias]
     except Exception:
         return [
             *messages,
             Error(
-                f"{setting('TASKS_BACKEND')} names no backend of settings.TASKS: {short(alias)}.",
+                f"{setting('TASK_BACKEND')} names no backend of settings.TASKS: {short(alias)}.",
                 hint="Name a key of settings.TASKS (docs/tasks.md sets up django_tasks_db's DatabaseBackend).",
                 id="mcp_django_tasks.E100",
             ),
@@ -96,29 +96,29 @@ def _check_sqlite() -> list[CheckMessage]:
 
 def _check_values() -> list[CheckMessage]:
     messages: list[CheckMessage] = []
-    ttl = mcp_settings.TASK_TTL_MS
-    if ttl is not None and not _positive_int(ttl):
+    ttl = tasks_settings.TASK_TTL
+    if ttl is not None and not _positive_number(ttl):
         messages.append(
             Error(
-                f"{setting('TASK_TTL_MS')} must be a positive integer or None.",
-                hint=f"It is {short(ttl)}: milliseconds a task stays readable, or None for no limit.",
+                f"{setting('TASK_TTL')} must be a positive number of seconds or None.",
+                hint=f"It is {short(ttl)}: seconds a task stays readable, or None for no limit.",
                 id="mcp_django_tasks.E102",
             )
         )
-    interval = mcp_settings.TASK_POLL_INTERVAL_MS
-    if not _positive_int(interval):
+    interval = tasks_settings.TASK_POLL_INTERVAL
+    if not _positive_number(interval):
         messages.append(
             Error(
-                f"{setting('TASK_POLL_INTERVAL_MS')} must be a positive integer.",
-                hint=f"It is {short(interval)}: the milliseconds clients are asked to wait between polls.",
+                f"{setting('TASK_POLL_INTERVAL')} must be a positive number of seconds.",
+                hint=f"It is {short(interval)}: the seconds clients are asked to wait between polls.",
                 id="mcp_django_tasks.E103",
             )
         )
     return messages
 
 
-def _positive_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+def _positive_number(value: Any) -> bool:
+    return is_number(value) and value > 0
 
 
 def _task_tools() -> list[str]:

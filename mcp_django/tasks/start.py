@@ -16,12 +16,12 @@ from typing import Any, Final
 
 from django.utils.module_loading import import_string
 
-from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, InvalidRequest
 from mcp_django.protocol.versions import Era
 from mcp_django.tasks import store
+from mcp_django.tasks.conf import tasks_settings
 from mcp_django.tasks.methods import negotiated, require_extension
 from mcp_django.tasks.models import MCPTask
 
@@ -83,9 +83,12 @@ def _create_and_enqueue(**fields: Any) -> MCPTask:
     # Counted, then created: two starts racing at the limit may both pass, so the overshoot is bounded by one
     # caller's concurrency. A transaction around both delayed the task workers' first claims by seconds on SQLite.
     _check_quota(fields["user_id"])
-    task = store.create(**fields, ttl_ms=mcp_settings.TASK_TTL_MS, poll_interval_ms=mcp_settings.TASK_POLL_INTERVAL_MS)
+    ttl, interval = tasks_settings.TASK_TTL, tasks_settings.TASK_POLL_INTERVAL
+    task = store.create(
+        **fields, ttl_ms=None if ttl is None else round(ttl * 1000), poll_interval_ms=round(interval * 1000)
+    )
     try:
-        job = run_mcp_task.using(backend=mcp_settings.TASKS_BACKEND).enqueue(task.task_id)
+        job = run_mcp_task.using(backend=tasks_settings.TASK_BACKEND).enqueue(task.task_id)
     except Exception as error:
         refusal = InternalError("The task could not be queued")
         store.finish(task.task_id, error=refusal.to_error())
@@ -97,7 +100,7 @@ def _create_and_enqueue(**fields: Any) -> MCPTask:
 
 def _check_size(fields: Mapping[str, Any]) -> None:
     """Refuse a task whose stored arguments, answers and client data are over `TASK_MAX_BYTES`."""
-    limit = mcp_settings.TASK_MAX_BYTES
+    limit = tasks_settings.TASK_MAX_BYTES
     stored = ("arguments", "answers", "client_capabilities", "client_info")
     if store.json_size(*(fields[key] for key in stored)) > limit:
         raise InvalidParams(f"Invalid params: a task stores at most {limit} bytes of arguments and client data")
@@ -105,7 +108,7 @@ def _check_size(fields: Mapping[str, Any]) -> None:
 
 def _check_quota(user_id: Any) -> None:
     """Refuse a task beyond `TASK_MAX_ACTIVE_PER_USER` (or, for anonymous callers together, `..._ANONYMOUS`)."""
-    limit = mcp_settings.TASK_MAX_ACTIVE_ANONYMOUS if user_id is None else mcp_settings.TASK_MAX_ACTIVE_PER_USER
+    limit = tasks_settings.TASK_MAX_ACTIVE_ANONYMOUS if user_id is None else tasks_settings.TASK_MAX_ACTIVE_PER_USER
     if limit is None or store.active_count(user_id) < limit:
         return
     who = "anonymous callers" if user_id is None else "one user"
@@ -118,7 +121,7 @@ _last_purge = 0.0
 def _purge_now_and_then() -> None:
     """Delete the expired tasks, at most once per `TASK_PURGE_INTERVAL` seconds in this process."""
     global _last_purge
-    interval = mcp_settings.TASK_PURGE_INTERVAL
+    interval = tasks_settings.TASK_PURGE_INTERVAL
     now = time.monotonic()
     if interval is None or (_last_purge and now - _last_purge < interval):
         return

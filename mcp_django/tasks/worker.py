@@ -18,7 +18,6 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
-from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.inputs import CAPABILITY_OF
@@ -26,6 +25,7 @@ from mcp_django.protocol.jsonrpc import InternalError, MCPError, Message
 from mcp_django.protocol.observers import UNOBSERVED, Observation, compose_observers
 from mcp_django.protocol.versions import STATELESS_VERSIONS, Era
 from mcp_django.tasks import store
+from mcp_django.tasks.conf import tasks_settings
 from mcp_django.tasks.models import MCPTask
 from mcp_django.tasks.start import TASK_RUN
 from mcp_django.time_limits import ToolTimeout
@@ -101,7 +101,7 @@ def _observed(row: MCPTask, ctx: TaskRequestContext) -> Observation:
 async def _run(row: MCPTask, tool: Any, ctx: TaskRequestContext, observation: Observation) -> None:
     task_id = row.task_id
     job = asyncio.ensure_future(tool.call(row.arguments, ctx))
-    limit = mcp_settings.TASK_TIMEOUT
+    limit = tasks_settings.TASK_TIMEOUT
     deadline = None if limit is None else asyncio.get_running_loop().time() + limit
     while not (await asyncio.wait({job}, timeout=POLL_S))[0]:
         timed_out = deadline is not None and asyncio.get_running_loop().time() >= deadline
@@ -127,9 +127,9 @@ async def _run(row: MCPTask, tool: Any, ctx: TaskRequestContext, observation: Ob
         await run_sync(store.finish, task_id, error=InternalError().to_error())
     else:
         observation.answered({"jsonrpc": "2.0", "result": result})
-        if store.json_size(result) > mcp_settings.TASK_MAX_BYTES:
+        if store.json_size(result) > tasks_settings.TASK_MAX_BYTES:
             too_large = InternalError(
-                f"The result of {row.tool} is over the {mcp_settings.TASK_MAX_BYTES} bytes a task stores"
+                f"The result of {row.tool} is over the {tasks_settings.TASK_MAX_BYTES} bytes a task stores"
             )
             await run_sync(store.finish, task_id, error=too_large.to_error())
         else:

@@ -15,6 +15,7 @@ import pydantic
 
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors.redaction import RedactionOptions, redact
+from mcp_django.telemetry.conf import telemetry_settings
 
 ARGUMENTS: Final = "gen_ai.tool.call.arguments"
 RESULT: Final = "gen_ai.tool.call.result"
@@ -25,10 +26,10 @@ _options: list[RedactionOptions | None] = []
 def content_problems() -> list[tuple[str, str]]:
     """What is wrong with the two settings, as a system check's `(message, hint)` pairs (empty if fine)."""
     problems = []
-    if not isinstance(mcp_settings.TELEMETRY_TOOL_CONTENT, bool):
+    if not isinstance(telemetry_settings.TELEMETRY_TOOL_CONTENT, bool):
         problems.append(("TELEMETRY_TOOL_CONTENT must be True or False.", "Set it to True to record tool content."))
     try:
-        RedactionOptions.model_validate(mcp_settings.TELEMETRY_REDACTION)
+        RedactionOptions.model_validate(telemetry_settings.TELEMETRY_REDACTION)
     except pydantic.ValidationError as error:
         detail = error.errors()[0]["msg"].removeprefix("Value error, ")
         problems.append(("TELEMETRY_REDACTION is not valid redaction options.", f"Fix it: {detail[:100]}"))
@@ -38,8 +39,8 @@ def content_problems() -> list[tuple[str, str]]:
 def content_options() -> RedactionOptions | None:
     """The redaction rules tool content is recorded with; None while it is not recorded (the default)."""
     if not _options:
-        wanted = mcp_settings.TELEMETRY_TOOL_CONTENT is True and not content_problems()
-        _options.append(RedactionOptions.model_validate(mcp_settings.TELEMETRY_REDACTION) if wanted else None)
+        wanted = telemetry_settings.TELEMETRY_TOOL_CONTENT is True and not content_problems()
+        _options.append(RedactionOptions.model_validate(telemetry_settings.TELEMETRY_REDACTION) if wanted else None)
     return _options[0]
 
 

@@ -9,6 +9,7 @@ from django.core.checks import CheckMessage, Error
 
 from mcp_django.extensions import Extension
 from mcp_django.protocol.observers import ClientObserver, MessageObserver
+from mcp_django.telemetry.conf import telemetry_settings
 
 if TYPE_CHECKING:
     from mcp_django.telemetry.server import ServerTelemetry
@@ -38,6 +39,7 @@ class TelemetryExtension(Extension):
 
     identifier = "mcp-django.dev/telemetry"
     advertised = False
+    settings = telemetry_settings
 
     def __init__(self) -> None:
         self._telemetry: ServerTelemetry | None = None

@@ -9,7 +9,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import override_settings
 
-from mcp_django.checks import settings as checks
+from mcp_django.checks.declarations import check_providers
+from mcp_django.checks.endpoints import check_endpoints
+from mcp_django.checks.settings import check_scopes_and_authentication, check_settings
 from mcp_django.context import Context
 from mcp_django.endpoints import Endpoint
 from mcp_django.protocol import Connection, InvalidParams, MessageHandler, RequestContext
@@ -158,7 +160,7 @@ def test_the_provider_check_reports_each_problem(monkeypatch: pytest.MonkeyPatch
     registry.load([app(Listed, Clash)])
     monkeypatch.setattr("mcp_django.providers.provider_registry", registry)
 
-    [error] = checks.check_providers()
+    [error] = check_providers()
 
     assert (error.id, error.msg) == ("mcp_django.E011", "Two providers have the id 'tests.listed'.")
 
@@ -168,7 +170,7 @@ def test_the_provider_check_reports_each_problem(monkeypatch: pytest.MonkeyPatch
 
 @override_settings(ROOT_URLCONF="tests.access.urls_duplicate")
 def test_two_endpoints_on_one_path_are_error_e013_naming_the_path() -> None:
-    [error] = checks.check_endpoints()
+    [error] = check_endpoints()
 
     assert error.id == "mcp_django.E013"
     assert error.msg == "Two MCP endpoints are mounted at '/team/mcp' ('team' and 'other-team')."
@@ -177,7 +179,7 @@ def test_two_endpoints_on_one_path_are_error_e013_naming_the_path() -> None:
 
 @override_settings(ROOT_URLCONF="tests.access.urls_unknown_provider")
 def test_an_endpoint_naming_an_unknown_provider_is_error_e014() -> None:
-    [error] = checks.check_endpoints()
+    [error] = check_endpoints()
 
     assert error.id == "mcp_django.E014"
     assert error.msg == "Endpoint 'ops' names an unknown provider 'shop.nothing'."
@@ -185,12 +187,12 @@ def test_an_endpoint_naming_an_unknown_provider_is_error_e014() -> None:
 
 
 def test_the_example_projects_endpoints_pass_the_check() -> None:
-    assert checks.check_endpoints() == []
+    assert check_endpoints() == []
 
 
 @override_settings(MCP_DJANGO={"SCOPE_GROUPS": {"mcp-team": "TEAM", "ops": "admin"}})
 def test_a_scope_group_naming_no_scope_is_error_e015() -> None:
-    [error] = checks.check_scopes_and_authentication()
+    [error] = check_scopes_and_authentication()
 
     assert error.id == "mcp_django.E015"
     assert error.msg == "MCP_DJANGO['SCOPE_GROUPS'] grants 'ops' no scope."
@@ -199,7 +201,7 @@ def test_a_scope_group_naming_no_scope_is_error_e015() -> None:
 
 @override_settings(MCP_DJANGO={"DEFAULT_AUTHENTICATION_CLASSES": ["shop.auth.Nope", "mcp_django.scopes.Scope"]})
 def test_an_authentication_class_that_is_not_one_is_error_e016() -> None:
-    errors = checks.check_scopes_and_authentication()
+    errors = check_scopes_and_authentication()
 
     assert [(error.id, error.msg) for error in errors] == [
         ("mcp_django.E016", "MCP_DJANGO['DEFAULT_AUTHENTICATION_CLASSES'] has 'shop.auth.Nope'."),
@@ -211,7 +213,7 @@ def test_an_authentication_class_that_is_not_one_is_error_e016() -> None:
 def test_token_authentication_without_the_authtoken_app_is_error_e017(settings: Any) -> None:
     settings.INSTALLED_APPS = [app for app in settings.INSTALLED_APPS if app != "rest_framework.authtoken"]
 
-    [error] = checks.check_scopes_and_authentication()
+    [error] = check_scopes_and_authentication()
 
     assert error.id == "mcp_django.E017"
     assert error.msg == "TokenAuthentication needs 'rest_framework.authtoken' installed."
@@ -220,7 +222,7 @@ def test_token_authentication_without_the_authtoken_app_is_error_e017(settings: 
 
 @override_settings(MCP_DJANGO={"SCOPE_GROUPS": ["mcp-team"], "AUTHORIZATION_SERVERS": "https://a"})
 def test_scope_groups_and_authorization_servers_of_the_wrong_type_are_error_e004() -> None:
-    messages = {error.msg for error in checks.check_settings() if error.id == "mcp_django.E004"}
+    messages = {error.msg for error in check_settings() if error.id == "mcp_django.E004"}
 
     assert messages == {
         "MCP_DJANGO['SCOPE_GROUPS'] must be a dict of group names.",

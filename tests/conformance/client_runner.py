@@ -240,7 +240,7 @@ def main(argv: list[str]) -> int:
         INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "mcp_django"],
         DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
         # The suite's authorization servers listen on other localhost ports than its MCP server.
-        MCP_DJANGO={"INTERCEPTORS": [], "OAUTH_CLIENT_ALLOW_LOOPBACK": True},
+        MCP_DJANGO={"INTERCEPTORS": [], "REMOTE_OAUTH_ALLOW_LOOPBACK": True},
     )
     django.setup()
     from mcp_django.client import SyncMCPClient

@@ -405,7 +405,7 @@ def entries(draw: st.DrawFn, chain_timeout: bool) -> list[dict[str, Any]]:
             "OPTIONS": script,
             "MODE": draw(st.sampled_from(["active", "active", "audit"])),
             "FAIL_OPEN": draw(st.booleans()),
-            "TIMEOUT_MS": timeout_ms,
+            "TIMEOUT": None if timeout_ms is None else timeout_ms / 1000,
             "PHASES": draw(st.sampled_from([["request"], ["response"], ["request", "response"]])),
         }
         priority = draw(
@@ -438,7 +438,7 @@ async def test_any_chain_gives_what_a_chain_copying_the_payload_for_each_mutator
     chain: tuple[list[dict[str, Any]], dict[str, str], int | None], payload: dict[str, Any]
 ) -> None:
     config, directions, chain_timeout_ms = chain
-    plan = build_plan(config, directions=directions, chain_timeout_ms=chain_timeout_ms)
+    plan = build_plan(config, directions=directions, chain_timeout=chain_timeout_ms and chain_timeout_ms / 1000)
     for phase in _phases(config):
         pristine = json.dumps(payload)
         SEEN.clear()

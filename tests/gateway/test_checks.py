@@ -37,11 +37,11 @@ def test_gateways_that_resolve_pass_the_checks(settings: Any) -> None:
 
 
 def test_gateway_timeouts_must_be_positive_numbers(settings: Any) -> None:
-    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "GATEWAY_READ_TIMEOUT": 0}
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "REMOTE_READ_TIMEOUT": 0}
 
     assert [m for m in check_settings() if m.id == "mcp_django.E004"] == [
         Error(
-            "MCP_DJANGO['GATEWAY_READ_TIMEOUT'] must be a positive number of seconds.",
+            "MCP_DJANGO['REMOTE_READ_TIMEOUT'] must be a positive number of seconds.",
             hint="It is 0: fix it, or remove it to use the default.",
             id="mcp_django.E004",
         )
@@ -52,10 +52,10 @@ def test_w160_a_remote_call_timeout_shorter_than_the_read_timeout() -> None:
     with override_settings(MCP_DJANGO={"REMOTE_CALL_TIMEOUT": 30}):
         assert check_remote_call_timeout() == [
             Warning(
-                "MCP_DJANGO['REMOTE_CALL_TIMEOUT'] is shorter than GATEWAY_READ_TIMEOUT.",
+                "MCP_DJANGO['REMOTE_CALL_TIMEOUT'] is shorter than REMOTE_READ_TIMEOUT.",
                 hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
                 id="mcp_django_gateway.W160",
             )
         ]
-    with override_settings(MCP_DJANGO={"REMOTE_CALL_TIMEOUT": 30, "GATEWAY_READ_TIMEOUT": 30}):
+    with override_settings(MCP_DJANGO={"REMOTE_CALL_TIMEOUT": 30, "REMOTE_READ_TIMEOUT": 30}):
         assert check_remote_call_timeout() == []

@@ -105,11 +105,11 @@ def test_client_credentials_beside_a_token_is_e243(settings: Any) -> None:
 
 def test_the_loopback_switch_without_debug_is_w240(settings: Any) -> None:
     settings.DEBUG = False
-    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "SERVERS": {}, "OAUTH_CLIENT_ALLOW_LOOPBACK": True}
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "SERVERS": {}, "REMOTE_OAUTH_ALLOW_LOOPBACK": True}
 
     assert check_client_credentials() == [
         Warning(
-            "MCP_DJANGO['OAUTH_CLIENT_ALLOW_LOOPBACK'] is on without DEBUG.",
+            "MCP_DJANGO['REMOTE_OAUTH_ALLOW_LOOPBACK'] is on without DEBUG.",
             hint="Turn it off outside development: remote metadata could aim the site at local ports.",
             id="mcp_django_gateway.W240",
         )

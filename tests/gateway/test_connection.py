@@ -226,7 +226,7 @@ def test_a_named_backend_comes_from_settings_with_the_default_timeouts(settings:
     settings.MCP_DJANGO = {
         **settings.MCP_DJANGO,
         "SERVERS": {"github": {"URL": "https://example.com/mcp", "TOKEN": "t"}},
-        "GATEWAY_READ_TIMEOUT": 7,
+        "REMOTE_READ_TIMEOUT": 7,
     }
 
     server = remote_server("github")

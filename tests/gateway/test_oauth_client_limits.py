@@ -1,5 +1,5 @@
 """What the site reads from an authorization server as its OAuth client, against a real hostile local server:
-an answer past `OAUTH_CLIENT_MAX_BYTES` is cut as it streams (not read to its end), a compressed one is
+an answer past `REMOTE_OAUTH_MAX_BYTES` is cut as it streams (not read to its end), a compressed one is
 refused, and a name that resolves elsewhere on its second lookup (DNS rebinding) is still connected to at
 the address that passed the check."""
 
@@ -101,7 +101,7 @@ def test_a_token_answer_past_the_bound_is_cut_as_it_streams(hostile: tuple[str, 
     with pytest.raises(AnswerTooLarge) as cut:
         client_credentials(server, discovery, Registration("ci", "s3"), None)
 
-    assert str(cut.value) == f"the answer of {base}/token is over 65536 bytes (OAUTH_CLIENT_MAX_BYTES)"
+    assert str(cut.value) == f"the answer of {base}/token is over 65536 bytes (REMOTE_OAUTH_MAX_BYTES)"
     assert Hostile.sent < HUGE // 4  # the rest was never read: the server's writes failed once the client left
 
 
@@ -123,7 +123,7 @@ def test_a_name_that_resolves_elsewhere_on_its_second_lookup_is_connected_at_the
     # later one 127.0.0.2. Another server listens there; a client that looked the name up again to
     # connect would reach it.
     host, port = hostile
-    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "OAUTH_CLIENT_ALLOW_LOOPBACK": True}
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "REMOTE_OAUTH_ALLOW_LOOPBACK": True}
     real = socket.getaddrinfo
     lookups: list[str] = []
 

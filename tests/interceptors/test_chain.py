@@ -288,19 +288,19 @@ async def test_sinks_do_not_run_after_a_block() -> None:
 
 
 async def test_a_timed_out_mutation_blocks_when_fail_closed() -> None:
-    result = await run(build_plan([{"CLASS": support.Hang, "TIMEOUT_MS": 20}]))
+    result = await run(build_plan([{"CLASS": support.Hang, "TIMEOUT": 0.02}]))
     assert result.status == "mutation_failed"
     assert result.aborted_at["reason"] == "timeout"
     assert result.results[0].timed_out
 
 
 async def test_a_timed_out_validator_is_routed_by_fail_open() -> None:
-    assert (await run(build_plan([verdict("v", {"TIMEOUT_MS": 20}, hang=True)]))).blocked
-    assert not (await run(build_plan([verdict("v", {"TIMEOUT_MS": 20, "FAIL_OPEN": True}, hang=True)]))).blocked
+    assert (await run(build_plan([verdict("v", {"TIMEOUT": 0.02}, hang=True)]))).blocked
+    assert not (await run(build_plan([verdict("v", {"TIMEOUT": 0.02, "FAIL_OPEN": True}, hang=True)]))).blocked
 
 
 async def test_a_per_interceptor_timeout_applies_to_that_invocation_only() -> None:
-    plan = build_plan([verdict("slow", {"TIMEOUT_MS": 20, "FAIL_OPEN": True}, hang=True), verdict("fast")])
+    plan = build_plan([verdict("slow", {"TIMEOUT": 0.02, "FAIL_OPEN": True}, hang=True), verdict("fast")])
     result = await run(plan)
     assert [(record.interceptor, record.error) for record in result.results] == [("fast", None), ("slow", "timeout")]
 
@@ -308,7 +308,7 @@ async def test_a_per_interceptor_timeout_applies_to_that_invocation_only() -> No
 async def test_two_validators_timing_out_side_by_side_are_each_routed_by_fail_open() -> None:
     """Two waiting at once: from Python 3.12 on `wait_for` enters `asyncio.timeout()`, which cancels the
     task it was entered in; started in the caller's task and carried on in another, it cancelled the call."""
-    plan = build_plan([verdict(tag, {"TIMEOUT_MS": 20, "FAIL_OPEN": True}, hang=True) for tag in ("a", "b")])
+    plan = build_plan([verdict(tag, {"TIMEOUT": 0.02, "FAIL_OPEN": True}, hang=True) for tag in ("a", "b")])
     result = await run(plan)
     assert not result.blocked
     assert [(record.interceptor, record.error) for record in result.results] == [("a", "timeout"), ("b", "timeout")]
@@ -334,7 +334,7 @@ async def test_an_interceptor_with_its_own_asyncio_timeout_beside_another_times_
 
 
 async def test_the_chain_timeout_blocks_the_operation() -> None:
-    plan = build_plan([verdict("v", {"FAIL_OPEN": True}, hang=True)], chain_timeout_ms=20)
+    plan = build_plan([verdict("v", {"FAIL_OPEN": True}, hang=True)], chain_timeout=0.02)
     result = await run(plan)
     assert result.status == "timeout"
     assert result.blocked
@@ -391,11 +391,11 @@ def arguments_payload() -> dict[str, Any]:
     return {"name": "echo", "arguments": {"text": "hi"}}
 
 
-@pytest.mark.parametrize("bound", [{"TIMEOUT_MS": 20}, {}])
+@pytest.mark.parametrize("bound", [{"TIMEOUT": 0.02}, {}])
 async def test_a_mutator_that_changes_its_payload_in_place_then_times_out_leaves_it_as_it_was(
     bound: dict[str, Any],
 ) -> None:
-    plan = build_plan([{"CLASS": ScribbleThenHang, **bound}], chain_timeout_ms=None if bound else 20)
+    plan = build_plan([{"CLASS": ScribbleThenHang, **bound}], chain_timeout=None if bound else 0.02)
     payload = arguments_payload()
     arguments = payload["arguments"]
     result = await run(plan, payload=payload)
@@ -463,7 +463,7 @@ async def test_sinks_stopped_by_the_chain_deadline_count_as_having_run() -> None
         async def record(self, invocation: Any) -> None:
             await asyncio.Event().wait()
 
-    result = await run(build_plan([{"CLASS": HangingSink}], chain_timeout_ms=20), "response")
+    result = await run(build_plan([{"CLASS": HangingSink}], chain_timeout=0.02), "response")
     assert (result.status, result.sinks_ran) == ("timeout", True)
 
 

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from mcp_django.checks.settings import check_interceptors, check_settings
+from mcp_django.checks.endpoints import check_interceptors
+from mcp_django.checks.settings import check_settings
 from mcp_django.interceptors import InterceptorConfigError, build_plan
 
 LABEL = "MCP_DJANGO['INTERCEPTORS'][0]"
@@ -88,7 +89,7 @@ def test_a_phases_override_wider_than_the_class_is_e022() -> None:
     [
         ({"MODE": "enforce"}, "has an invalid MODE.", "Use 'active' or 'audit'."),
         ({"PHASES": ["both"]}, "has an invalid PHASES.", "Use a list of 'request' and/or 'response'."),
-        ({"TIMEOUT_MS": 0}, "has an invalid TIMEOUT_MS.", "Use a positive number of milliseconds, or None."),
+        ({"TIMEOUT": 0}, "has an invalid TIMEOUT.", "Use a positive number of seconds, or None."),
         ({"FAIL_OPEN": "yes"}, "has an invalid FAIL_OPEN.", "Use True or False."),
         ({"EVENTS": "tools/call"}, "has an invalid EVENTS.", "Use a list of event names."),
         ({"PRIORITY": "high"}, "has an invalid PRIORITY.", "Use an integer, or {'request': n, 'response': n}."),
@@ -97,7 +98,7 @@ def test_a_phases_override_wider_than_the_class_is_e022() -> None:
         (
             {"ORDER": 1},
             "has an unknown key 'ORDER'.",
-            "Use only CLASS, NAME, OPTIONS, EVENTS, PHASES, PRIORITY, MODE, FAIL_OPEN, TIMEOUT_MS.",
+            "Use only CLASS, NAME, OPTIONS, EVENTS, PHASES, PRIORITY, MODE, FAIL_OPEN, TIMEOUT.",
         ),
     ],
 )
@@ -134,11 +135,11 @@ def test_options_the_class_rejects_are_e024() -> None:
 
 
 def test_the_phase_directions_and_chain_timeout_are_value_checked() -> None:
-    settings = {"INTERCEPTOR_DIRECTIONS": {"request": "up"}, "INTERCEPTOR_CHAIN_TIMEOUT_MS": -1}
+    settings = {"INTERCEPTOR_DIRECTIONS": {"request": "up"}, "INTERCEPTOR_CHAIN_TIMEOUT": -1}
     with override_settings(MCP_DJANGO=settings):
         found = sorted((m.id, m.msg) for m in check_settings())
     assert found == [
-        ("mcp_django.E004", "MCP_DJANGO['INTERCEPTOR_CHAIN_TIMEOUT_MS'] must be a positive integer or None."),
+        ("mcp_django.E004", "MCP_DJANGO['INTERCEPTOR_CHAIN_TIMEOUT'] must be a positive number of seconds or None."),
         ("mcp_django.E004", "MCP_DJANGO['INTERCEPTOR_DIRECTIONS'] must be {phase: 'sending' or 'receiving'}."),
     ]
 

@@ -21,7 +21,7 @@ ENTRIES: list[Any] = [
     {"CLASS": support.Step, "NAME": "pii", "EVENTS": ["tools/call"], "PRIORITY": {"response": 1000}},
     {"CLASS": support.Verdict, "NAME": "strict", "EVENTS": ["prompts/get"], "PHASES": ["request"], "MODE": "audit"},
     {"CLASS": support.WireSink, "NAME": "everything", "FAIL_OPEN": True, "PRIORITY": -5},
-    {"CLASS": support.Hang, "NAME": "slow", "EVENTS": ["tools/list"], "TIMEOUT_MS": 20},
+    {"CLASS": support.Hang, "NAME": "slow", "EVENTS": ["tools/list"], "TIMEOUT": 0.02},
     {"CLASS": support.Crash, "NAME": "crash", "EVENTS": ["tools/call"]},
 ]
 

@@ -71,7 +71,7 @@ async def test_a_refusal_without_a_reason_stays_generic() -> None:
 
 
 async def test_a_call_refused_because_a_check_timed_out_says_to_try_again() -> None:
-    hang = {"CLASS": support.Hang, "EVENTS": ["tools/call"], "TIMEOUT_MS": 20}
+    hang = {"CLASS": support.Hang, "EVENTS": ["tools/call"], "TIMEOUT": 0.02}
 
     refused = await client([hang]).call_tool("echo", {"text": "hi"})
 

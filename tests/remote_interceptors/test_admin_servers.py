@@ -16,7 +16,7 @@ from mcp_django.models import InterceptorServer, StateVersion
 pytestmark = [pytest.mark.urls("tests.admin_urls"), pytest.mark.django_db]
 
 PAGE = "/admin/mcp_django/interceptorserver/"
-GUARD = {"URL": "https://guard.example/mcp", "TOKEN": "t", "TIMEOUT_MS": 1000}
+GUARD = {"URL": "https://guard.example/mcp", "TOKEN": "t", "TIMEOUT": 1}
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from mcp_django.gateway.interceptor_checks import check_interceptor_servers
 
 pytestmark = pytest.mark.urls("tests.admin_urls")  # an endpoint without a list of its own
 
-HINT = "Give URL or COMMAND, and optional HEADERS, TOKEN, FAIL_OPEN, TIMEOUT_MS (docs/gateway.md)."
+HINT = "Give URL or COMMAND, and optional HEADERS, TOKEN, FAIL_OPEN, TIMEOUT (docs/gateway.md)."
 
 
 def run(**values: Any) -> list[Any]:
@@ -24,7 +24,7 @@ def test_valid_servers_and_server_entries_pass() -> None:
     assert (
         run(
             SERVERS={
-                "guard": {"URL": "https://guard.example/mcp", "TOKEN": "t", "FAIL_OPEN": True, "TIMEOUT_MS": 500},
+                "guard": {"URL": "https://guard.example/mcp", "TOKEN": "t", "FAIL_OPEN": True, "TIMEOUT": 0.5},
                 "local": {"COMMAND": ["python", "-m", "guard"]},
             },
             INTERCEPTORS=[{"SERVER": "guard"}, {"SERVER": "*"}, {"SERVER": {"URL": "http://127.0.0.1:9000/mcp"}}],
@@ -44,7 +44,7 @@ def test_e040_servers_not_a_dict_of_names() -> None:
 
 
 def test_e041_a_server_with_problems() -> None:
-    assert run(SERVERS={"guard": {"URL": "ftp://x", "TIMEOUT_MS": 0, "FAIL_OPEN": "yes"}}) == [
+    assert run(SERVERS={"guard": {"URL": "ftp://x", "TIMEOUT": 0, "FAIL_OPEN": "yes"}}) == [
         Error(
             "MCP_DJANGO['SERVERS']['guard'] URL must be an http:// or https:// URL.",
             hint=HINT,
@@ -56,7 +56,7 @@ def test_e041_a_server_with_problems() -> None:
             id="mcp_django_gateway.E041",
         ),
         Error(
-            "MCP_DJANGO['SERVERS']['guard'] TIMEOUT_MS must be a positive number of milliseconds.",
+            "MCP_DJANGO['SERVERS']['guard'] TIMEOUT must be a positive number of seconds.",
             hint=HINT,
             id="mcp_django_gateway.E041",
         ),
@@ -67,7 +67,7 @@ def test_e042_a_server_entry_with_other_keys_or_a_bad_server() -> None:
     assert run(INTERCEPTORS=[{"SERVER": "guard", "PRIORITY": 3}, {"SERVER": {"URL": "nope"}}]) == [
         Error(
             "MCP_DJANGO['INTERCEPTORS'][0] has keys besides SERVER.",
-            hint="Set FAIL_OPEN and TIMEOUT_MS on the server, in SERVERS.",
+            hint="Set FAIL_OPEN and TIMEOUT on the server, in SERVERS.",
             id="mcp_django_gateway.E042",
         ),
         Error(

@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def demo_server(example_server: LiveServer) -> Iterator[None]:
     """`SERVERS["demo"]` pointing at the live example project's interceptor server."""
-    demo = {"demo": {"URL": example_server.url("/interceptors/mcp"), "TIMEOUT_MS": 2000}}
+    demo = {"demo": {"URL": example_server.url("/interceptors/mcp"), "TIMEOUT": 2}}
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "SERVERS": demo}):
         yield
 

@@ -110,13 +110,13 @@ async def test_a_server_that_does_not_answer_the_listing_in_time_refuses_with_a_
         silent.listen()
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/mcp"
         with pytest.raises(MCPCallError) as refused:
-            await client([{"SERVER": {"URL": url, "TIMEOUT_MS": 300}}]).call_tool("echo", {"text": "hi"})
+            await client([{"SERVER": {"URL": url, "TIMEOUT": 0.3}}]).call_tool("echo", {"text": "hi"})
     assert refused.value.data == {"server": url, "reason": "timeout"}
     assert RECEIVED == []
 
 
 async def test_a_remote_interceptor_that_takes_too_long_fails_closed_or_open(interceptor_host: LiveServer) -> None:
-    slow = {"URL": interceptor_host.url("/slow/mcp"), "TIMEOUT_MS": 300}
+    slow = {"URL": interceptor_host.url("/slow/mcp"), "TIMEOUT": 0.3}
     refused = await client([{"SERVER": slow}]).call_tool("echo", {"text": "hi"})
     assert refused["isError"] is True
     assert RECEIVED == []
@@ -125,7 +125,7 @@ async def test_a_remote_interceptor_that_takes_too_long_fails_closed_or_open(int
 
 
 async def test_a_remote_sink_never_holds_up_the_call(interceptor_host: LiveServer) -> None:
-    sink = {"URL": interceptor_host.url("/sink/mcp"), "TIMEOUT_MS": 60_000}
+    sink = {"URL": interceptor_host.url("/sink/mcp"), "TIMEOUT": 60}
     result = await client([{"SERVER": sink}]).call_tool("echo", {"text": "hi"})
     assert text_of(result) == "hi"
     in_flight = [task for task in remote_chain._pending_sinks if not task.done()]

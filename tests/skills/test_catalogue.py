@@ -1,4 +1,4 @@
-"""Finding skills: apps' `skills/` directories in INSTALLED_APPS order, SKILLS_DIRS first, manifests hashed."""
+"""Finding skills: apps' `skills/` directories in INSTALLED_APPS order, SKILL_DIRS first, manifests hashed."""
 
 from __future__ import annotations
 
@@ -45,10 +45,10 @@ def test_a_manifest_lists_skill_md_first_then_every_file_with_the_digest_and_siz
 
 def test_the_first_skill_of_a_name_wins_so_skills_dirs_override_an_apps_skill(tmp_path: Path) -> None:
     write_skill(tmp_path, "book-search", "---\nname: book-search\ndescription: The project's own.\n---\n")
-    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "SKILLS_DIRS": [str(tmp_path)]}):
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "SKILL_DIRS": [str(tmp_path)]}):
         found = {skill.name: skill for skill in catalogue().skills}
     assert found["book-search"].front_matter["description"] == "The project's own."
-    assert found["book-search"].origin == "SKILLS_DIRS"
+    assert found["book-search"].origin == "SKILL_DIRS"
     assert {skill.origin for skill in catalogue().skills} == {"demo", "conformance"}  # the override is gone again
 
 

@@ -27,8 +27,8 @@ def with_settings(**overrides: Any) -> Any:
 
 @pytest.fixture
 def skills_dir(tmp_path: Path) -> Iterator[Path]:
-    """A SKILLS_DIRS directory, served for the test (the example project's skills are served too)."""
-    with with_settings(SKILLS_DIRS=[str(tmp_path)]):
+    """A SKILL_DIRS directory, served for the test (the example project's skills are served too)."""
+    with with_settings(SKILL_DIRS=[str(tmp_path)]):
         yield tmp_path
 
 
@@ -38,7 +38,7 @@ def checks() -> list[Any]:
 
 def test_the_example_project_passes_and_its_checks_run_once_though_only_its_endpoints_name_it() -> None:
     assert checks() == []
-    with with_settings(SKILLS_DIRS="skills"):
+    with with_settings(SKILL_DIRS="skills"):
         assert [message.id for message in check_extensions()] == []  # not installed
         assert [message.id for message in check_endpoint_extensions()] == ["mcp_django_skills.E136"]
 
@@ -47,7 +47,7 @@ def test_a_skill_md_without_front_matter_is_e130_and_not_served(skills_dir: Path
     directory = write_skill(skills_dir, "plain", "# Just markdown\n")
     assert checks() == [
         Error(
-            "Skill 'plain' (SKILLS_DIRS): SKILL.md has no YAML front matter.",
+            "Skill 'plain' (SKILL_DIRS): SKILL.md has no YAML front matter.",
             hint="Begin SKILL.md with a --- line, the YAML, and another --- line.",
             obj=str(directory),
             id="mcp_django_skills.E130",
@@ -72,7 +72,7 @@ def test_front_matter_that_is_no_mapping_of_json_values_is_e131(
     hint = f"Fix it: {problem}." if len(problem) <= 60 else f"Fix it: {problem[:57]}...."
     assert checks() == [
         Error(
-            "Skill 'odd' (SKILLS_DIRS): front matter is not a YAML mapping.",
+            "Skill 'odd' (SKILL_DIRS): front matter is not a YAML mapping.",
             hint=hint,
             obj=str(directory),
             id="mcp_django_skills.E131",
@@ -84,7 +84,7 @@ def test_front_matter_without_a_description_is_e132(skills_dir: Path) -> None:
     directory = write_skill(skills_dir, "terse", "---\nname: terse\ndescription: ''\n---\n")
     assert checks() == [
         Error(
-            "Skill 'terse' (SKILLS_DIRS): front matter has no description.",
+            "Skill 'terse' (SKILL_DIRS): front matter has no description.",
             hint="Add description: to the front matter of SKILL.md.",
             obj=str(directory),
             id="mcp_django_skills.E132",
@@ -96,7 +96,7 @@ def test_a_name_that_is_not_the_directorys_is_e133(skills_dir: Path) -> None:
     directory = write_skill(skills_dir, "book-search", "---\nname: search\ndescription: d\n---\n")
     assert checks() == [
         Error(
-            "Skill 'book-search' (SKILLS_DIRS): name is not the directory's.",
+            "Skill 'book-search' (SKILL_DIRS): name is not the directory's.",
             hint="It is 'search': set name: book-search, or rename the directory.",
             obj=str(directory),
             id="mcp_django_skills.E133",
@@ -111,7 +111,7 @@ def test_a_name_the_naming_rules_refuse_is_e134(skills_dir: Path) -> None:
     directory = write_skill(skills_dir, "Book--Search", "---\nname: Book--Search\ndescription: d\n---\n")
     assert checks() == [
         Error(
-            "Skill 'Book--Search' (SKILLS_DIRS): name breaks the naming rules.",
+            "Skill 'Book--Search' (SKILL_DIRS): name breaks the naming rules.",
             hint="Use 1-64 lowercase letters, digits and single inner hyphens.",
             obj=str(directory),
             id="mcp_django_skills.E134",
@@ -123,7 +123,7 @@ def test_a_name_with_a_trailing_newline_is_e134(skills_dir: Path) -> None:
     directory = write_skill(skills_dir, "search\n", '---\nname: "search\\n"\ndescription: d\n---\n')
     assert checks() == [
         Error(
-            "Skill 'search\\n' (SKILLS_DIRS): name breaks the naming rules.",
+            "Skill 'search\\n' (SKILL_DIRS): name breaks the naming rules.",
             hint="Use 1-64 lowercase letters, digits and single inner hyphens.",
             obj=str(directory),
             id="mcp_django_skills.E134",
@@ -136,7 +136,7 @@ def test_a_skill_md_that_is_not_utf8_is_e135(skills_dir: Path) -> None:
     (directory / "SKILL.md").write_bytes(b"---\nname: latin\ndescription: caf\xe9\n---\n")
     assert checks() == [
         Error(
-            "Skill 'latin' (SKILLS_DIRS): SKILL.md cannot be read.",
+            "Skill 'latin' (SKILL_DIRS): SKILL.md cannot be read.",
             hint="It is not UTF-8 text: save it as UTF-8.",
             obj=str(directory),
             id="mcp_django_skills.E135",
@@ -149,7 +149,7 @@ def test_an_unreadable_supporting_file_is_e135_and_left_out_of_the_manifest(skil
     os.symlink(directory / "gone.md", directory / "notes.md")  # a link to nothing: reading it fails
     assert checks() == [
         Error(
-            "Skill 'broken' (SKILLS_DIRS): notes.md cannot be read.",
+            "Skill 'broken' (SKILL_DIRS): notes.md cannot be read.",
             hint="FileNotFoundError: No such file or directory.",
             obj=str(directory),
             id="mcp_django_skills.E135",
@@ -160,19 +160,19 @@ def test_an_unreadable_supporting_file_is_e135_and_left_out_of_the_manifest(skil
 
 
 def test_skills_dirs_that_are_not_a_list_of_directories_are_e136(tmp_path: Path) -> None:
-    with with_settings(SKILLS_DIRS="skills"):
+    with with_settings(SKILL_DIRS="skills"):
         assert checks() == [
             Error(
-                "MCP_DJANGO['SKILLS_DIRS'] must be a list of paths.",
+                "MCP_DJANGO['SKILL_DIRS'] must be a list of paths.",
                 hint="Set it to a list of paths, each a directory of skill directories.",
                 id="mcp_django_skills.E136",
             )
         ]
-    with with_settings(SKILLS_DIRS=[str(tmp_path / "missing")]):
+    with with_settings(SKILL_DIRS=[str(tmp_path / "missing")]):
         assert checks() == [
             Error(
-                f"MCP_DJANGO['SKILLS_DIRS'] names '...{str(tmp_path / 'missing')[-25:]}', not a directory.",
-                hint="Create it, or remove it from SKILLS_DIRS.",
+                f"MCP_DJANGO['SKILL_DIRS'] names '...{str(tmp_path / 'missing')[-25:]}', not a directory.",
+                hint="Create it, or remove it from SKILL_DIRS.",
                 id="mcp_django_skills.E136",
             )
         ]
@@ -202,7 +202,7 @@ def test_a_skill_over_the_limits_is_w130_and_still_served(skills_dir: Path) -> N
     directory = write_skill(skills_dir, "huge", files={"big.bin": b"\0" * (16 * 1024 * 1024 + 1)})
     assert checks() == [
         Warning(
-            "Skill 'huge' (SKILLS_DIRS): over the limit of 512 files or 16 MiB.",
+            "Skill 'huge' (SKILL_DIRS): over the limit of 512 files or 16 MiB.",
             hint="Hosts may refuse it: split it into smaller skills.",
             obj=str(directory),
             id="mcp_django_skills.W130",
@@ -218,7 +218,7 @@ def test_a_file_linking_outside_the_skill_is_w131(skills_dir: Path, tmp_path_fac
     os.symlink(outside, directory / "settings.py")
     assert checks() == [
         Warning(
-            "Skill 'linked' (SKILLS_DIRS): settings.py links outside the skill.",
+            "Skill 'linked' (SKILL_DIRS): settings.py links outside the skill.",
             hint="It is not served: copy the file in instead.",
             obj=str(directory),
             id="mcp_django_skills.W131",
@@ -231,7 +231,7 @@ def test_metadata_under_the_reserved_prefix_is_w132(skills_dir: Path) -> None:
     directory = write_skill(skills_dir, "meta", front_matter)
     assert checks() == [
         Warning(
-            "Skill 'meta' (SKILLS_DIRS): metadata keys under a reserved prefix.",
+            "Skill 'meta' (SKILL_DIRS): metadata keys under a reserved prefix.",
             hint="io.modelcontextprotocol/ is for MCP extensions: use your own.",
             obj=str(directory),
             id="mcp_django_skills.W132",
@@ -246,7 +246,7 @@ def test_every_message_of_a_skill_with_a_name_of_sixteen_characters_fits_in_80_c
     write_skill(
         skills_dir / "c", name, f"---\nname: {name}\ndescription: d\nmetadata:\n  io.modelcontextprotocol/a: b\n---\n"
     )
-    with with_settings(SKILLS_DIRS=[str(skills_dir / part) for part in "abc"]):
+    with with_settings(SKILL_DIRS=[str(skills_dir / part) for part in "abc"]):
         messages = checks()
     assert [message.id for message in messages] == [
         "mcp_django_skills.E132",

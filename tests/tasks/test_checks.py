@@ -30,10 +30,10 @@ def test_the_example_project_passes() -> None:
 
 
 def test_a_tasks_backend_that_is_not_in_settings_tasks_is_e100() -> None:
-    with with_settings(TASKS_BACKEND="queue"):
+    with with_settings(TASK_BACKEND="queue"):
         assert check_tasks() == [
             Error(
-                "MCP_DJANGO['TASKS_BACKEND'] names no backend of settings.TASKS: 'queue'.",
+                "MCP_DJANGO['TASK_BACKEND'] names no backend of settings.TASKS: 'queue'.",
                 hint="Name a key of settings.TASKS (docs/tasks.md sets up django_tasks_db's DatabaseBackend).",
                 id="mcp_django_tasks.E100",
             )
@@ -41,20 +41,20 @@ def test_a_tasks_backend_that_is_not_in_settings_tasks_is_e100() -> None:
 
 
 def test_a_bad_ttl_and_poll_interval_are_e102_and_e103() -> None:
-    with with_settings(TASK_TTL_MS=0, TASK_POLL_INTERVAL_MS="fast"):
+    with with_settings(TASK_TTL=0, TASK_POLL_INTERVAL="fast"):
         assert check_tasks() == [
             Error(
-                "MCP_DJANGO['TASK_TTL_MS'] must be a positive integer or None.",
-                hint="It is 0: milliseconds a task stays readable, or None for no limit.",
+                "MCP_DJANGO['TASK_TTL'] must be a positive number of seconds or None.",
+                hint="It is 0: seconds a task stays readable, or None for no limit.",
                 id="mcp_django_tasks.E102",
             ),
             Error(
-                "MCP_DJANGO['TASK_POLL_INTERVAL_MS'] must be a positive integer.",
-                hint="It is 'fast': the milliseconds clients are asked to wait between polls.",
+                "MCP_DJANGO['TASK_POLL_INTERVAL'] must be a positive number of seconds.",
+                hint="It is 'fast': the seconds clients are asked to wait between polls.",
                 id="mcp_django_tasks.E103",
             ),
         ]
-    with with_settings(TASK_TTL_MS=None):
+    with with_settings(TASK_TTL=None):
         assert check_tasks() == []
 
 

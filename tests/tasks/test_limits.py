@@ -60,7 +60,7 @@ async def test_K6_a_task_that_runs_past_task_timeout_is_stopped_and_fails_with_a
 
 async def test_K7_a_task_whose_ttl_passes_while_it_runs_is_stopped() -> None:
     mcp = client()
-    with limits(TASK_TTL_MS=400):
+    with limits(TASK_TTL=0.4):
         created = await mcp.call_tool("slow_compute", {"seconds": 600})
         await run_worker(created["taskId"])  # the worker stops it once the ttl has passed
         with assert_mcp_error(-32602, match="Unknown task"):  # no longer reachable over MCP
@@ -98,7 +98,7 @@ async def test_K8_expired_tasks_are_purged_by_the_command_and_when_a_task_starts
     old = await mcp.call_tool("slow_compute", {"seconds": 0})
     await run_worker(old["taskId"])
     fresh = await mcp.call_tool("slow_compute", {"seconds": 0})
-    await sync_to_async(_age)(old["taskId"], 2)  # TASK_TTL_MS is an hour
+    await sync_to_async(_age)(old["taskId"], 2)  # TASK_TTL is an hour
 
     output = io.StringIO()
     await sync_to_async(call_command)("mcp_cleartasks", stdout=output)

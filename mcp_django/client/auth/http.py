@@ -2,10 +2,10 @@
 
 Every request goes through one transport: no redirects, no proxies from the environment; a URL that is
 not on the configured server's own origin must be https and resolve only to public addresses (the rules
-the client ID metadata fetcher applies, `mcp_django.oauth.cimd`; with `OAUTH_CLIENT_ALLOW_LOOPBACK`, a
+the client ID metadata fetcher applies, `mcp_django.oauth.cimd`; with `REMOTE_OAUTH_ALLOW_LOOPBACK`, a
 server on a loopback name may use loopback ones, for development); the connection goes to the address
 that was checked, so a name cannot resolve to another one between the check and the connect. An answer
-is read as it streams and cut past `OAUTH_CLIENT_MAX_BYTES`; compressed answers are not accepted.
+is read as it streams and cut past `REMOTE_OAUTH_MAX_BYTES`; compressed answers are not accepted.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from mcp_django.client.conf import client_settings
 from mcp_django.client.config import RemoteServer
-from mcp_django.conf import mcp_settings
 
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 
@@ -116,7 +116,7 @@ def check_url(url: str, server: RemoteServer) -> str | None:
         return None  # the administrator named this origin in SERVERS
     parts = urlsplit(url)
     # Development and tests: a server on a loopback name may use a local authorization server, if allowed.
-    local = bool(mcp_settings.OAUTH_CLIENT_ALLOW_LOOPBACK) and origin(server.url)[1] in LOCAL_HOSTS
+    local = bool(client_settings.REMOTE_OAUTH_ALLOW_LOOPBACK) and origin(server.url)[1] in LOCAL_HOSTS
     if not parts.hostname or not (parts.scheme == "https" or (local and parts.scheme == "http")):
         raise UpstreamAuthError(f"{url!r} is neither on the server's origin nor an https URL")
     try:
@@ -142,7 +142,7 @@ class _Bounded(httpx2.SyncByteStream):
         for part in self._stream:
             size += len(part)
             if size > self._limit:
-                raise AnswerTooLarge(f"the answer of {self._url} is over {self._limit} bytes (OAUTH_CLIENT_MAX_BYTES)")
+                raise AnswerTooLarge(f"the answer of {self._url} is over {self._limit} bytes (REMOTE_OAUTH_MAX_BYTES)")
             yield part
 
     def close(self) -> None:
@@ -167,11 +167,11 @@ class _GuardedTransport(httpx2.HTTPTransport):
         if response.headers.get("content-encoding", "identity").lower() != "identity":
             response.close()
             raise AnswerTooLarge(f"the answer of {url} is compressed ({response.headers['content-encoding']})")
-        limit = int(mcp_settings.OAUTH_CLIENT_MAX_BYTES)
+        limit = int(client_settings.REMOTE_OAUTH_MAX_BYTES)
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             response.close()
-            raise AnswerTooLarge(f"the answer of {url} is over {limit} bytes (OAUTH_CLIENT_MAX_BYTES)")
+            raise AnswerTooLarge(f"the answer of {url} is over {limit} bytes (REMOTE_OAUTH_MAX_BYTES)")
         return httpx2.Response(
             response.status_code,
             headers=response.headers,

@@ -19,7 +19,7 @@ from mcp_django.tasks.store import purge_expired
 
 
 class Command(BaseCommand):
-    help = "Delete the MCP tasks whose ttlMs has passed (MCP_DJANGO['TASK_TTL_MS'])."
+    help = "Delete the MCP tasks whose ttlMs has passed (MCP_DJANGO['TASK_TTL'])."
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.stdout.write(f"{purge_expired()} expired MCP task(s) deleted.")

@@ -1,0 +1,54 @@
+"""The `MCP_DJANGO` keys of the MCP client (docs/client.md, docs/gateway.md), read through `client_settings`.
+
+`SERVERS` names the remote servers, the way `DATABASES` names databases; the `REMOTE_*` keys are the
+defaults and bounds of every connection to one. Named on `MCPDjangoConfig.mcp_settings` (the client
+ships with the core app); the checks of `SERVERS` entries are the gateway's (mcp_django_gateway.E040,
+E041, E165-E169, E240-E243).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from mcp_django.checks.support import is_number, is_positive_int
+from mcp_django.conf import MCPSettings, MiB, Rule
+
+_SECONDS: Final[Rule] = (lambda v: is_number(v) and v > 0, "a positive number of seconds")
+_COUNT: Final[Rule] = (is_positive_int, "a positive integer")
+
+client_settings: Final = MCPSettings(
+    {
+        # Remote MCP servers by name: what gateways, hubs, interceptor entries `{"SERVER": name}` and
+        # `MCPClient(name)` connect to; then the timeouts of every entry that sets none.
+        "SERVERS": {},
+        "REMOTE_CONNECT_TIMEOUT": 10.0,
+        "REMOTE_READ_TIMEOUT": 60.0,
+        # Bounds on what a remote MCP server sends (docs/deployment.md): one message after decompression
+        # (a JSON answer, an SSE event, a stdio line), one listing (all its pages), descriptions, input
+        # rounds and the wall time of one forwarded operation.
+        "REMOTE_MAX_MESSAGE_BYTES": 4 * MiB,
+        "REMOTE_MAX_LIST_ITEMS": 10_000,
+        "REMOTE_MAX_LIST_PAGES": 100,
+        "REMOTE_MAX_DESCRIPTION_CHARS": 8192,
+        "REMOTE_MAX_INPUT_ROUNDS": 10,
+        "REMOTE_CALL_TIMEOUT": 600.0,
+        # The site as an OAuth client of remote servers: the largest answer it reads from their
+        # authorization servers (metadata, registration, tokens); whether a server on a loopback name
+        # may use an authorization server on loopback too (development and tests only).
+        "REMOTE_OAUTH_MAX_BYTES": 64 * 1024,
+        "REMOTE_OAUTH_ALLOW_LOOPBACK": False,
+    },
+    owner="mcp_django.client",
+    rules={
+        "REMOTE_CONNECT_TIMEOUT": _SECONDS,
+        "REMOTE_READ_TIMEOUT": _SECONDS,
+        "REMOTE_MAX_MESSAGE_BYTES": _COUNT,
+        "REMOTE_MAX_LIST_ITEMS": _COUNT,
+        "REMOTE_MAX_LIST_PAGES": _COUNT,
+        "REMOTE_MAX_DESCRIPTION_CHARS": _COUNT,
+        "REMOTE_MAX_INPUT_ROUNDS": _COUNT,
+        "REMOTE_CALL_TIMEOUT": _SECONDS,
+        "REMOTE_OAUTH_MAX_BYTES": _COUNT,
+        "REMOTE_OAUTH_ALLOW_LOOPBACK": (lambda v: isinstance(v, bool), "True or False"),
+    },
+)
