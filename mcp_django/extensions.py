@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Extension",
     "ExtensionProblem",
+    "MCPSettings",
     "MethodSpec",
     "ServedExtensions",
     "ToolRunner",

@@ -98,6 +98,19 @@ def test_every_owner_of_the_package_is_found_where_it_is_installed() -> None:
         assert mcp_settings.TELEMETRY_TOOL_CONTENT is False  # the core's settings answer for the owner's keys
 
 
+def test_before_the_apps_are_ready_only_the_settings_extensions_are_asked_and_nothing_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.apps import apps
+
+    with override_settings(MCP_DJANGO={"EXTENSIONS": ["mcp_django.telemetry.TelemetryExtension"]}):
+        monkeypatch.setattr(apps, "apps_ready", False)
+        assert declared_settings() == (telemetry_settings,)
+        assert tasks_settings.TASK_TTL == 3600  # an owner reads its own keys without the app registry
+        monkeypatch.setattr(apps, "apps_ready", True)
+        assert any(owner is tasks_settings for owner in declared_settings())
+
+
 def test_an_owners_keys_are_re_read_when_the_setting_changes() -> None:
     with override_settings(MCP_DJANGO={"TASK_TTL": 60}):
         assert tasks_settings.TASK_TTL == 60

@@ -17,8 +17,8 @@ from django.core.checks import Error, Warning
 from django.test import override_settings
 
 from mcp_django.checks.settings import check_settings
-from mcp_django.conf import MCPSettings, mcp_settings
-from mcp_django.extensions import Extension, check_extensions
+from mcp_django.conf import mcp_settings
+from mcp_django.extensions import Extension, MCPSettings, check_extensions
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "extensions.md"
 MODULE = "shop_docs_example.mcp_printing"

@@ -2,7 +2,7 @@
 bound on one forwarded call (W160).
 
 `SERVERS` entries themselves are checked with the interceptor entries (`interceptor_checks`: E040, E041).
-Registered by `MCPDjangoConfig.ready()` beside those of `mcp_django.checks` (where every other ID lives).
+Registered by `MCPDjangoConfig.ready()`; the IDs are the gateway's, `mcp_django_gateway.*`.
 """
 
 from __future__ import annotations
