@@ -162,6 +162,9 @@ MCP_DJANGO = {
         "mcp_django.interceptors.redaction.RedactionInterceptor",
         "mcp_django.interceptors.audit.AuditSinkInterceptor",
     ],
+    # Open sessions per anonymous client address (the package's default is 100): the official conformance suite,
+    # run against /conformance/mcp, opens hundreds from one address without ending them (docs/concepts.md).
+    "SESSION_MAX_ANONYMOUS": 1000,
     # OAuth tokens this site issues first (a DRF token class refuses a bearer value it does not know),
     # then the demo users' DRF tokens, then a logged-in browser session.
     "DEFAULT_AUTHENTICATION_CLASSES": [

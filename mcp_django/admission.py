@@ -49,12 +49,15 @@ class Credentials:
             (`check_cookie_origin`), since a browser sends cookies whatever page opened the connection.
         secure: whether the connection came over TLS (`wss`, `https`, or the proxy header of
             `SECURE_PROXY_SSL_HEADER`): the scheme of the caller's own origin in that rule.
+        address: the caller's network address (`REMOTE_ADDR`, the ASGI scope's `client`), when the
+            transport knows it: anonymous callers' quotas count per address.
     """
 
     headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
     request: HttpRequest | None = None
     user: AbstractBaseUser | AnonymousUser | None = None
     secure: bool = False
+    address: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -217,7 +217,7 @@ class FastPath:
                 headers,
                 # Read only once admitted and within the limits (`transports.body`); nothing for other methods.
                 read_body if method == "POST" else b"",
-                credentials=Credentials(headers),
+                credentials=Credentials(headers, address=(scope.get("client") or (None,))[0]),
                 host=host,
                 resource_metadata=resource_metadata_url(site, scope["path"]),
                 streaming=True,

@@ -49,8 +49,9 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "SESSION_IDLE_TIMEOUT": 3600,
     "SESSION_STORE": "mcp_django.sessions.DatabaseSessionStore",
     "SESSION_MAX_CLIENT_BYTES": 64 * 1024,
-    "SESSION_MAX_PER_USER": None,
-    "SESSION_MAX_ANONYMOUS": None,
+    "SESSION_MAX_PER_USER": 100,
+    "SESSION_MAX_ANONYMOUS": 100,
+    "SESSION_CACHE_MAX_BYTES": 32 * MiB,
     "SESSION_PURGE_INTERVAL": 300,
     "MAX_REQUEST_BYTES": 4 * MiB,
     # Timeouts and limits of a request on the wire (docs/deployment.md).

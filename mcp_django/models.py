@@ -61,6 +61,13 @@ class MCPSession(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     last_seen = models.DateTimeField()
     expires_at = models.DateTimeField(db_index=True)
+    client_address = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_index=True,
+        help_text="The network address that opened it, for an anonymous client (its sessions are capped per address).",
+    )
 
     class Meta:
         verbose_name = "MCP session"

@@ -32,6 +32,7 @@ from mcp_django.executor import run_sync
 from mcp_django.overlay import on_change
 from mcp_django.protocol import InvalidParams, InvalidRequest, MCPError, SessionState
 from mcp_django.protocol.jsonrpc import dump_json
+from mcp_django.session_cache import SessionCache, session_bytes
 
 
 class SessionRefused(Exception):
@@ -79,6 +80,8 @@ class StoredSession:
     """The state as this process last read or wrote it: a store may save only what changed since."""
     opened_at: float | None = None
     """When `initialize` opened it (None: a store that does not know)."""
+    client_address: str | None = None
+    """The network address an anonymous client opened it from (None: a user's, or unknown)."""
 
 
 session_ended = Signal()
@@ -138,9 +141,18 @@ class SessionStore:
     async def count_open(self, principal_id: str | None, now: float) -> int:
         """How many sessions of `principal_id` (None: of anonymous callers) expire after `now`.
 
-        Needed only when `SESSION_MAX_PER_USER` or `SESSION_MAX_ANONYMOUS` is set.
+        Needed to cap sessions (`SESSION_MAX_PER_USER`, `SESSION_MAX_ANONYMOUS`): a store without it caps
+        nothing, and setting either cap yourself is then `mcp_django.E060`.
         """
         raise NotImplementedError(f"{type(self).__name__} must implement count_open() to cap sessions")
+
+    async def count_open_from(self, client_address: str | None, now: float) -> int:
+        """How many anonymous sessions opened from `client_address` expire after `now`.
+
+        By default every anonymous session, wherever it came from (`count_open(None, now)`): a store that
+        keeps the address (`DatabaseSessionStore`) caps each address on its own.
+        """
+        return await self.count_open(None, now)
 
     async def clear_expired(self, now: float) -> int:
         """Delete every session that expired by `now`; return how many (`manage.py mcp_clearsessions`).
@@ -155,7 +167,15 @@ class SessionStore:
     def idle_timeout(self) -> float:
         return float(mcp_settings.SESSION_IDLE_TIMEOUT)
 
-    async def open(self, state: SessionState, *, endpoint_name: str, endpoint_path: str, principal: Any) -> str:
+    async def open(
+        self,
+        state: SessionState,
+        *,
+        endpoint_name: str,
+        endpoint_path: str,
+        principal: Any,
+        client_address: str | None = None,
+    ) -> str:
         """Mint an id for the session `initialize` just created, store it, and return the id.
 
         Expired sessions are purged first, at most once per `SESSION_PURGE_INTERVAL` in this process.
@@ -163,13 +183,14 @@ class SessionStore:
         Raises:
             SessionRefused: the client's info and capabilities are over `SESSION_MAX_CLIENT_BYTES`, or
                 the caller already has as many open sessions as `SESSION_MAX_PER_USER` (or, anonymous,
-                `SESSION_MAX_ANONYMOUS`) allows.
+                `SESSION_MAX_ANONYMOUS` from its `client_address`) allows.
         """
         now = self.clock()
         self._check_size(state)
         await self._purge(now)
         owner = principal_id(principal)
-        await self._check_count(owner, now)
+        address = client_address if owner is None else None
+        await self._check_count(owner, address, now)
         session_id = new_session_id()
         state.session_id = session_id
         state.changed = False
@@ -182,6 +203,7 @@ class SessionStore:
             expires_at=now + self.idle_timeout,
             touched_at=now,
             opened_at=now,
+            client_address=address,
         )
         await self.create(record)
         return session_id
@@ -204,11 +226,14 @@ class SessionStore:
         self._purged_at = now
         await self.clear_expired(now)
 
-    async def _check_count(self, owner: str | None, now: float) -> None:
+    async def _check_count(self, owner: str | None, address: str | None, now: float) -> None:
         limit = mcp_settings.SESSION_MAX_ANONYMOUS if owner is None else mcp_settings.SESSION_MAX_PER_USER
-        if limit is None or await self.count_open(owner, now) < limit:
+        if limit is None or type(self).count_open is SessionStore.count_open:
+            return  # uncapped, or a store that cannot count (capping it yourself is E060)
+        count = await (self.count_open(owner, now) if owner is not None else self.count_open_from(address, now))
+        if count < limit:
             return
-        who = "anonymous callers" if owner is None else "one user"
+        who = "one anonymous client address" if owner is None else "one user"
         message = f"Too Many Sessions: at most {limit} open sessions for {who}; end one (DELETE) or let one expire"
         raise SessionRefused(InvalidRequest(message), 429)
 
@@ -259,10 +284,10 @@ class DatabaseSessionStore(SessionStore):
     """
 
     revalidate_after: ClassVar[float] = 5.0
-    max_cached: ClassVar[int] = 10_000
+    max_cached: ClassVar[int] = 10_000  # sessions; `SESSION_CACHE_MAX_BYTES` bounds their size (session_cache.py)
 
     def __init__(self) -> None:
-        self._cache: dict[str, tuple[StoredSession, float]] = {}
+        self._cache: SessionCache[StoredSession] = SessionCache(self.max_cached, self.revalidate_after)
 
     async def create(self, record: StoredSession) -> None:
         from mcp_django.models import MCPSession
@@ -281,6 +306,7 @@ class DatabaseSessionStore(SessionStore):
             subscriptions=list(state.subscriptions),
             last_seen=_datetime(record.touched_at),
             expires_at=_datetime(record.expires_at),
+            client_address=(record.client_address or "")[:64],
         )
         await run_sync(row.save, force_insert=True)
         record.saved = _snapshot(state)
@@ -294,7 +320,7 @@ class DatabaseSessionStore(SessionStore):
 
         row = await run_sync(MCPSession.objects.filter(session_id=session_id).first)
         if row is None:
-            self._cache.pop(session_id, None)
+            self._cache.forget(session_id)
             return None
         if cached is not None:
             # Keep the object requests in flight already share; refresh it from the row.
@@ -313,6 +339,7 @@ class DatabaseSessionStore(SessionStore):
                 expires_at=_timestamp(row.expires_at),
                 touched_at=_timestamp(row.last_seen),
                 opened_at=_timestamp(row.created),
+                client_address=row.client_address or None,
             )
         record.saved = _snapshot(record.state)
         self._remember(record)
@@ -321,7 +348,7 @@ class DatabaseSessionStore(SessionStore):
     async def update(self, record: StoredSession) -> bool:
         updated = await run_sync(self._save_changes, record)
         if not updated:
-            self._cache.pop(record.session_id, None)
+            self._cache.forget(record.session_id)
         return updated
 
     def _save_changes(self, record: StoredSession) -> bool:
@@ -359,7 +386,7 @@ class DatabaseSessionStore(SessionStore):
     async def delete(self, session_id: str) -> None:
         from mcp_django.models import MCPSession
 
-        self._cache.pop(session_id, None)
+        self._cache.forget(session_id)
         await run_sync(MCPSession.objects.filter(session_id=session_id).delete)
 
     async def count_open(self, principal_id: str | None, now: float) -> int:
@@ -368,6 +395,12 @@ class DatabaseSessionStore(SessionStore):
         rows = MCPSession.objects.filter(expires_at__gt=_datetime(now))
         rows = rows.filter(principal__isnull=True) if principal_id is None else rows.filter(principal__pk=principal_id)
         return await run_sync(rows.count)
+
+    async def count_open_from(self, client_address: str | None, now: float) -> int:
+        from mcp_django.models import MCPSession
+
+        rows = MCPSession.objects.filter(expires_at__gt=_datetime(now), principal__isnull=True)
+        return await run_sync(rows.filter(client_address=(client_address or "")[:64]).count)
 
     async def clear_expired(self, now: float) -> int:
         from mcp_django.models import MCPSession
@@ -395,12 +428,7 @@ class DatabaseSessionStore(SessionStore):
         self._cache.clear()
 
     def _remember(self, record: StoredSession) -> None:
-        if len(self._cache) >= self.max_cached:
-            horizon = time.monotonic() - self.revalidate_after
-            self._cache = {key: entry for key, entry in self._cache.items() if entry[1] >= horizon}
-            while len(self._cache) >= self.max_cached:
-                self._cache.pop(next(iter(self._cache)))
-        self._cache[record.session_id] = (record, time.monotonic())
+        self._cache.remember(record.session_id, record, session_bytes(record.state))
 
 
 SCALAR_STATE = ("protocol_version", "client_info", "client_capabilities", "log_level", "initialized")

@@ -109,7 +109,9 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["declarations", "sources", "registry", "providers", "toolsets", "bus", "interceptors"], 3),
     "mcp_django": 3,  # the public API's package: the declarations and providers it re-exports
     # 4 endpoints and admission, and the seam extensions plug into
-    **dict.fromkeys(["mounts", "overlay", "sessions", "auth_cache", "admission", "extensions", "endpoints"], 4),
+    **dict.fromkeys(
+        ["mounts", "overlay", "sessions", "session_cache", "auth_cache", "admission", "extensions", "endpoints"], 4
+    ),
     # 5 extensions and optional parts (the core imports none of them)
     **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry"], 5),
     # 6 transports

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client, override_settings
 from pytest_django import DjangoAssertNumQueries
@@ -28,12 +30,15 @@ def test_a_steady_state_request_does_no_database_query(
     assert response.status_code == 200
 
 
-async def open_one(store: SessionStore, endpoint: str = "api") -> str:
+async def open_one(
+    store: SessionStore, endpoint: str = "api", *, address: str | None = None, client_info: Any = None
+) -> str:
     return await store.open(
-        SessionState(protocol_version="2025-11-25", changed=True),
+        SessionState(protocol_version="2025-11-25", changed=True, client_info=client_info),
         endpoint_name=endpoint,
         endpoint_path=endpoint,
         principal=None,
+        client_address=address,
     )
 
 
@@ -162,8 +167,48 @@ async def test_the_anonymous_cap_counts_open_sessions_only() -> None:
 
     assert refused.value.status == 429
     assert refused.value.error.message == (
-        "Too Many Sessions: at most 1 open sessions for anonymous callers; end one (DELETE) or let one expire"
+        "Too Many Sessions: at most 1 open sessions for one anonymous client address; end one (DELETE) or let one"
+        " expire"
     )
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(MCP_DJANGO={"SESSION_MAX_ANONYMOUS": 1})
+async def test_anonymous_sessions_are_capped_per_client_address() -> None:
+    from mcp_django.sessions import SessionRefused
+
+    store = DatabaseSessionStore()
+    await open_one(store, address="192.0.2.1")
+    with pytest.raises(SessionRefused):
+        await open_one(store, address="192.0.2.1")
+
+    await open_one(store, address="192.0.2.2")
+
+    addresses = [address async for address in MCPSession.objects.values_list("client_address", flat=True)]
+    assert sorted(addresses) == ["192.0.2.1", "192.0.2.2"]
+
+
+def test_sessions_are_capped_per_user_and_per_anonymous_address_by_default() -> None:
+    from mcp_django.conf import DEFAULTS
+
+    assert (DEFAULTS["SESSION_MAX_PER_USER"], DEFAULTS["SESSION_MAX_ANONYMOUS"]) == (100, 100)
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(MCP_DJANGO={"SESSION_CACHE_MAX_BYTES": 100_000, "SESSION_MAX_ANONYMOUS": None})
+async def test_the_session_cache_holds_no_more_bytes_than_its_bound_and_reads_the_forgotten_again() -> None:
+    store = DatabaseSessionStore()
+    big = {"name": "tests", "version": "1", "description": "x" * 30_000}
+    opened = [await open_one(store, client_info=big) for _ in range(10)]
+
+    assert store._cache.bytes <= 100_000
+    assert len(store._cache) == 3  # each about 31 KB: the last three
+    assert sum(entry[2] for entry in store._cache.entries.values()) == store._cache.bytes
+    first = await store.resume(opened[0], endpoint_name="api", principal=None)
+    assert first is not None
+    assert first.state.client_info == big
+    assert opened[0] in store._cache
+    assert opened[-3] not in store._cache
 
 
 async def subscribe(store: DatabaseSessionStore, session_id: str, uri: str, *, subscribed: bool = True) -> None:

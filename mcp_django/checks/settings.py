@@ -41,6 +41,7 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "SESSION_IDLE_TIMEOUT": (is_positive_int, "a positive integer"),
     "MAX_REQUEST_BYTES": (is_positive_int, "a positive integer"),
     "SESSION_MAX_CLIENT_BYTES": (is_positive_int, "a positive integer"),
+    "SESSION_CACHE_MAX_BYTES": (is_positive_int, "a positive integer"),
     "SESSION_MAX_PER_USER": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
     "SESSION_MAX_ANONYMOUS": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
     "SESSION_PURGE_INTERVAL": (lambda v: v is None or (is_number(v) and v >= 0), "a number >= 0 or None"),

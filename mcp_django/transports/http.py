@@ -221,7 +221,7 @@ class StreamableHTTP:
         era = era_of_header(version_header)
         sessions = era is Era.HANDSHAKE and self.endpoint.sessions
         if method == "POST":
-            return await self._post(headers, body, version_header, era, admission, streaming, site)
+            return await self._post(headers, body, version_header, era, admission, streaming, site, credentials.address)
         if method == "DELETE" and sessions:
             return await self._delete(headers, principal)
         listening = sessions and streaming and notifications.available()
@@ -239,6 +239,7 @@ class StreamableHTTP:
         admission: Admission,
         streaming: bool,
         site: str | None = None,
+        address: str | None = None,
     ) -> HTTPResponse:
         principal = admission.principal
         if not _accepts_both(headers.get("accept")):
@@ -308,6 +309,7 @@ class StreamableHTTP:
                     endpoint_name=self.endpoint.name,
                     endpoint_path=self.endpoint.path,
                     principal=principal,
+                    client_address=address,
                 )
             except SessionRefused as refusal:
                 return _error(refusal.status, refusal.error, request_id_of(message))

@@ -59,7 +59,7 @@ class MCPView(View):
                 request.headers,
                 # Read once admitted (under WSGI the body is still on the socket then); see `_read_body`.
                 (lambda limit: _read_body(request, limit)) if request.method == "POST" else b"",
-                credentials=Credentials(request.headers, request=request),
+                credentials=Credentials(request.headers, request=request, address=request.META.get("REMOTE_ADDR")),
                 host=request.headers.get("host"),
                 resource_metadata=metadata,
                 streaming=streaming,

@@ -2,13 +2,13 @@
 `SERVERS["accounts"]` (its base URL in `MCP_TEST_UPSTREAM_URL`), for the processes those tests start."""
 
 import os
-from typing import Any
+from typing import Any, cast
 
 from example_project.settings import *  # noqa: F403  # the example project, plus one remote server
 from example_project.settings import MCP_DJANGO
 
 ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]", "testserver"]
-SERVERS: dict[str, Any] = dict(MCP_DJANGO["SERVERS"])  # type: ignore[arg-type]  # a dict in the example
+SERVERS: dict[str, Any] = dict(cast(dict[str, Any], MCP_DJANGO["SERVERS"]))  # a dict in the example
 MCP_DJANGO = {
     **MCP_DJANGO,
     "SERVERS": {

@@ -121,7 +121,9 @@ def test_anonymous_callers_share_one_cap_and_expired_sessions_are_purged_on_open
 
     assert [response.status_code for response in opened] == [200, 200]
     assert refused.status_code == 429
-    assert refused.json()["error"]["message"].startswith("Too Many Sessions: at most 2 open sessions for anonymous")
+    assert refused.json()["error"]["message"].startswith(
+        "Too Many Sessions: at most 2 open sessions for one anonymous client address"
+    )
 
 
 def test_mcp_clearsessions_deletes_the_expired_sessions_only(server: LiveServer, env: dict[str, str]) -> None:
