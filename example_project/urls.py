@@ -44,7 +44,7 @@ urlpatterns = [
         name="interceptors",
         allow_anonymous=True,
         interceptors=["example_project.demo.interceptors.ForbiddenWordGuard"],
-        interceptor_protocol=True,
+        extensions=["mcp_django.interceptors.protocol.InterceptorsExtension"],  # interceptors/list, /invoke
     ),
     # The project's tools behind a chain that runs the demo server's guard remotely, between the
     # redaction and the audit trail (docs/remote-interceptors.md).

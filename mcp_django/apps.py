@@ -11,9 +11,6 @@ class MCPDjangoConfig(AppConfig):
     name = "mcp_django"
     verbose_name = "MCP"
     default_auto_field = "django.db.models.BigAutoField"
-    # A remote server's tasks, through a gateway or hub that runs no task tools of its own: the alternative
-    # of `mcp_django.tasks`' extension (same identifier), served where it applies and that one does not.
-    mcp_extensions = ["mcp_django.gateway.tasks.RemoteTasksExtension"]
     # The MCP client's keys (SERVERS, REMOTE_*): it ships with the core app, without an app of its own.
     mcp_settings = ["mcp_django.client.conf.client_settings"]
 
@@ -32,7 +29,6 @@ class MCPDjangoConfig(AppConfig):
         from mcp_django.gateway import (
             client_auth_checks,  # noqa: F401  # and those of the servers the site signs in to itself
             interceptor_checks,  # noqa: F401  # and those of the interceptor servers
-            remote_chain,  # noqa: F401  # runs the chains' {"SERVER": ...} entries
             upstream_checks,  # noqa: F401  # and those of the servers users sign in to (AUTH "oauth")
         )
         from mcp_django.registry import all_registries

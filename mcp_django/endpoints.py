@@ -40,8 +40,7 @@ from mcp_django.auth import AuthenticationFailed, authenticator_instances
 from mcp_django.auth_cache import auth_cache
 from mcp_django.conf import mcp_settings
 from mcp_django.declarations.tools import ToolRunner
-from mcp_django.extensions import Extension, ServedExtensions
-from mcp_django.interceptors import chain_options
+from mcp_django.extensions import Extension, ServedExtensions, chain_options
 from mcp_django.mounts import EndpointRegistry, canonical_path, mounted_in
 from mcp_django.overlay import Overlay, installed, on_change
 from mcp_django.protocol import Connection, MessageHandler
@@ -105,7 +104,6 @@ class Endpoint:
             endpoint; None follows `MCP_DJANGO["DEFAULT_AUTHENTICATION_CLASSES"]`.
         sessions: open handshake-era sessions on `initialize`; None follows `MCP_DJANGO["SESSIONS"]`.
         interceptors: this endpoint's interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
-        interceptor_protocol: also serve the SEP-2624 `interceptors/list` and `interceptor/invoke`.
         fast_path: let `mcp_django.asgi` serve it outside Django's request cycle; False leaves it
             to the Django view (and so to the project's middleware) on every server.
         overlay: what amends the served sources, interceptors and hooks (`mcp_django.overlay`);
@@ -130,7 +128,6 @@ class Endpoint:
         authentication_classes: Sequence[type | str] | None = None,
         sessions: bool | None = None,
         interceptors: Sequence[str | Mapping[str, Any]] | None = None,
-        interceptor_protocol: bool = False,
         fast_path: bool = True,
         overlay: Overlay | None = None,
         tool_timeout: float | None = None,
@@ -157,7 +154,6 @@ class Endpoint:
         self._authenticators: list[Any] | None = None
         self._sessions = sessions
         self.interceptors = interceptors
-        self.interceptor_protocol = interceptor_protocol
         self.fast_path = fast_path
         self._overlay = overlay
         self.tool_timeout = tool_timeout
@@ -391,7 +387,7 @@ class Endpoint:
             notifications=notifications.available(),
             relay=channel_layer_relay(),
             hooks=self.hooks(),
-            **self.served_extensions.handler_options({k: v for k, v in self.chain_options().items() if k != "hook"}),
+            **self.served_extensions.handler_options({}),
         )
 
     def describe(self) -> tuple[Mapping[str, Any], str | None]:
@@ -408,13 +404,12 @@ class Endpoint:
         return [*self.overlay.hooks(self), *self.served_extensions.hooks, ChainHook(self)]
 
     def chain_options(self) -> dict[str, Any]:
-        """The interceptor chain's handler arguments, with the overlay's overrides applied; built once per reset."""
+        """The interceptor chain (`hook` runs it, `plan` holds its local entries), with the overlay's overrides
+        applied; built once per reset (`extensions.chain_options`)."""
         if self._chain is None:
             label = None if self.interceptors is None else f"Endpoint {self.name!r} interceptors"
             config = mcp_settings.INTERCEPTORS if self.interceptors is None else self.interceptors
-            self._chain = chain_options(
-                self.overlay.interceptors(config), protocol=self.interceptor_protocol, label=label
-            )
+            self._chain = chain_options(self.overlay.interceptors(config), label=label)
         return self._chain
 
     def reset(self) -> None:

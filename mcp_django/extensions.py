@@ -9,22 +9,28 @@ an app config's `mcp_extensions`, the way providers are named in `mcp_providers`
 
 Each endpoint asks each installed extension what it serves there: `capability()` (None: nothing here),
 then its `methods()`, `hooks()`, `sources()` and `observers()`; a tool declared with `task=` asks the endpoint's
-`tool_runner`. Two extensions may share an identifier as alternatives: an endpoint serves the first
-of them whose `capability()` applies there (the local tasks and a gateway's remote ones are such a
-pair); two that both apply to one endpoint are check E120. The core names no extension: the tasks
-extension (`mcp_django.tasks`) is one like any other. docs/extensions.md.
+`tool_runner`. An identifier names one extension (two installed ones are check E120). This seam is the
+only way to add protocol methods: SEP-2624's interceptor methods are an extension too
+(`mcp_django.interceptors.protocol.InterceptorsExtension`), and the `{"SERVER": ...}` entries of
+interceptor lists run only where an installed extension's `interceptor_servers()` runs them (the
+gateway's). The core names no extension: the tasks extension (`mcp_django.tasks`) is one like any
+other. docs/extensions.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from django.core.checks import CheckMessage, Error, Tags, register
+from django.core.exceptions import ImproperlyConfigured
 
 from mcp_django.checks.support import short
 from mcp_django.conf import SETTING_NAME, MCPSettings, mcp_settings
 from mcp_django.declarations.tools import ToolRunner
+from mcp_django.interceptors import chain_plan
+from mcp_django.interceptors.config import is_server_entry
+from mcp_django.interceptors.hook import InterceptorHook
 from mcp_django.protocol.features.base import MethodSpec
 from mcp_django.protocol.hooks import OperationHook
 from mcp_django.protocol.observers import ClientObserver, MessageObserver
@@ -39,7 +45,9 @@ __all__ = [
     "MCPSettings",
     "MethodSpec",
     "ServedExtensions",
+    "ServerEntries",
     "ToolRunner",
+    "chain_options",
     "installed_extensions",
     "load_extensions",
     "offered_extensions",
@@ -47,6 +55,10 @@ __all__ = [
 
 ExtensionProblem = tuple[str, str, str]
 """`(check id, message, hint)`: a mistake found while loading the extensions, reported by `check_extensions`."""
+
+ServerEntries = Callable[[Sequence[Any], Sequence[Any], str], Any]
+"""What runs an interceptor list that names remote servers: `(local entries, whole list, label)` -> the
+operation hook running the merged chain (None: the list names no server after all)."""
 
 _DUPLICATE: Final = "mcp_django.E120"
 _UNIMPORTABLE: Final = "mcp_django.E121"
@@ -77,8 +89,7 @@ class Extension:
         """What this endpoint advertises under `capabilities.extensions[identifier]`.
 
         None: the extension is not served on this endpoint, and none of its methods, hooks or
-        sources are either (an alternative of the same identifier may be: the first one that applies
-        is served). The default serves it everywhere with an empty capability.
+        sources are either. The default serves it everywhere with an empty capability.
         """
         return {}
 
@@ -105,6 +116,14 @@ class Extension:
         serves none), after the settings change again.
         """
         return ()
+
+    def interceptor_servers(self) -> ServerEntries | None:
+        """What runs the `{"SERVER": ...}` entries of interceptor lists (remote interceptor servers); None: not this.
+
+        Asked of every installed extension, in order, when a list (the settings', an endpoint's, an
+        `MCPClient`'s) names servers; the first answer runs them (the gateway's, docs/remote-interceptors.md).
+        """
+        return None
 
     def tool_runner(self) -> ToolRunner | None:
         """What runs a tool declared with `task=` (instead of running it inline); None: not this extension."""
@@ -138,19 +157,11 @@ class ServedExtensions:
             raise ValueError(f"Endpoint {getattr(endpoint, 'name', endpoint)!r}: {problems[0][1]}")
         self.offered: tuple[Extension, ...] = extensions
         """Every extension offered here, served or not (`capability()` None), in order."""
-        served: dict[str, tuple[Extension, Mapping[str, Any]]] = {}
-        self.conflicts: list[tuple[Extension, Extension]] = []
-        """Alternatives that apply here besides the one served: `(served, left out)` pairs, check E120."""
-        for extension in extensions:
-            capability = extension.capability(endpoint)
-            if capability is not None:
-                first = served.setdefault(extension.identifier, (extension, capability))[0]
-                if first is not extension:
-                    self.conflicts.append((first, extension))
-        self.extensions: tuple[Extension, ...] = tuple(extension for extension, _ in served.values())
-        """The served extensions, one an identifier (the first offered one that applies), in order."""
+        served = [(extension, extension.capability(endpoint)) for extension in extensions]
+        self.extensions: tuple[Extension, ...] = tuple(extension for extension, cap in served if cap is not None)
+        """The served extensions (those whose `capability()` is not None here), in order."""
         self.capabilities: dict[str, Mapping[str, Any]] = {
-            extension.identifier: cap for extension, cap in served.values() if extension.advertised
+            extension.identifier: cap for extension, cap in served if cap is not None and extension.advertised
         }
         """What goes under `capabilities.extensions`, by identifier."""
         self.methods = tuple(method for extension in self.extensions for method in extension.methods(endpoint))
@@ -184,8 +195,7 @@ def installed_extensions() -> tuple[Extension, ...]:
     """Every installed extension: `MCP_DJANGO["EXTENSIONS"]`, then each app's `mcp_extensions`, in order.
 
     Loaded on first use (the app registry must be ready) and again after `MCP_DJANGO` changes; an entry
-    that cannot be loaded, or names an extension again, is left out and reported by check E120-E122.
-    Extensions of one identifier are alternatives: each endpoint serves the first that applies to it.
+    that cannot be loaded, or has the identifier of one before it, is left out and reported by check E120-E122.
     """
     global _installed
     if _installed is None:
@@ -225,9 +235,9 @@ def load_extensions(
 ) -> tuple[tuple[Extension, ...], list[ExtensionProblem]]:
     """The extensions the settings' `entries` and the app configs' `mcp_extensions` name, and the problems found.
 
-    An entry is an import string, an `Extension` subclass or an instance. Extensions of one identifier
-    are kept, in order, as alternatives; the same extension (class) named again is a problem (E120),
-    and the first is kept. `where` is how the hints name the list of `entries`.
+    An entry is an import string, an `Extension` subclass or an instance. An identifier names one
+    extension: a second one of it is a problem (E120), and the first is kept. `where` is how the hints
+    name the list of `entries`.
     """
     named = [(entry, where) for entry in entries]
     for app_config in app_configs:
@@ -238,22 +248,12 @@ def load_extensions(
         extension = _extension(entry, where, problems)
         if extension is None:
             continue
-        if any(type(extension) is type(other) for other in found):
+        if any(extension.identifier == other.identifier for other in found):
             message = f"Two extensions have the identifier {short(extension.identifier, 40)}."
             problems.append((_DUPLICATE, message, f"Remove one of them from {where} (the first one is served)."))
             continue
         found.append(extension)
     return tuple(found), problems
-
-
-def conflict_problem(served: Extension, left_out: Extension) -> ExtensionProblem:
-    """E120 for two alternatives of one identifier that both apply to one endpoint (the first is served)."""
-    first, second = type(served).__name__, type(left_out).__name__
-    return (
-        _DUPLICATE,
-        f"Two extensions have the identifier {short(served.identifier, 40)} here.",
-        f"{first} is served: make {second}.capability() None here, or remove one.",
-    )
 
 
 def _extension(entry: Any, where: str, problems: list[ExtensionProblem]) -> Extension | None:
@@ -283,6 +283,33 @@ def _extension(entry: Any, where: str, problems: list[ExtensionProblem]) -> Exte
         )
         return None
     return extension
+
+
+def chain_options(config: Any, *, label: str | None = None) -> dict[str, Any]:
+    """The interceptor chain of a list (`MCP_DJANGO["INTERCEPTORS"]`'s format): `plan`, its local entries'
+    plan (what SEP-2624's methods serve), and `hook`, what runs the chain (absent: nothing to run).
+
+    When the list names remote interceptor servers (`{"SERVER": ...}`), the hook of the first installed
+    extension whose `interceptor_servers()` runs them runs the merged chain instead.
+
+    Raises:
+        InterceptorConfigError: the list has mistakes.
+        ImproperlyConfigured: it names servers and no installed extension runs them (check E124).
+    """
+    servers = isinstance(config, (list, tuple)) and any(is_server_entry(raw) for raw in config)
+    local = [raw for raw in config if not is_server_entry(raw)] if servers else config
+    plan = chain_plan(local, label=label)
+    options: dict[str, Any] = {"plan": plan}
+    if plan:
+        options["hook"] = InterceptorHook(plan)
+    if servers:
+        builder = next(filter(None, (extension.interceptor_servers() for extension in installed_extensions())), None)
+        if builder is None:
+            raise ImproperlyConfigured(f"{label or 'The interceptor list'} names servers, and nothing runs them")
+        hook = builder(local, config, label or f"{SETTING_NAME}['INTERCEPTORS']")
+        if hook is not None:
+            options["hook"] = hook
+    return options
 
 
 def _forget() -> None:

@@ -55,7 +55,6 @@ def endpoint(
     authentication_classes: Sequence[type | str] | None = None,
     sessions: bool | None = None,
     interceptors: Sequence[str | Mapping[str, Any]] | None = None,
-    interceptor_protocol: bool = False,
     fast_path: bool = True,
     tool_timeout: float | None = None,
     extensions: Sequence[Extension | type[Extension] | str] | None = None,
@@ -78,7 +77,6 @@ def endpoint(
             `MCP_DJANGO["DEFAULT_AUTHENTICATION_CLASSES"]`.
         sessions: open handshake-era sessions; None follows `MCP_DJANGO["SESSIONS"]`.
         interceptors: the endpoint's own interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
-        interceptor_protocol: also serve `interceptors/list` and `interceptor/invoke` (SEP-2624).
         fast_path: served by `mcp_django.asgi.get_asgi_application()` without Django's request cycle
             (the default); False keeps it on the Django view and the project's middleware (docs/fast-path.md).
             Under WSGI the view serves every endpoint either way.
@@ -95,7 +93,6 @@ def endpoint(
         "authentication_classes": authentication_classes,
         "sessions": sessions,
         "interceptors": interceptors,
-        "interceptor_protocol": interceptor_protocol,
         "fast_path": fast_path,
         "tool_timeout": tool_timeout,
         "extensions": extensions,

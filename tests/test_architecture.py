@@ -114,6 +114,7 @@ LAYERS: dict[str, int] = {
     ),
     # 5 extensions and optional parts (the core imports none of them)
     **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry"], 5),
+    "interceptors.protocol": 5,  # SEP-2624's wire methods: an extension on the seam (InterceptorsExtension)
     # 6 transports
     **dict.fromkeys(["transports", "asgi", "servers"], 6),
     # 7 the control plane (the admin's overlay, installed in ready())

@@ -3,9 +3,8 @@ settings'), declarations nothing on them delivers, and their own extensions.
 
 A tool declared with `task=` or `app=` needs an extension on the endpoint that serves it; without one it
 still works, but not as declared (it runs inline, hosts never see its view): E123, W200. An endpoint's
-`extensions=` and `exclude_extensions=` are checked too (E120-E122, E151), and so is the choice among
-extensions of one identifier (E120: two that both apply); the extensions only an endpoint names run
-their own checks, as installed ones do in `check_extensions`.
+`extensions=` and `exclude_extensions=` are checked too (E120-E122, E151); the extensions only an
+endpoint names run their own checks, as installed ones do in `check_extensions`.
 """
 
 from __future__ import annotations
@@ -66,9 +65,8 @@ def check_app_servers(app_configs: Iterable[AppConfig] | None = None, **kwargs: 
 @register(Tags.compatibility)
 def check_endpoint_extensions(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """E120-E122 for an endpoint's `extensions=`, E151 for an `exclude_extensions=` identifier nothing installs,
-    E120 for two extensions of one identifier that both apply to it, then the checks of every extension only
-    endpoints name (each message once)."""
-    from mcp_django.extensions import conflict_problem, installed_extensions, offered_extensions
+    then the checks of every extension only endpoints name (each message once)."""
+    from mcp_django.extensions import installed_extensions, offered_extensions
 
     installed = installed_extensions()
     identifiers = {extension.identifier for extension in installed}
@@ -77,9 +75,6 @@ def check_endpoint_extensions(app_configs: Iterable[AppConfig] | None = None, **
     for endpoint in _endpoints():
         offered, problems = offered_extensions(endpoint.added_extensions, endpoint.excluded_extensions)
         messages += [Error(message, hint=hint, obj=endpoint, id=id_) for id_, message, hint in problems]
-        conflicts = () if problems else endpoint.served_extensions.conflicts
-        for id_, message, hint in (conflict_problem(*pair) for pair in conflicts):
-            messages.append(Error(message, hint=hint, obj=endpoint, id=id_))
         for identifier in endpoint.excluded_extensions:
             if identifier not in identifiers:
                 message = f"Excluded extension {short(identifier, 40)} is not installed."

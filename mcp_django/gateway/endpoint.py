@@ -96,7 +96,7 @@ class GatewayEndpoint(Endpoint):
         tool_scopes: with `backend`, `{"pattern": scope}`: remote tools whose name matches a pattern
             (`fnmatch`, the first match wins) need at least that scope.
         **options: the other `Endpoint` arguments (`registry`, `providers`, `allow_anonymous`,
-            `authentication_classes`, `sessions`, `interceptors`, `interceptor_protocol`, `fast_path`, ...).
+            `authentication_classes`, `sessions`, `interceptors`, `extensions`, `fast_path`, ...).
     """
 
     def __init__(

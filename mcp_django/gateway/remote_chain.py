@@ -12,6 +12,7 @@ An interceptor list may name remote interceptor servers beside local classes, li
 (and after each change of the admin's state) the servers are listed in parallel; their interceptors and
 the local ones form one plan (`interceptors.chain.build_plan`), ordered by priority then name whatever
 their origin, each invoked where it lives with `interceptor/invoke`. Duplicate names across servers are kept.
+The installed `GatewayExtension` (`gateway.extension`) runs these entries for every list that names servers.
 
 Failures: a server that cannot be listed refuses every operation of the chain with a clear error
 (`-32603`, `data.server`, `data.reason`), unless it is `FAIL_OPEN`, which drops its interceptors
@@ -37,7 +38,6 @@ from mcp_django.gateway.interceptor_servers import (
     interceptor_server,
 )
 from mcp_django.gateway.upstream import connection_for
-from mcp_django.interceptors import register_server_entries
 from mcp_django.interceptors.base import (
     PHASES,
     InterceptorContext,
@@ -371,9 +371,6 @@ def chain_servers(config: Any) -> list[InterceptorServerConfig]:
 
 
 def server_entries_hook(local: Sequence[Any], config: Sequence[Any], label: str) -> RemoteChainHook | None:
-    """The hook running `config`'s local entries merged with its servers' (`interceptors.register_server_entries`)."""
+    """The hook running `config`'s local entries merged with its servers' (`GatewayExtension.interceptor_servers`)."""
     servers = chain_servers(config)
     return RemoteChainHook(local, servers, label=label) if servers else None
-
-
-register_server_entries(server_entries_hook)

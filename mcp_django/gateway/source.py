@@ -50,6 +50,7 @@ from mcp_django.client.connection import (
 from mcp_django.client.limits import call_deadline, remember
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
 from mcp_django.gateway.listing import Listing
+from mcp_django.gateway.tasks import RemoteTasks
 from mcp_django.gateway.upstream import NotConnected, ask_to_connect, connection_for, refused
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import RESOURCE_NOT_FOUND_LEGACY, Message, ResourceNotFound
@@ -79,8 +80,9 @@ class Description:
     """The identifiers of the protocol extensions the server advertised."""
 
 
-class RemoteSource(Source):
-    """Serves a remote MCP server's tools, resources, prompts and completions, forwarded on the caller's behalf.
+class RemoteSource(RemoteTasks, Source):
+    """Serves a remote MCP server's tools, resources, prompts and completions, forwarded on the caller's behalf,
+    and answers for the tasks it started (`gateway.tasks.RemoteTasks`).
 
     Args:
         server: the server: the name of an `MCP_DJANGO["SERVERS"]` entry, a dict shaped like one, or a

@@ -1,21 +1,24 @@
 """The SEP-2624 wire protocol: `interceptors/list`, `interceptor/invoke` and the capability advertising them.
 
-An endpoint serves it only when asked (`endpoint(..., interceptor_protocol=True)`), and only for
-the interceptors that allow it (`Interceptor.invocable`: not sinks, never the audit sink); the others
-are absent from the list and unknown to `interceptor/invoke`. What the server stamps on an
-invocation's context (principal, trace id, timestamp) is the server's own, whatever the caller sends.
-Errors follow the newer SEP text, which defines no codes of its own: `-32602` for an unknown name, a
-hook the interceptor does not advertise or bad params, `-32603` for a failed invocation (the
-exception stays in the server's log), with `data.reason = "timeout"` when it timed out.
+An extension on the seam (`InterceptorsExtension`), served only where it is installed
+(`MCP_DJANGO["EXTENSIONS"]`) or named (`endpoint(..., extensions=[InterceptorsExtension])`), and only
+for the interceptors of the endpoint's own list that allow it (`Interceptor.invocable`: not sinks,
+never the audit sink); the others are absent from the list and unknown to `interceptor/invoke`. What
+the server stamps on an invocation's context (principal, trace id, timestamp) is the server's own,
+whatever the caller sends. Errors follow the newer SEP text, which defines no codes of its own:
+`-32602` for an unknown name, a hook the interceptor does not advertise or bad params, `-32603` for a
+failed invocation (the exception stays in the server's log), with `data.reason = "timeout"` when it
+timed out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import pydantic
 
+from mcp_django.extensions import Extension
 from mcp_django.interceptors.base import PHASES, Invocation
 from mcp_django.interceptors.chain import InterceptorPlan
 from mcp_django.interceptors.config import PlanEntry
@@ -25,6 +28,32 @@ from mcp_django.protocol.errors import validation_problems
 from mcp_django.protocol.features import MethodSpec, Server
 
 EXTENSION: Final = "io.modelcontextprotocol/interceptors"
+
+
+class InterceptorsExtension(Extension):
+    """SEP-2624's `interceptors/list` and `interceptor/invoke` on an endpoint, for its list's local interceptors.
+
+    Served where some interceptor of the endpoint's list can be invoked over the wire (the capability's
+    `supportedEvents` is not empty); the remote servers' interceptors a list names are theirs to serve.
+    """
+
+    identifier = EXTENSION
+
+    def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
+        """`{"supportedEvents": [...]}`, the union of the events the invocable interceptors hook; None without any."""
+        plan = _plan(endpoint)
+        capability = None if plan is None else interceptor_capability(plan)
+        return capability if capability and capability["supportedEvents"] else None
+
+    def methods(self, endpoint: Any) -> Sequence[MethodSpec]:
+        plan = _plan(endpoint)
+        return () if plan is None else interceptor_methods(plan)
+
+
+def _plan(endpoint: Any) -> InterceptorPlan | None:
+    """The plan of the endpoint's local interceptors, as its chain runs them (the admin's changes applied)."""
+    chain = getattr(endpoint, "chain_options", None)
+    return None if chain is None else chain().get("plan")
 
 
 def interceptor_capability(plan: InterceptorPlan) -> dict[str, Any]:

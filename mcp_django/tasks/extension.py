@@ -1,8 +1,10 @@
 """`TasksExtension`: the tasks extension (`io.modelcontextprotocol/tasks`) on the extension seam.
 
-Served on an endpoint whose registry declares a tool with `task=` (elsewhere nothing would ever be a
-task, so nothing is advertised): it adds `tasks/get`, `tasks/update` and `tasks/cancel`, and runs those
-tools as tasks for clients that declared the extension (`start.start_task`).
+Served on an endpoint whose registry declares a tool with `task=`, or one of whose sources hands out
+tasks of its own (a gateway's remote server that advertised the extension, `methods.TaskSource`);
+elsewhere nothing would ever be a task, so nothing is advertised. It adds `tasks/get`, `tasks/update`
+and `tasks/cancel` (a source's task ids to the source, the others to the `MCPTask` rows), and runs the
+registry's task tools as tasks for clients that declared the extension (`start.start_task`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_django.extensions import Extension
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.features.base import MethodSpec
-from mcp_django.tasks.methods import EXTENSION, TASK_METHODS
+from mcp_django.tasks.methods import EXTENSION, TASK_METHODS, task_sources
 
 if TYPE_CHECKING:
     from django.core.checks import CheckMessage
@@ -39,11 +41,11 @@ class TasksExtension(Extension):
     identifier = EXTENSION
 
     def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
-        """`{}` where the endpoint's registry declares a task tool; None elsewhere."""
+        """`{}` where the endpoint's registry declares a task tool or a source hands out tasks; None elsewhere."""
         registry = getattr(endpoint, "registry", None)
-        if registry is None or not any(tool.task for tool in registry.tools.values()):
-            return None
-        return {}
+        if registry is not None and any(tool.task for tool in registry.tools.values()):
+            return {}
+        return {} if task_sources(endpoint) else None
 
     def methods(self, endpoint: Any) -> Sequence[MethodSpec]:
         return TASK_METHODS

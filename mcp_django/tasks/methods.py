@@ -6,14 +6,17 @@ declare the extension (in their per-request `_meta` client capabilities); everyo
 unknown method does. A task is found only by the principal who started it, on the endpoint it was
 started on; for anyone else its id is unknown (`-32602`), exactly as an id that never existed.
 
+Sources may hand out tasks of their own (a gateway's or a hub's remote servers, `TaskSource`): each is
+asked for a request's task id first, and the one that gave it out answers; the others are this store's.
+
 The endpoints import this module before Django's settings may be configured (`mcp_stdio`'s stdout guard),
 so the models are imported when a method first runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from mcp_django.executor import run_sync
 from mcp_django.protocol.context import RequestContext
@@ -26,6 +29,25 @@ if TYPE_CHECKING:
 
 EXTENSION: Final = "io.modelcontextprotocol/tasks"
 """The extension's identifier, under `capabilities.extensions` on both sides."""
+
+
+@runtime_checkable
+class TaskSource(Protocol):
+    """A source whose tools may answer with tasks it keeps itself (a remote server's, `gateway.tasks.RemoteTasks`)."""
+
+    def hands_out_tasks(self) -> bool:
+        """Whether its tools may answer with a task (then the endpoint serves the extension)."""
+        ...
+
+    async def answer_task(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any] | None:
+        """The answer to `tasks/get`, `/update` or `/cancel` for a task id it gave out; None for any other."""
+        ...
+
+
+def task_sources(endpoint: Any) -> list[TaskSource]:
+    """The endpoint's sources that hand out tasks of their own (those it composes: a gateway's remote servers)."""
+    sources = getattr(endpoint, "remote_sources", ())
+    return [source for source in sources if isinstance(source, TaskSource) and source.hands_out_tasks()]
 
 
 def negotiated(ctx: RequestContext) -> bool:
@@ -86,9 +108,26 @@ async def cancel_task(server: Server, params: Mapping[str, Any], ctx: RequestCon
     return {}
 
 
+_Method = Callable[[Server, Mapping[str, Any], RequestContext], Awaitable[dict[str, Any]]]
+
+
+def _owned_first(local: _Method) -> _Method:
+    """`local`, after asking the endpoint's task sources whether the task id is one they gave out."""
+
+    async def method(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        require_extension(ctx, ctx.method)
+        for source in task_sources(ctx.endpoint):
+            answer = await source.answer_task(ctx.method, params, ctx)
+            if answer is not None:
+                return answer
+        return await local(server, params, ctx)
+
+    return method
+
+
 _STATELESS: Final = frozenset({Era.STATELESS})
 TASK_METHODS: Final = (
-    MethodSpec("tasks/get", get_task, eras=_STATELESS, operation=False),
-    MethodSpec("tasks/update", update_task, eras=_STATELESS, operation=False),
-    MethodSpec("tasks/cancel", cancel_task, eras=_STATELESS, operation=False),
+    MethodSpec("tasks/get", _owned_first(get_task), eras=_STATELESS, operation=False),
+    MethodSpec("tasks/update", _owned_first(update_task), eras=_STATELESS, operation=False),
+    MethodSpec("tasks/cancel", _owned_first(cancel_task), eras=_STATELESS, operation=False),
 )

@@ -1,4 +1,4 @@
-"""The SEP-2624 wire protocol an endpoint serves on request (checklist A)."""
+"""The SEP-2624 wire protocol an endpoint serves when it offers `InterceptorsExtension` (checklist A)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.test import override_settings
 
 from mcp_django.endpoints import Endpoint
-from mcp_django.interceptors.protocol import EXTENSION
+from mcp_django.interceptors.protocol import EXTENSION, InterceptorsExtension
 from mcp_django.models import ToolCallRecord
 from mcp_django.testing import MCPCallError, MCPTestClient
 from tests.interceptors import support
@@ -42,7 +44,7 @@ def client(
         name="wire",
         allow_anonymous=True,
         interceptors=entries,
-        interceptor_protocol=protocol,
+        extensions=[InterceptorsExtension] if protocol else None,
     )
     return MCPTestClient(endpoint, era=era, user=user)  # type: ignore[arg-type]
 
@@ -71,6 +73,21 @@ async def test_without_interceptors_the_capability_is_absent() -> None:
 async def test_the_protocol_is_opt_in() -> None:
     with pytest.raises(MCPCallError) as raised:
         await client(protocol=False).request("interceptors/list")
+    assert raised.value.code == -32601
+
+
+async def test_installed_in_the_settings_the_extension_serves_every_endpoint_with_invocable_interceptors() -> None:
+    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "EXTENSIONS": [InterceptorsExtension]}):
+        result = await client(protocol=False).request("interceptors/list")
+    assert [descriptor["name"] for descriptor in result["interceptors"]][:2] == ["pii", "strict"]
+
+
+async def test_an_endpoint_whose_interceptors_are_all_private_sinks_serves_neither_the_capability_nor_the_methods() -> None:
+    sinks_only = client([{"CLASS": support.Sink, "NAME": "everything"}], era="stateless")
+
+    assert EXTENSION not in (await sinks_only.request("server/discover"))["capabilities"].get("extensions", {})
+    with pytest.raises(MCPCallError) as raised:
+        await sinks_only.request("interceptors/list")
     assert raised.value.code == -32601
 
 

@@ -6,6 +6,7 @@ A host's interceptors also run around its own tools (its list is its chain).
 from django.contrib import admin
 from django.urls import path
 
+from mcp_django.interceptors.protocol import InterceptorsExtension
 from mcp_django.urls import endpoint
 
 HOST = "tests.remote_interceptors.host_interceptors"
@@ -23,7 +24,7 @@ urlpatterns = [
         name="host",
         allow_anonymous=True,
         interceptors=[f"{HOST}.Guard", f"{HOST}.Rewrite"],
-        interceptor_protocol=True,
+        extensions=[InterceptorsExtension],
     ),
     # Hosts interceptors that take a minute.
     *endpoint(
@@ -32,7 +33,7 @@ urlpatterns = [
         name="slow",
         allow_anonymous=True,
         interceptors=[f"{HOST}.Stall", f"{HOST}.StallingSink"],
-        interceptor_protocol=True,
+        extensions=[InterceptorsExtension],
     ),
     # Hosts a sink that takes a minute.
     *endpoint(
@@ -41,6 +42,6 @@ urlpatterns = [
         name="sink",
         allow_anonymous=True,
         interceptors=[f"{HOST}.StallingSink"],
-        interceptor_protocol=True,
+        extensions=[InterceptorsExtension],
     ),
 ]
