@@ -25,6 +25,7 @@ PUBLIC_MODULES = (
     "mcp_django.exceptions",
     "mcp_django.extensions",
     "mcp_django.interceptors",
+    "mcp_django.interceptors.protocol",
     "mcp_django.models",
     "mcp_django.notifications",
     "mcp_django.providers",

@@ -27,6 +27,8 @@ from mcp_django.protocol import InternalError, InvalidParams, RequestContext
 from mcp_django.protocol.errors import validation_problems
 from mcp_django.protocol.features import MethodSpec, Server
 
+__all__ = ["EXTENSION", "InterceptorsExtension", "interceptor_capability", "interceptor_methods"]
+
 EXTENSION: Final = "io.modelcontextprotocol/interceptors"
 
 

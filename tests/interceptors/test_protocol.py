@@ -82,7 +82,7 @@ async def test_installed_in_the_settings_the_extension_serves_every_endpoint_wit
     assert [descriptor["name"] for descriptor in result["interceptors"]][:2] == ["pii", "strict"]
 
 
-async def test_an_endpoint_whose_interceptors_are_all_private_sinks_serves_neither_the_capability_nor_the_methods() -> None:
+async def test_an_endpoint_whose_interceptors_are_all_private_sinks_serves_no_capability_and_no_method() -> None:
     sinks_only = client([{"CLASS": support.Sink, "NAME": "everything"}], era="stateless")
 
     assert EXTENSION not in (await sinks_only.request("server/discover"))["capabilities"].get("extensions", {})
