@@ -57,7 +57,7 @@ class Composing(Endpoint):
 
 def client(*sources: HandingOut, capabilities: dict[str, Any] = DECLARES) -> MCPTestClient:
     endpoint = Composing("handing-out", list(sources))
-    return MCPTestClient(endpoint, era="stateless", capabilities=capabilities)  # type: ignore[arg-type]
+    return MCPTestClient(endpoint, era="stateless", capabilities=capabilities)
 
 
 def test_a_source_that_hands_out_tasks_is_a_task_source() -> None:
