@@ -294,7 +294,7 @@ def chain_options(config: Any, *, label: str | None = None) -> dict[str, Any]:
 
     Raises:
         InterceptorConfigError: the list has mistakes.
-        ImproperlyConfigured: it names servers and no installed extension runs them (check E124).
+        ImproperlyConfigured: it names servers and no installed extension runs them.
     """
     servers = isinstance(config, (list, tuple)) and any(is_server_entry(raw) for raw in config)
     local = [raw for raw in config if not is_server_entry(raw)] if servers else config
