@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from mcp_django.gateway.connection import RemoteServer
+from mcp_django.client.config import RemoteServer
 from mcp_django.gateway.forwarding import local_result
 from mcp_django.gateway.task_handles import outer_task, remote_task
 from mcp_django.protocol.context import RequestContext
