@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.conf import settings
@@ -86,7 +86,8 @@ def test_a_list_naming_servers_is_run_by_the_installed_extension_that_runs_them(
 
 
 def test_a_list_naming_servers_with_no_extension_to_run_them_is_refused() -> None:
-    others = [entry for entry in settings.MCP_DJANGO["EXTENSIONS"] if not entry.endswith("GatewayExtension")]
+    installed = cast("list[str]", settings.MCP_DJANGO["EXTENSIONS"])
+    others = [entry for entry in installed if not entry.endswith("GatewayExtension")]
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "EXTENSIONS": others}):
         with pytest.raises(ImproperlyConfigured, match="names servers, and nothing runs them"):
             chain_options([STEP, GUARD], label="Endpoint 'plugs' interceptors")
