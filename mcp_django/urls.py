@@ -129,12 +129,18 @@ well_known_urlpatterns = [
 manifest_urlpatterns = [path("mcp/.well-known/endpoints", public_view(endpoint_manifest), name="mcp-manifest")]
 """The endpoints manifest (every mounted endpoint, its mode and sources) at `/mcp/.well-known/endpoints`."""
 upstream_urlpatterns = [
-    path("mcp/upstream/", upstream_views.connections, name="mcp-upstream"),
-    path("mcp/upstream/<str:server>/connect", upstream_views.connect, name="mcp-upstream-connect"),
-    path("mcp/upstream/<str:server>/callback", upstream_views.callback, name="mcp-upstream-callback"),
-    path("mcp/upstream/<str:server>/disconnect", upstream_views.disconnect, name="mcp-upstream-disconnect"),
+    path("mcp/upstream/", public_view(upstream_views.connections), name="mcp-upstream"),
+    path("mcp/upstream/<str:server>/connect", public_view(upstream_views.connect), name="mcp-upstream-connect"),
+    path("mcp/upstream/<str:server>/callback", public_view(upstream_views.callback), name="mcp-upstream-callback"),
+    path(
+        "mcp/upstream/<str:server>/disconnect",
+        public_view(upstream_views.disconnect),
+        name="mcp-upstream-disconnect",
+    ),
 ]
-"""Where signed-in users connect their own accounts to the `"AUTH": "oauth"` servers (docs/federation.md)."""
+"""Where signed-in users connect their own accounts to the `"AUTH": "oauth"` servers (docs/federation.md).
+
+Public views: a body from anyone is bounded by `MAX_PUBLIC_REQUEST_BYTES` before Django reads it."""
 
 urlpatterns = [
     *endpoint("mcp", name="server", mode="server"),

@@ -1,9 +1,9 @@
 """The body limit of the package's public views beside the MCP endpoints: the OAuth server and the metadata.
 
-Anyone can send a body to `/oauth/register/`, `/oauth/token/`, `/oauth/login/` or `/.well-known/...`
-without credentials, and Django's handler reads a whole body before any view runs. `public_view(view)`
-marks such a view: it refuses a declared body over `MAX_PUBLIC_REQUEST_BYTES` (413) where Django
-serves it (WSGI), the fast path (`mcp_django.asgi`) reads the body of a marked view's request itself,
+Anyone can send a body to `/oauth/register/`, `/oauth/token/`, `/oauth/login/`, `/.well-known/...` or the
+`/mcp/upstream/` pages without credentials, and Django's handler reads a whole body before any view runs.
+`public_view(view)` marks such a view: it refuses a declared body over `MAX_PUBLIC_REQUEST_BYTES` (413)
+where Django serves it (WSGI), the fast path (`mcp_django.asgi`) reads the body of a marked view's request itself,
 no further than that limit and within `REQUEST_BODY_TIMEOUT`, before Django sees it
 (`read_public_body`), and `mcp_django.servers.daphne` refuses it as it arrives. docs/deployment.md,
 "Timeouts and limits".
