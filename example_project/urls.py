@@ -58,15 +58,12 @@ urlpatterns = [
         ],
     ),
     # A gateway in front of the conformance fixture: to its callers it is that server (docs/gateway.md).
-    *endpoint(
-        "gateway/mcp", mode="gateway", name="gateway", backend="conformance", allow_anonymous=True, interceptors=[]
-    ),
+    *endpoint("gateway/mcp", name="gateway", backend="conformance", allow_anonymous=True, interceptors=[]),
     # A second gateway in front of the first (chained gateways): its own auth, scopes and interceptors
     # apply here before the call reaches the first one; its security layer is the demo's guard, run
     # remotely on the interceptor server above (docs/gateway.md, "Settings-driven gateway").
     *endpoint(
         "gateway/chain/mcp",
-        mode="gateway",
         name="gateway-chain",
         backend="gateway",
         allow_anonymous=True,

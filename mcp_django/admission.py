@@ -5,7 +5,8 @@ of a browser page, its credentials — into an `Admission` (the principal and it
 `Refused`, which carries the HTTP status, the message and the headers to answer with. The ASGI
 fast path, the Django view, the WebSocket consumer and `mcp_stdio` all call it, so a transport
 cannot forget a check. This module holds the pieces that need no endpoint: the Host and Origin
-rules, running authentication classes on credentials, the 401's challenge, and the types.
+rules, running authentication classes on credentials, the 401's challenge, and the types; and `Access`,
+the admission concern `Endpoint` is built on (its authenticators, `admit()`, the caller's scope).
 """
 
 from __future__ import annotations
@@ -17,17 +18,35 @@ from urllib.parse import urlsplit
 
 from django.http.request import split_domain_port, validate_host
 from django.utils.http import is_same_domain
+from rest_framework.exceptions import APIException
 
-from mcp_django.auth import AuthRequest, first_recognised, is_authorization_only, needs_django_request
+from mcp_django.auth import (
+    AuthenticationFailed,
+    AuthRequest,
+    authenticator_instances,
+    first_recognised,
+    is_authorization_only,
+    needs_django_request,
+)
 from mcp_django.auth_cache import auth_cache, credential_digest, credential_lifetime
 from mcp_django.conf import django_allowed_hosts, django_csrf_trusted_origins, mcp_settings, normalize_origin
 from mcp_django.executor import run_sync
 from mcp_django.protocol import Connection
-from mcp_django.scopes import Scope
+from mcp_django.protocol.context import RequestContext
+from mcp_django.scopes import (
+    ANONYMOUS_SCOPE,
+    Scope,
+    is_authenticated,
+    limit_scope,
+    remember_scope,
+    remembered_scope,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
     from django.http import HttpRequest
+
+    from mcp_django.overlay import Overlay
 
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 ADMITTED_SCOPE: Final = "mcp_django.admitted_scope"
@@ -257,3 +276,108 @@ def admitted_scope(connection: Connection) -> Scope | None:
     """
     scope: Scope | None = connection.extra.get(ADMITTED_SCOPE)
     return scope
+
+
+class Access:
+    """The admission concern of an `Endpoint`: who may call it, and with which scope.
+
+    `Endpoint` is built on it; `admit()` is the one admission step of every transport. It needs of the
+    endpoint its `path`, `allow_anonymous`, its authentication classes, its `overlay` and `prepare()`.
+    """
+
+    path: str
+    allow_anonymous: bool
+    _authentication_classes: list[type | str] | None
+    _authenticators: list[Any] | None
+
+    @property
+    def overlay(self) -> Overlay:
+        raise NotImplementedError
+
+    async def prepare(self) -> None:
+        """Get the endpoint's sources ready to serve an admitted caller (`Endpoint.prepare`)."""
+
+    @property
+    def authenticators(self) -> list[Any]:
+        """Instances of this endpoint's DRF authentication classes, in order."""
+        if self._authenticators is None:
+            classes = self._authentication_classes
+            if classes is None:
+                classes = list(mcp_settings.DEFAULT_AUTHENTICATION_CLASSES)
+            self._authenticators = authenticator_instances(classes, endpoint=self)
+        return self._authenticators
+
+    async def admit(
+        self,
+        *,
+        host: str | None,
+        origin: str | None,
+        credentials: Credentials,
+        resource_metadata: str | None = None,
+    ) -> Admission:
+        """Let a caller in, or refuse it: the one admission step of every transport.
+
+        Checks, in order: the Host against `ALLOWED_HOSTS`, a browser Origin against
+        `MCP_DJANGO["ALLOWED_ORIGINS"]`, then the credentials with the endpoint's authentication
+        classes, and works out the caller's scope. A caller who is the user the transport took from
+        a cookie (`Credentials.user`) must also pass Django's CSRF origin rule when a browser Origin
+        came with it (`check_cookie_origin`). It also brings the overlay (the admin's state) up to
+        date (throttled: no query in the steady state), and last gets the endpoint's sources ready
+        (`prepare`: a remote server that is down is no admission failure).
+
+        Args:
+            host: the `Host` header (None where there is none: stdio).
+            origin: the `Origin` header, if any.
+            credentials: what the caller presented.
+            resource_metadata: the absolute URL of the endpoint's RFC 9728 metadata, named in the
+                `WWW-Authenticate` header of a 401.
+
+        Raises:
+            Refused: 400 for a bad Host, 403 for a bad Origin or a failed CSRF check, 401 for
+                refused or missing credentials.
+        """
+        check_host(host)
+        check_origin(origin)
+        await self.overlay.refresh()
+        try:
+            principal = await self.authenticate(credentials)
+        except AuthenticationFailed as error:
+            raise Refused(401, f"Unauthorized: {error.detail}", bearer_challenge(resource_metadata, True)) from None
+        except APIException as error:  # PermissionDenied: session authentication's CSRF check
+            raise Refused(403, f"Forbidden: {error.detail}") from None
+        if origin is not None and principal is not None and principal is credentials.user:
+            # The transport's own user (a session cookie): what DRF's SessionAuthentication checks over HTTP.
+            check_cookie_origin(origin, host, credentials.secure)
+        scope = await self.scope_of(principal)
+        if scope is None:
+            message = "Unauthorized: Authentication credentials were not provided."
+            raise Refused(401, message, bearer_challenge(resource_metadata, False))
+        await self.prepare()
+        return Admission(principal, scope)
+
+    async def authenticate(self, credentials: Credentials) -> Any:
+        """The authenticated user the credentials name, or None for an anonymous caller.
+
+        Runs this endpoint's authentication classes (`authenticate_credentials`).
+
+        Raises:
+            AuthenticationFailed: credentials were offered and refused.
+            rest_framework.exceptions.APIException: another refusal (session authentication's CSRF check).
+        """
+        audience = (self.path, credentials.headers.get("host"))
+        return await authenticate_credentials(self.authenticators, credentials, audience=audience)
+
+    async def scope_of(self, principal: Any) -> Scope | None:
+        """The scope a principal has here: its groups' for a user, USER for anonymous callers if allowed, else None."""
+        if is_authenticated(principal):
+            return limit_scope(await auth_cache.scope_of(principal), principal)
+        return ANONYMOUS_SCOPE if self.allow_anonymous else None
+
+    async def resolve_scope(self, ctx: RequestContext) -> Scope | None:
+        """The caller's scope for this request, worked out once per request (the backends' `ScopeResolver`)."""
+        known, scope = remembered_scope(ctx)
+        if not known:
+            admitted = admitted_scope(ctx.connection)
+            scope = admitted if admitted is not None else await self.scope_of(ctx.principal)
+            remember_scope(ctx, scope)
+        return scope

@@ -1,10 +1,17 @@
 """Endpoints: a URL path bound to what it serves and who may use it.
 
-An `Endpoint` serves, in one of three modes, the static registry (`"server"`), the
-providers (`"adapter"`), or both (`"combined"`, static declarations first), and builds
-once the protocol core's `MessageHandler` for it. Transports (HTTP, WebSocket, stdio) take
-an endpoint and serve it. The handler is rebuilt when `MCP_DJANGO` changes, so tests that
-override settings see the change.
+An `Endpoint` serves its local sources — in one of three modes, the static registry (`"server"`), the
+providers (`"adapter"`), or both (`"combined"`, static declarations first) — then the sources its served
+extensions bring, among them the remote MCP servers it names (`servers=`, a hub; `backend=`, a gateway,
+whose mode is None: no local source), and builds once the protocol core's `MessageHandler` for it.
+Transports (HTTP, WebSocket, stdio) take an endpoint and serve it. The handler is rebuilt when
+`MCP_DJANGO` changes, so tests that override settings see the change.
+
+`Endpoint` is built along its concerns: `admission.Access` (who may call it, with which scope),
+`composition.Composition` (what it serves: `sources()`, `build_backend()`, and `prepare()` and
+`describe()` of the sources that have them), and here the handler it builds (`build_handler()`, its
+hooks and interceptor chain). The core names no remote server: the gateway contributes the sources
+of `servers=` through the extension seam (`Extension.server_sources`, `mcp_django.gateway.extension`).
 
 The endpoint registry (`endpoint_registry()`) is every endpoint the root URLconf mounts,
 read from the URLconf itself: it refuses two endpoints on one path or under one name
@@ -16,59 +23,38 @@ manifest view.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Required, TypedDict, Unpack
 
+from django.core.checks import CheckMessage, Error, Tags, register
 from django.core.signals import setting_changed
-from django.utils.module_loading import import_string
-from rest_framework.exceptions import APIException
 
 from mcp_django import notifications
-from mcp_django.admission import (
-    ADMITTED_SCOPE,
-    Admission,
-    Credentials,
-    Refused,
-    admitted_scope,
-    authenticate_credentials,
-    bearer_challenge,
-    check_cookie_origin,
-    check_host,
-    check_origin,
-)
-from mcp_django.auth import AuthenticationFailed, authenticator_instances
-from mcp_django.auth_cache import auth_cache
+from mcp_django.admission import ADMITTED_SCOPE, admitted_scope
+from mcp_django.composition import MODES, REMOTE_ONLY, Composition, Mode
 from mcp_django.conf import mcp_settings
-from mcp_django.declarations.tools import ToolRunner
 from mcp_django.extensions import Extension, ServedExtensions, chain_options
 from mcp_django.mounts import EndpointRegistry, canonical_path, mounted_in
-from mcp_django.overlay import Overlay, installed, on_change
+from mcp_django.overlay import Overlay, on_change
 from mcp_django.protocol import Connection, MessageHandler
-from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.inputs import RequestStateCodec
-from mcp_django.providers import Provider, ProviderSource, provider_registry
+from mcp_django.providers import Provider
 from mcp_django.relay import channel_layer_relay
-from mcp_django.scopes import (
-    ANONYMOUS_SCOPE,
-    Scope,
-    ScopeResolver,
-    is_authenticated,
-    limit_scope,
-    remember_scope,
-    remembered_scope,
-)
+from mcp_django.scopes import Scope
 from mcp_django.sessions import SessionStore, get_session_store, principal_id
-from mcp_django.sources import CompositeBackend, Source
 
 if TYPE_CHECKING:
     from mcp_django.registry import Registry
 
 __all__ = [
     "MODES",
+    "REMOTE_ONLY",
     "Endpoint",
+    "EndpointOptions",
     "EndpointRegistry",
+    "Mode",
     "admitted_scope",
     "canonical_path",
     "endpoint_registry",
@@ -76,15 +62,37 @@ __all__ = [
     "mounted_endpoints",
 ]
 
-Mode = Literal["server", "adapter", "combined", "gateway"]
-MODES: Final[tuple[Mode, ...]] = ("server", "adapter", "combined")
-"""`server`: the static registry; `adapter`: the providers; `combined`: both, static declarations first."""
-SOURCELESS: Final[Mode] = "gateway"  # serves no local source: a subclass brings its own (`sources()`)
+
+class EndpointOptions(TypedDict, total=False):
+    """`Endpoint`'s keyword arguments, declared once: `urls.endpoint(route, **options)` takes the same."""
+
+    name: Required[str]
+    mode: Mode | None
+    registry: Registry | str | None
+    providers: Sequence[str | Provider | type[Provider]] | None
+    servers: Sequence[Any] | None
+    backend: Any
+    scope: Scope | str
+    tool_scopes: Mapping[str, Scope | str] | None
+    server_info: Mapping[str, Any] | None
+    instructions: str | None
+    allow_anonymous: bool
+    authentication_classes: Sequence[type | str] | None
+    sessions: bool | None
+    interceptors: Sequence[str | Mapping[str, Any]] | None
+    fast_path: bool
+    overlay: Overlay | None
+    tool_timeout: float | None
+    extensions: Sequence[Extension | type[Extension] | str] | None
+    exclude_extensions: Sequence[str]
+
+
+OPTIONS: Final = EndpointOptions.__required_keys__ | EndpointOptions.__optional_keys__
 
 _endpoints: weakref.WeakSet[Endpoint] = weakref.WeakSet()
 
 
-class Endpoint:
+class Endpoint(Composition):
     """One MCP endpoint: a path, what it serves, and its access and session rules.
 
     Args:
@@ -92,12 +100,26 @@ class Endpoint:
         name: a short, unique name; sessions remember it, so a session opened here is
             unknown on every other endpoint.
         mode: `"server"` serves `registry`, `"adapter"` the providers, `"combined"` both
-            (a static declaration wins over a provider's item of the same name).
+            (a static declaration wins over a provider's item of the same name); None serves no local
+            source, only `servers` (the default with `backend`).
         registry: the `Registry` to serve, or a dotted path to one (resolved on first use);
             server and combined modes only, default `mcp_django.default_registry`.
         providers: the providers to serve, in order of precedence: ids of providers the apps
             list, or providers (classes or instances) of the endpoint's own; None serves every
             provider the apps list. Adapter and combined modes only.
+        servers: remote MCP servers served after the local sources (a hub; docs/federation.md), in
+            order of precedence: each a `SERVERS` name (its namespace is the name) or `{"SERVER": name,
+            "NAMESPACE": "gh", "SCOPE": "TEAM", "TOOL_SCOPES": {"pattern": scope}, "TOOLS": ["pattern"]}`
+            ("" as `NAMESPACE`: names unchanged). Needs the gateway (check `mcp_django.E144`).
+        backend: a gateway's one remote server (docs/gateway.md): a `SERVERS` name, a dict shaped like
+            an entry, or a client `RemoteServer`; served without a namespace and with no local source, it
+            mirrors the server's info and instructions. The same as `servers=[{"SERVER": backend,
+            "NAMESPACE": "", "SCOPE": scope, "TOOL_SCOPES": tool_scopes}]` with `mode=None`.
+        scope: with `backend`, the least scope a caller needs to see anything of it (default USER).
+        tool_scopes: with `backend`, `{"pattern": scope}`: remote tools whose name matches a pattern
+            (`fnmatch`, the first match wins) need at least that scope.
+        server_info: the `Implementation` callers see; None: a gateway's remote's, else `SERVER_INFO`'s.
+        instructions: the instructions callers see; None: a gateway's remote's, else `INSTRUCTIONS`'.
         allow_anonymous: whether callers without credentials may use it; they get the
             USER scope. Otherwise they are answered 401.
         authentication_classes: DRF authentication classes (or dotted paths) for this
@@ -114,51 +136,34 @@ class Endpoint:
             dotted paths; None: none); one with an installed one's identifier replaces it here. Each
             decides whether it is served here (`Extension.capability`).
         exclude_extensions: identifiers of installed extensions this endpoint does not offer.
+
+    Raises:
+        TypeError: an unknown option.
+        ValueError: options that do not go together (a mode's registry or providers, a gateway's).
     """
 
-    def __init__(
-        self,
-        path: str,
-        *,
-        name: str,
-        mode: Mode = "server",
-        registry: Registry | str | None = None,
-        providers: Sequence[str | Provider | type[Provider]] | None = None,
-        allow_anonymous: bool = False,
-        authentication_classes: Sequence[type | str] | None = None,
-        sessions: bool | None = None,
-        interceptors: Sequence[str | Mapping[str, Any]] | None = None,
-        fast_path: bool = True,
-        overlay: Overlay | None = None,
-        tool_timeout: float | None = None,
-        extensions: Sequence[Extension | type[Extension] | str] | None = None,
-        exclude_extensions: Sequence[str] = (),
-    ) -> None:
-        if mode not in MODES and mode != SOURCELESS:
-            raise ValueError(f"Endpoint {name!r}: mode must be one of {', '.join(MODES)}, not {mode!r}")
-        if mode == "adapter" and registry is not None:
-            raise ValueError(f"Endpoint {name!r}: an adapter endpoint serves providers, not a registry")
-        if mode == "server" and providers is not None:
-            raise ValueError(f"Endpoint {name!r}: a server endpoint serves a registry, not providers")
-        if isinstance(exclude_extensions, str) or isinstance(extensions, str):
+    def __init__(self, path: str, **options: Unpack[EndpointOptions]) -> None:
+        name = options["name"]
+        unknown = sorted(set(options) - OPTIONS)
+        if unknown:
+            raise TypeError(f"Endpoint {name!r}: unknown option {unknown[0]!r}")
+        extensions, excluded = options.get("extensions"), options.get("exclude_extensions", ())
+        if isinstance(excluded, str) or isinstance(extensions, str):
             raise ValueError(f"Endpoint {name!r}: extensions= and exclude_extensions= take lists, not one string")
         self.path = path.strip("/")
         self.name = name
-        self.mode: Mode = mode
-        self.allow_anonymous = allow_anonymous
-        local = registry if registry is not None else "mcp_django.default_registry"
-        self._registry: Registry | str | None = None if mode in ("adapter", SOURCELESS) else local
-        self.provider_ids = None if providers is None else tuple(providers)
-        self._providers: tuple[Provider, ...] | None = None
-        self._authentication_classes = None if authentication_classes is None else list(authentication_classes)
+        self.compose(options)
+        classes = options.get("authentication_classes")
+        self._authentication_classes = None if classes is None else list(classes)
         self._authenticators: list[Any] | None = None
-        self._sessions = sessions
-        self.interceptors = interceptors
-        self.fast_path = fast_path
-        self._overlay = overlay
-        self.tool_timeout = tool_timeout
+        self.allow_anonymous = options.get("allow_anonymous", False)
+        self._sessions = options.get("sessions")
+        self.interceptors = options.get("interceptors")
+        self.fast_path = options.get("fast_path", True)
+        self._overlay = options.get("overlay")
+        self.tool_timeout = options.get("tool_timeout")
         self.added_extensions = tuple(extensions or ())
-        self.excluded_extensions = tuple(exclude_extensions)
+        self.excluded_extensions = tuple(excluded)
         self._served: ServedExtensions | None = None
         self._handler: MessageHandler | None = None
         self._chain: dict[str, Any] | None = None
@@ -167,152 +172,7 @@ class Endpoint:
     def __repr__(self) -> str:
         return f"<Endpoint {self.name!r} ({self.mode}) at /{self.path}>"
 
-    @property
-    def registry(self) -> Registry | None:
-        """The static registry this endpoint serves (None in adapter mode)."""
-        if isinstance(self._registry, str):
-            self._registry = import_string(self._registry)
-        return self._registry  # type: ignore[return-value]  # resolved just above
-
-    @property
-    def overlay(self) -> Overlay:
-        """What amends this endpoint's sources, interceptors and hooks: its own, else the installed one."""
-        return self._overlay if self._overlay is not None else installed()
-
-    @property
-    def providers(self) -> tuple[Provider, ...]:
-        """The providers this endpoint serves, in order of precedence (none in server mode).
-
-        Raises:
-            LookupError: `providers=` names an id no app registers.
-        """
-        if self.mode in ("server", SOURCELESS):
-            return ()
-        if self.provider_ids is None:
-            return provider_registry.providers
-        if self._providers is None:
-            self._providers = tuple(
-                provider_registry.get(entry)
-                if isinstance(entry, str)
-                else (entry() if isinstance(entry, type) else entry)
-                for entry in self.provider_ids
-            )
-        return self._providers
-
-    @property
-    def authenticators(self) -> list[Any]:
-        """Instances of this endpoint's DRF authentication classes, in order."""
-        if self._authenticators is None:
-            classes = self._authentication_classes
-            if classes is None:
-                classes = list(mcp_settings.DEFAULT_AUTHENTICATION_CLASSES)
-            self._authenticators = authenticator_instances(classes, endpoint=self)
-        return self._authenticators
-
-    async def admit(
-        self,
-        *,
-        host: str | None,
-        origin: str | None,
-        credentials: Credentials,
-        resource_metadata: str | None = None,
-    ) -> Admission:
-        """Let a caller in, or refuse it: the one admission step of every transport (`mcp_django.admission`).
-
-        Checks, in order: the Host against `ALLOWED_HOSTS`, a browser Origin against
-        `MCP_DJANGO["ALLOWED_ORIGINS"]`, then the credentials with the endpoint's authentication
-        classes, and works out the caller's scope. A caller who is the user the transport took from
-        a cookie (`Credentials.user`) must also pass Django's CSRF origin rule when a browser Origin
-        came with it (`check_cookie_origin`). It also brings the overlay (the admin's state) up to
-        date (throttled: no query in the steady state).
-
-        Args:
-            host: the `Host` header (None where there is none: stdio).
-            origin: the `Origin` header, if any.
-            credentials: what the caller presented.
-            resource_metadata: the absolute URL of the endpoint's RFC 9728 metadata, named in the
-                `WWW-Authenticate` header of a 401.
-
-        Raises:
-            Refused: 400 for a bad Host, 403 for a bad Origin or a failed CSRF check, 401 for
-                refused or missing credentials.
-        """
-        check_host(host)
-        check_origin(origin)
-        await self.overlay.refresh()
-        try:
-            principal = await self.authenticate(credentials)
-        except AuthenticationFailed as error:
-            raise Refused(401, f"Unauthorized: {error.detail}", bearer_challenge(resource_metadata, True)) from None
-        except APIException as error:  # PermissionDenied: session authentication's CSRF check
-            raise Refused(403, f"Forbidden: {error.detail}") from None
-        if origin is not None and principal is not None and principal is credentials.user:
-            # The transport's own user (a session cookie): what DRF's SessionAuthentication checks over HTTP.
-            check_cookie_origin(origin, host, credentials.secure)
-        scope = await self.scope_of(principal)
-        if scope is None:
-            message = "Unauthorized: Authentication credentials were not provided."
-            raise Refused(401, message, bearer_challenge(resource_metadata, False))
-        return Admission(principal, scope)
-
-    async def authenticate(self, credentials: Credentials) -> Any:
-        """The authenticated user the credentials name, or None for an anonymous caller.
-
-        Runs this endpoint's authentication classes (`mcp_django.admission.authenticate_credentials`).
-
-        Raises:
-            AuthenticationFailed: credentials were offered and refused.
-            rest_framework.exceptions.APIException: another refusal (session authentication's CSRF check).
-        """
-        audience = (self.path, credentials.headers.get("host"))
-        return await authenticate_credentials(self.authenticators, credentials, audience=audience)
-
-    async def scope_of(self, principal: Any) -> Scope | None:
-        """The scope a principal has here: its groups' for a user, USER for anonymous callers if allowed, else None."""
-        if is_authenticated(principal):
-            return limit_scope(await auth_cache.scope_of(principal), principal)
-        return ANONYMOUS_SCOPE if self.allow_anonymous else None
-
-    async def resolve_scope(self, ctx: RequestContext) -> Scope | None:
-        """The caller's scope for this request, worked out once per request (the backends' `ScopeResolver`)."""
-        known, scope = remembered_scope(ctx)
-        if not known:
-            admitted = admitted_scope(ctx.connection)
-            scope = admitted if admitted is not None else await self.scope_of(ctx.principal)
-            remember_scope(ctx, scope)
-        return scope
-
-    def sources(self) -> list[Source]:
-        """The sources served, in order of precedence (before the overlay): the registry (server and combined
-        modes), then a `ProviderSource` per provider (adapter and combined modes), then the served extensions'
-        sources; subclasses add theirs (the gateway package's remote servers)."""
-        registry = self.registry
-        sources: list[Source] = [registry.source()] if registry is not None else []
-        sources += [ProviderSource(provider) for provider in self.providers]
-        return sources + list(self.served_extensions.sources)
-
-    def build_backend(self, scopes: ScopeResolver | None = None) -> Backend:
-        """Compose this endpoint's `Backend`: one `CompositeBackend` over its `sources()`, for every mode.
-
-        The sources go through the overlay (the admin switches providers off, overrides scopes).
-
-        Args:
-            scopes: how the backend works out a caller's scope; default `resolve_scope` (the
-                admin's dashboard passes a fixed scope to count what each scope sees).
-        """
-        return CompositeBackend(self.overlay.wrap_sources(self, self.sources()), scopes or self.resolve_scope)
-
-    @property
-    def served_extensions(self) -> ServedExtensions:
-        """The extensions served here, with what they bring (worked out once per reset)."""
-        if self._served is None:
-            self._served = ServedExtensions(self, self.added_extensions, self.excluded_extensions)
-        return self._served
-
-    @property
-    def tool_runner(self) -> ToolRunner | None:
-        """What runs this endpoint's tools declared with `task=` (`Tool.call` asks), or None."""
-        return self.served_extensions.tool_runner
+    # -- the handler it builds ---------------------------------------------------------------------
 
     @property
     def sessions(self) -> bool:
@@ -390,10 +250,6 @@ class Endpoint:
             **self.served_extensions.handler_options({}),
         )
 
-    def describe(self) -> tuple[Mapping[str, Any], str | None]:
-        """The server info and instructions this endpoint's callers see (a gateway mirrors its backend's)."""
-        return mcp_settings.SERVER_INFO, mcp_settings.INSTRUCTIONS
-
     def hooks(self) -> list[OperationHook]:
         """This endpoint's operation hooks, outermost first: the overlay's (the admin's tool switch), the
         served extensions', then the interceptor chain.
@@ -413,7 +269,9 @@ class Endpoint:
         return self._chain
 
     def reset(self) -> None:
-        """Drop the built handler, interceptor chain and authenticators; the next request builds fresh ones."""
+        """Drop the built handler, interceptor chain and authenticators, and have the sources that prepare
+        forget what they learned (their settings may have changed); the next request builds fresh ones."""
+        self.forget_sources()
         self._handler = None
         self._chain = None
         self._served = None
@@ -485,3 +343,21 @@ def get_endpoint(name: str) -> Endpoint:
 def mounted_endpoints() -> list[Endpoint]:
     """The endpoints the root URLconf mounts, sorted by path (loading the URLconf mounts them)."""
     return endpoint_registry().endpoints
+
+
+@register(Tags.urls)
+def check_servers_served(app_configs: Iterable[Any] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """E144: an endpoint names remote servers (`servers=`, `backend=`) and no extension it offers serves them."""
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf: check_endpoints and Django's URL checks report it
+        return []
+    return [
+        Error(
+            f"Endpoint {endpoint.name!r} names remote servers, but no extension serves them.",
+            hint="Install the gateway's extension (docs/gateway.md), or drop servers= and backend=.",
+            id="mcp_django.E144",
+        )
+        for endpoint in endpoints
+        if endpoint.servers and not endpoint.remote_sources
+    ]

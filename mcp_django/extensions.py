@@ -125,6 +125,14 @@ class Extension:
         """
         return None
 
+    def server_sources(self, endpoint: Any) -> Sequence[Source] | None:
+        """The sources of the remote servers an endpoint names (`servers=`, `backend=`); None: not this extension.
+
+        Asked of the extensions the endpoint offers, in order, once per endpoint, whether served there or not;
+        the first answer is kept (the gateway's: docs/federation.md). Without one, `servers=` is check E144.
+        """
+        return None
+
     def tool_runner(self) -> ToolRunner | None:
         """What runs a tool declared with `task=` (instead of running it inline); None: not this extension."""
         return None

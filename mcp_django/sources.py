@@ -42,6 +42,16 @@ C = TypeVar("C")
 S = TypeVar("S", bound="Source")
 
 
+class SourceDescription(Protocol):
+    """What a source says about itself (a remote server, in its handshake): a gateway mirrors it."""
+
+    @property
+    def server_info(self) -> Mapping[str, Any] | None: ...
+
+    @property
+    def instructions(self) -> str | None: ...
+
+
 class ToolComponent(Protocol):
     """One tool, ready to run (`mcp_django.declarations.Tool`, a provider's tool, a remote server's)."""
 
@@ -120,6 +130,20 @@ class Source:
     def capabilities(self) -> dict[str, Any]:
         """The features (`tools`, `resources`, `prompts`, `completions`) this source serves."""
         raise NotImplementedError(f"{type(self).__name__} must implement capabilities()")
+
+    async def prepare(self) -> object:
+        """Get ready to serve; an endpoint awaits it, for each source that overrides it, when it admits a caller.
+
+        A remote server connects and reads what it says about itself (`description`). Default: nothing.
+        """
+        return None
+
+    def description(self) -> SourceDescription | None:
+        """What the source said about itself when last prepared, or None (default: it says nothing)."""
+        return None
+
+    def forget(self) -> None:
+        """Forget what `prepare` learned and what was resolved from the settings (the endpoint was reset)."""
 
     def manifest(self) -> dict[str, Any]:
         """How the endpoints manifest names this source: `{"kind", "name", "namespace"}`."""
@@ -232,6 +256,15 @@ class DelegatingSource(Source, Generic[S]):
 
     def capabilities(self) -> dict[str, Any]:
         return self.source.capabilities()
+
+    async def prepare(self) -> object:
+        return await self.source.prepare()
+
+    def description(self) -> SourceDescription | None:
+        return self.source.description()
+
+    def forget(self) -> None:
+        self.source.forget()
 
     def manifest(self) -> dict[str, Any]:
         return self.source.manifest()

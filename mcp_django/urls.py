@@ -17,99 +17,42 @@ Mount more endpoints with `endpoint()`, which returns the patterns to splice in:
         path("", include("mcp_django.urls")),
         *endpoint("conformance/mcp", registry="myapp.mcp.registry", name="conformance", allow_anonymous=True),
         *endpoint("ops/mcp", mode="combined", name="ops", providers=["shop.products"]),
-        *endpoint("tools/github/mcp", mode="gateway", name="github", backend="github"),
+        *endpoint("tools/github/mcp", name="github", backend="github"),
         *endpoint("hub/mcp", name="hub", servers=[{"SERVER": "github", "NAMESPACE": "gh"}]),
     ]
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Unpack
 
 from django.urls import URLPattern, path
 
-from mcp_django.endpoints import Endpoint, Mode
+from mcp_django.endpoints import Endpoint, EndpointOptions
 from mcp_django.gateway import upstream_views
-from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.transports.public import public_view
 from mcp_django.transports.view import MCPView
 from mcp_django.views import endpoint_manifest, protected_resource_metadata
 
-if TYPE_CHECKING:
-    from mcp_django.extensions import Extension
-    from mcp_django.providers import Provider
-    from mcp_django.registry import Registry
-
 __all__ = ["endpoint", "manifest_urlpatterns", "upstream_urlpatterns", "urlpatterns", "well_known_urlpatterns"]
 
 
-def endpoint(
-    route: str,
-    *,
-    name: str,
-    mode: Mode = "server",
-    registry: Registry | str | None = None,
-    providers: Sequence[str | Provider | type[Provider]] | None = None,
-    allow_anonymous: bool = False,
-    authentication_classes: Sequence[type | str] | None = None,
-    sessions: bool | None = None,
-    interceptors: Sequence[str | Mapping[str, Any]] | None = None,
-    fast_path: bool = True,
-    tool_timeout: float | None = None,
-    extensions: Sequence[Extension | type[Extension] | str] | None = None,
-    exclude_extensions: Sequence[str] = (),
-    **gateway: Any,
-) -> list[URLPattern]:
+def endpoint(route: str, **options: Unpack[EndpointOptions]) -> list[URLPattern]:
     """Return the URL patterns serving an MCP endpoint at `route`, with and without a trailing slash.
 
     Both spellings are served by the same view, so `APPEND_SLASH` never redirects a POST.
 
     Args:
         route: the path, e.g. `"conformance/mcp"` (leading and trailing slashes are ignored).
-        name: the endpoint's unique name; the URL is reversible as `"mcp-<name>"`.
-        mode: `"server"` (a registry of static declarations), `"adapter"` (providers) or
-            `"combined"` (both; a static declaration wins over a provider's item of the same name).
-        registry: the `Registry` to serve, or a dotted path to one; default `mcp_django.default_registry`.
-        providers: the providers to serve (ids, or provider classes or instances); None serves every provider.
-        allow_anonymous: whether callers without credentials may use it (with the USER scope).
-        authentication_classes: DRF authentication classes for this endpoint; None follows
-            `MCP_DJANGO["DEFAULT_AUTHENTICATION_CLASSES"]`.
-        sessions: open handshake-era sessions; None follows `MCP_DJANGO["SESSIONS"]`.
-        interceptors: the endpoint's own interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
-        fast_path: served by `mcp_django.asgi.get_asgi_application()` without Django's request cycle
-            (the default); False keeps it on the Django view and the project's middleware (docs/fast-path.md).
-            Under WSGI the view serves every endpoint either way.
-        tool_timeout: seconds a tool call may run on this endpoint (a tool's own `timeout` wins);
-            None follows `MCP_DJANGO["TOOL_TIMEOUT"]`.
-        extensions: protocol extensions offered here besides the installed ones (docs/extensions.md).
-        exclude_extensions: identifiers of installed extensions not offered here.
-        **gateway: the `GatewayEndpoint` arguments: with `mode="gateway"`, `backend` (required),
-            `server_info`, `instructions`, `scope`, `tool_scopes` (docs/gateway.md); with any mode,
-            `servers` makes a hub: remote servers beside the mode's local sources (docs/federation.md).
+        **options: `Endpoint`'s options (`mcp_django.endpoints.EndpointOptions`), `name` required: the
+            endpoint's unique name; the URL is reversible as `"mcp-<name>"`. Among them `mode`, `registry`,
+            `providers`, `servers` (a hub, docs/federation.md), `backend` (a gateway, docs/gateway.md),
+            `allow_anonymous`, `authentication_classes`, `sessions`, `interceptors`, `fast_path`
+            (docs/fast-path.md), `overlay`, `tool_timeout`, `extensions` (docs/extensions.md).
     """
-    common: dict[str, Any] = {
-        "allow_anonymous": allow_anonymous,
-        "authentication_classes": authentication_classes,
-        "sessions": sessions,
-        "interceptors": interceptors,
-        "fast_path": fast_path,
-        "tool_timeout": tool_timeout,
-        "extensions": extensions,
-        "exclude_extensions": exclude_extensions,
-    }
-    served: Endpoint
-    if mode == "gateway" and (registry is not None or providers is not None):
-        raise ValueError(f"Endpoint {name!r}: a gateway serves its backend, not a registry or providers")
-    if mode == "gateway" or "servers" in gateway:
-        local: dict[str, Any] = {"registry": registry, "providers": providers} if mode != "gateway" else {}
-        served = GatewayEndpoint(route, name=name, mode=mode, **local, **gateway, **common)
-    elif gateway:
-        raise TypeError(f"Endpoint {name!r}: {', '.join(sorted(gateway))} only apply to mode='gateway' or servers=")
-    else:
-        served = Endpoint(route, name=name, mode=mode, registry=registry, providers=providers, **common)
+    served = Endpoint(route, **options)
     view = MCPView.as_view(endpoint=served)
-    return [path(served.path, view, name=f"mcp-{name}"), path(f"{served.path}/", view)]
+    return [path(served.path, view, name=f"mcp-{served.name}"), path(f"{served.path}/", view)]
 
 
 well_known_urlpatterns = [

@@ -112,6 +112,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(
         ["mounts", "overlay", "sessions", "session_cache", "auth_cache", "admission", "extensions", "endpoints"], 4
     ),
+    "composition": 4,
     # 5 extensions and optional parts (the core imports none of them)
     **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry"], 5),
     "interceptors.protocol": 5,  # SEP-2624's wire methods: an extension on the seam (InterceptorsExtension)
@@ -182,7 +183,8 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
 
 
 def test_the_core_imports_no_extension_and_no_optional_part() -> None:
-    core = ("protocol", "declarations", "sources", "registry", "providers", "endpoints", "interceptors", "extensions")
+    core: tuple[str, ...] = ("protocol", "declarations", "sources", "registry", "providers", "endpoints")
+    core += ("composition", "admission", "interceptors", "extensions")
     optional = tuple(f"mcp_django.{name}" for name in ("tasks", "skills", "gateway", "oauth", "control"))
     reached = {
         (module, other)

@@ -15,7 +15,7 @@ from django.core.management import CommandError, call_command
 
 from example_project.demo.models import Book
 from mcp_django.control.state import control_state
-from mcp_django.gateway.endpoint import GatewayEndpoint
+from mcp_django.endpoints import Endpoint
 from mcp_django.inspection import inspect_endpoint
 from mcp_django.models import ProviderState, ToolState
 from mcp_django.scopes import Scope
@@ -209,7 +209,7 @@ def test_mistakes_are_command_errors(args: tuple[str, ...], message: str) -> Non
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_gateway_is_inspected_through_what_its_remote_lists(live_server: Any) -> None:
-    gateway = GatewayEndpoint(
+    gateway = Endpoint(
         "inspected/gateway/mcp",
         name="inspected-gateway",
         backend={"URL": live_server.url + "/conformance/mcp"},

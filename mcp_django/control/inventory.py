@@ -20,6 +20,7 @@ from mcp_django.client.conf import client_settings
 from mcp_django.conf import mcp_settings
 from mcp_django.control.state import control_state
 from mcp_django.endpoints import Endpoint, mounted_endpoints
+from mcp_django.gateway.extension import remote_sources
 from mcp_django.interceptors.chain import build_plan
 from mcp_django.interceptors.config import PlanEntry
 from mcp_django.models import InterceptorState, ProviderState, RemoteServerState, ToolState
@@ -134,7 +135,7 @@ def code_remote_servers() -> dict[str, list[str]]:
     """Every server `MCP_DJANGO["SERVERS"]` names, with the mounted endpoints serving it as a source."""
     servers: dict[str, list[str]] = {str(name): [] for name in dict(client_settings.SERVERS or {})}
     for endpoint in mounted():
-        for source in getattr(endpoint, "remote_sources", ()):
+        for source in remote_sources(endpoint):
             if source.name in servers and endpoint.name not in servers[source.name]:
                 servers[source.name].append(endpoint.name)
     return {name: sorted(endpoints) for name, endpoints in servers.items()}

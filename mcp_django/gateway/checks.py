@@ -18,8 +18,8 @@ from mcp_django.checks.support import setting as _setting
 from mcp_django.checks.support import short as _short
 from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import config_problems
-from mcp_django.endpoints import mounted_endpoints
-from mcp_django.gateway.endpoint import GatewayEndpoint, entry_problems
+from mcp_django.endpoints import Endpoint, mounted_endpoints
+from mcp_django.gateway.extension import entry_problems, is_hub, remote_sources
 from mcp_django.gateway.source import NAMESPACE
 
 
@@ -33,8 +33,7 @@ def check_gateways(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
     except Exception:  # a broken URLconf: check_endpoints and Django's URL checks report it
         return messages
     for endpoint in endpoints:
-        specs = endpoint.server_specs() if isinstance(endpoint, GatewayEndpoint) else ()
-        for spec in specs:
+        for spec in (source.spec for source in remote_sources(endpoint)):
             if isinstance(spec, str) and spec not in servers:
                 problem = f"no {_setting('SERVERS')} entry {_short(spec, 30)}"
             elif isinstance(spec, Mapping) and config_problems(spec):
@@ -60,20 +59,20 @@ def check_hubs(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) ->
         return []
     messages: list[CheckMessage] = []
     for endpoint in endpoints:
-        if isinstance(endpoint, GatewayEndpoint) and endpoint.is_hub:
+        if endpoint.servers and is_hub(endpoint):
             messages += _hub_problems(endpoint)
     return messages
 
 
-def _hub_problems(hub: GatewayEndpoint) -> list[CheckMessage]:
+def _hub_problems(hub: Endpoint) -> list[CheckMessage]:
     messages: list[CheckMessage] = []
     hint = "A SERVERS name, or {'SERVER': ..., 'NAMESPACE': 'gh'} (docs/federation.md)."
-    for index, entry in enumerate(hub.server_entries):
+    for index, entry in enumerate(hub.servers):
         for problem in entry_problems(entry):
             messages.append(
                 Error(f"Hub {hub.name!r} servers[{index}]: {problem}.", hint=hint, id="mcp_django_gateway.E141")
             )
-    sources = hub.remote_sources
+    sources = remote_sources(hub)
     for source in sources:
         if source.namespace and not NAMESPACE.fullmatch(source.namespace):
             problem = f"namespace {_short(source.namespace)} is not a letter, then letters, digits or '-'"

@@ -14,7 +14,6 @@ urlpatterns = [
     for mode in MODES
     for pattern in endpoint(
         f"{mode}/mcp",
-        mode="gateway",
         name=f"gw-{mode}",
         backend=f"hostile-{mode}",
         allow_anonymous=True,

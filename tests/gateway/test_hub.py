@@ -14,9 +14,8 @@ from django.test import AsyncClient
 
 from mcp_django import Registry
 from mcp_django.client.connection import pool
-from mcp_django.endpoints import endpoint_registry
+from mcp_django.endpoints import Endpoint, endpoint_registry
 from mcp_django.gateway.checks import _hub_problems
-from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.gateway.source import RemoteSource
 from tests.conftest import ROOT
 from tests.gateway.conftest import sdk_stdio_command
@@ -143,8 +142,8 @@ def test_resource_uris_take_the_namespace_before_their_scheme_and_lose_it_again(
     )
 
 
-def hub(*servers: Any) -> GatewayEndpoint:
-    return GatewayEndpoint("h", name="h", mode="server", registry=Registry("empty"), servers=list(servers))
+def hub(*servers: Any) -> Endpoint:
+    return Endpoint("h", name="h", mode="server", registry=Registry("empty"), servers=list(servers))
 
 
 def test_hub_entries_with_mistakes_are_e141() -> None:
@@ -181,7 +180,7 @@ def test_a_local_tool_inside_a_remotes_namespace_is_e143() -> None:
         return "synced"
 
     servers = [{"SERVER": "github", "NAMESPACE": "gh"}]
-    endpoint = GatewayEndpoint("h", name="h", mode="server", registry=local, servers=servers)
+    endpoint = Endpoint("h", name="h", mode="server", registry=local, servers=servers)
     assert _hub_problems(endpoint) == [
         Error(
             "Hub 'h': local 'gh_sync' is in the namespace of 'github'.",

@@ -23,8 +23,8 @@ import pytest
 from django.test import AsyncClient
 
 from mcp_django.client.connection import BackendUnavailable, connect, pool, remote_server
-from mcp_django.endpoints import get_endpoint
-from mcp_django.gateway.endpoint import GatewayEndpoint
+from mcp_django.endpoints import Endpoint, get_endpoint
+from mcp_django.gateway.extension import remote_sources
 from tests.conftest import ROOT, LiveServer, serve_example
 from tests.gateway.conftest import serve_module
 from tests.gateway.hostile_backend import MODES
@@ -211,9 +211,9 @@ async def test_g2_tool_names_a_remote_makes_up_are_remembered_up_to_the_bound(se
     called = await send("rotating-names", "tools/call", {"name": listed["result"]["tools"][0]["name"], "arguments": {}})
 
     endpoint = get_endpoint("gw-rotating-names")
-    assert isinstance(endpoint, GatewayEndpoint)
+    assert isinstance(endpoint, Endpoint)
     connection: Any = connect(remote_server("hostile-rotating-names"))
-    assert len(endpoint.remote_sources[0].param_headers) <= 500
+    assert len(remote_sources(endpoint)[0].param_headers) <= 500
     assert len(connection._param_headers) <= 500
     assert called["result"]["content"][0]["text"].startswith("called t")
 

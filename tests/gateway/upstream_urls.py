@@ -6,7 +6,7 @@ from __future__ import annotations
 from mcp_django.urls import endpoint, upstream_urlpatterns
 
 urlpatterns = [
-    *endpoint("accounts/mcp", mode="gateway", name="gw-accounts", backend="accounts", interceptors=[]),
+    *endpoint("accounts/mcp", name="gw-accounts", backend="accounts", interceptors=[]),
     *endpoint(
         "accounts/hub/mcp",
         name="gw-accounts-hub",

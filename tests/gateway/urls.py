@@ -11,7 +11,6 @@ urlpatterns = [
     # Redaction rewrites the arguments on the way in; the audit sink records every call passing through.
     *endpoint(
         "sdk/mcp",
-        mode="gateway",
         name="gw-sdk",
         backend="sdk",
         tool_scopes={"slow": "SYSTEM"},
@@ -22,18 +21,16 @@ urlpatterns = [
     ),
     *endpoint(
         "sdk/front/mcp",
-        mode="gateway",
         name="gw-front",
         backend="sdk",
         server_info={"name": "front-door", "version": "1.0"},
         instructions="Ask the front door.",
         interceptors=[],
     ),
-    *endpoint("team/mcp", mode="gateway", name="gw-team", backend="sdk", scope="TEAM", interceptors=[]),
-    *endpoint("stdio/mcp", mode="gateway", name="gw-stdio", backend="stdio", allow_anonymous=True, interceptors=[]),
+    *endpoint("team/mcp", name="gw-team", backend="sdk", scope="TEAM", interceptors=[]),
+    *endpoint("stdio/mcp", name="gw-stdio", backend="stdio", allow_anonymous=True, interceptors=[]),
     *endpoint(
         "down/mcp",
-        mode="gateway",
         name="gw-down",
         backend={"URL": "http://127.0.0.1:9/mcp", "CONNECT_TIMEOUT": 3},
         allow_anonymous=True,

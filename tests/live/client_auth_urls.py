@@ -7,5 +7,5 @@ from __future__ import annotations
 from mcp_django.urls import endpoint
 
 urlpatterns = [
-    *endpoint("machine/mcp", mode="gateway", name="gw-machine", backend="site", interceptors=[], allow_anonymous=True),
+    *endpoint("machine/mcp", name="gw-machine", backend="site", interceptors=[], allow_anonymous=True),
 ]

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from mcp_django.endpoints import Endpoint
+from mcp_django.extensions import Extension
+from mcp_django.gateway.extension import IDENTIFIER as GATEWAY
 from mcp_django.protocol.context import RequestContext
 from mcp_django.sources import Source
 from mcp_django.tasks.methods import EXTENSION, TaskSource
@@ -44,19 +46,31 @@ class HandingOut(Source):
         return {"taskId": task_id, "status": "working", "answeredBy": self.prefix, "method": method}
 
 
-class Composing(Endpoint):
-    """An endpoint composing sources of its own beside its registry, as a gateway or hub composes remotes."""
+class HandingOutServers(Extension):
+    """Serves an endpoint's `servers=` as the given sources, as the gateway serves its remote servers."""
 
-    def __init__(self, name: str, sources: list[HandingOut]) -> None:
-        super().__init__(f"{name}/mcp", name=name, allow_anonymous=True, registry="tests.interceptors.tools.registry")
-        self.remote_sources = tuple(sources)
+    identifier = "tests/handing-out"
 
-    def sources(self) -> list[Source]:
-        return [*super().sources(), *self.remote_sources]
+    def __init__(self, sources: list[HandingOut]) -> None:
+        self.handing_out = sources
+
+    def capability(self, endpoint: Any) -> None:
+        return None
+
+    def server_sources(self, endpoint: Any) -> list[Source]:
+        return list(self.handing_out)
 
 
 def client(*sources: HandingOut, capabilities: dict[str, Any] = DECLARES) -> MCPTestClient:
-    endpoint = Composing("handing-out", list(sources))
+    endpoint = Endpoint(
+        "handing-out/mcp",
+        name="handing-out",
+        allow_anonymous=True,
+        registry="tests.interceptors.tools.registry",
+        servers=["handing-out"],
+        extensions=[HandingOutServers(list(sources))],
+        exclude_extensions=[GATEWAY],
+    )
     return MCPTestClient(endpoint, era="stateless", capabilities=capabilities)
 
 

@@ -16,7 +16,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from mcp_django.client import MCPClient
 from mcp_django.client.connection import BackendUnavailable, RemoteError, pool
-from mcp_django.gateway.endpoint import GatewayEndpoint
+from mcp_django.endpoints import Endpoint
 from mcp_django.telemetry import TelemetryExtension
 from mcp_django.testing import MCPTestClient
 from tests.telemetry.conftest import Telemetry
@@ -78,13 +78,13 @@ async def test_an_mcpclient_call_is_a_client_span_under_the_current_one_with_the
     assert "jsonrpc.request.id" not in point[0]
 
 
-def front(kind: str, backend: dict[str, Any]) -> GatewayEndpoint:
+def front(kind: str, backend: dict[str, Any]) -> Endpoint:
     """A gateway to `backend`, or a hub serving the telemetry tests' registry and `backend` as `sdk_*`."""
     options: dict[str, Any] = {"allow_anonymous": True, "interceptors": [], "extensions": [TelemetryExtension()]}
     if kind == "gateway":
-        return GatewayEndpoint("otel/gw/mcp", name="otel-gw", backend=backend, **options)
+        return Endpoint("otel/gw/mcp", name="otel-gw", backend=backend, **options)
     servers = [{"SERVER": backend, "NAMESPACE": "sdk"}]
-    return GatewayEndpoint("otel/hub/mcp", name="otel-hub", mode="server", registry=traced, servers=servers, **options)
+    return Endpoint("otel/hub/mcp", name="otel-hub", mode="server", registry=traced, servers=servers, **options)
 
 
 @pytest.mark.parametrize("kind", ["gateway", "hub"])

@@ -14,7 +14,6 @@ from django.core.cache import cache
 
 from mcp_django.client.connection import pool
 from mcp_django.endpoints import Endpoint
-from mcp_django.gateway.endpoint import GatewayEndpoint
 from mcp_django.interceptors.audit import flush_audit_log
 from mcp_django.protocol import Connection, MessageHandler, RequestContext
 from mcp_django.registry import Registry
@@ -178,7 +177,7 @@ async def test_a_call_through_a_gateway_whose_remote_is_down_counts_as_an_unavai
     telemetry: Telemetry,
 ) -> None:
     before = summed(telemetry, "mcp_django.refusals")
-    gateway = GatewayEndpoint(
+    gateway = Endpoint(
         "otel/down/mcp",
         name="otel-down",
         backend={"URL": "http://127.0.0.1:9/mcp", "CONNECT_TIMEOUT": 3},
