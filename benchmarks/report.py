@@ -391,6 +391,17 @@ def telemetry_verdicts(results: Results) -> list[tuple[str, str, str]]:
 
 TELEMETRY_BEGIN = "<!-- make bench: the telemetry section (BENCH_SECTION=telemetry rewrites only this) -->"
 TELEMETRY_END = "<!-- end of the telemetry section -->"
+STARTUP_BEGIN = "<!-- benchmarks/startup.py: the start-up section (make bench keeps it as it is) -->"
+STARTUP_END = "<!-- end of the start-up section -->"
+
+
+def kept_startup_section(output: Path) -> list[str]:
+    """The start-up section `output` has (written by hand from `benchmarks/startup.py`), to keep on a rewrite."""
+    text = output.read_text() if output.exists() else ""
+    if STARTUP_BEGIN not in text or STARTUP_END not in text:
+        return []
+    section = text.split(STARTUP_BEGIN, 1)[1].split(STARTUP_END, 1)[0]
+    return [STARTUP_BEGIN + section + STARTUP_END, ""]
 
 
 def telemetry_section(results: Results) -> str:
@@ -596,6 +607,7 @@ def write(results: Results, output: Path) -> None:
         markdown_table(["target", "measured", "verdict"], verdicts(results)),
         "",
     ]
+    lines += kept_startup_section(output)
     if telemetry_pairs(results):
         lines += [telemetry_section(results), ""]
     if results.hot_path:

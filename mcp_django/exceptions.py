@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_types.jsonrpc import INTERNAL_ERROR
-
 from mcp_django.protocol.inputs import ClientRequestError
 from mcp_django.protocol.jsonrpc import (
+    INTERNAL_ERROR,
     InternalError,
     InvalidParams,
     MCPError,

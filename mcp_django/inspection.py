@@ -18,11 +18,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from mcp_types.jsonrpc import METHOD_NOT_FOUND
-
 from mcp_django.endpoints import Endpoint
 from mcp_django.permissions import parse_permissions
 from mcp_django.protocol.context import Connection, RequestContext
+from mcp_django.protocol.jsonrpc import METHOD_NOT_FOUND
 from mcp_django.protocol.versions import Era
 from mcp_django.providers.base import Provider
 from mcp_django.registry import Registry

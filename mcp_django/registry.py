@@ -11,9 +11,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypeVar, overload
-
-import mcp_types
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, overload
 
 from mcp_django import content
 from mcp_django.declarations import (
@@ -35,6 +33,9 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.results import completion
 from mcp_django.scopes import Scope, ScopeResolver
 from mcp_django.sources import CompositeBackend, Source
+
+if TYPE_CHECKING:
+    import mcp_types
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -164,7 +165,8 @@ class Registry:
         structured_output: bool | None = None,
         scope: Scope | str = Scope.USER,
         permissions: str | Sequence[str] | None = None,
-        atomic: bool = True,
+        atomic: bool | None = None,
+        using: str | Sequence[str] | None = None,
         timeout: float | None = None,
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,

@@ -6,7 +6,9 @@ thread, or the request's sync thread), on every transport. The call's own failur
 exception (a `ToolError` too), a result marked `isError`, or its caller no longer waiting (a time limit
 passed: the thread runs on, and what it wrote is rolled back when it ends). `@tool(atomic=False)` opts
 a tool out, as `transaction.non_atomic_requests` does a view, and that decorator on the function is
-honoured per database. An async tool is never wrapped: Django's transactions are per thread, and Django
+honoured per database. `@tool(atomic=True)` opts one tool in without `ATOMIC_REQUESTS` for the whole
+site: its call is atomic on the `default` database (or those `using=` names) besides the
+`ATOMIC_REQUESTS` ones. An async tool is never wrapped: Django's transactions are per thread, and Django
 refuses `ATOMIC_REQUESTS` for async views. The audit row is written by the interceptor chain, outside
 the call, so a rolled-back call still leaves its row.
 
@@ -20,7 +22,8 @@ This module imports no Django until a call runs.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from mcp_django.executor import abandoned, innermost
@@ -59,7 +62,28 @@ def run_atomically(fn: Callable[..., R], failed: Callable[[R], bool], /, *args: 
         fn: the sync call (run on this thread); its `_non_atomic_requests` aliases are left out.
         failed: True for a return value that is a failure (an `isError` result): rolled back too.
     """
-    aliases = atomic_databases(getattr(innermost(fn), "_non_atomic_requests", ()))
+    return _run((), fn, failed, *args, **kwargs)
+
+
+def unit_of_work(atomic: bool | None, using: str | Sequence[str] | None = None) -> Callable[..., Any] | None:
+    """How a declared call runs as a unit of work: a `run_atomically`-like callable, or None for outside one.
+
+    Args:
+        atomic: None follows `ATOMIC_REQUESTS`; True is atomic on `using` (default: `"default"`) too,
+            whatever `ATOMIC_REQUESTS` says; False never opens a transaction.
+        using: the database aliases `atomic=True` makes the call atomic on.
+    """
+    if atomic is False:
+        return None
+    if atomic is None:
+        return run_atomically
+    forced = (using,) if isinstance(using, str) else tuple(using or ("default",))
+    return functools.partial(_run, forced)
+
+
+def _run(forced: tuple[str, ...], fn: Callable[..., R], failed: Callable[[R], bool], /, *args: Any, **kwargs: Any) -> R:
+    excluded = getattr(innermost(fn), "_non_atomic_requests", ())
+    aliases = tuple(dict.fromkeys((*forced, *atomic_databases(excluded))))
     if not aliases:
         return fn(*args, **kwargs)
     from django.db import transaction

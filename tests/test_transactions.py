@@ -19,11 +19,13 @@ from django.db import connections, transaction
 
 import mcp_django
 from example_project.demo.models import Book
-from mcp_django import Registry
+from mcp_django import DeclarationError, Registry
+from mcp_django.declarations import Tool
 from mcp_django.endpoints import Endpoint
 from mcp_django.executor import dedicated_threads, running_jobs
 from mcp_django.providers import ToolProvider
 from mcp_django.testing import MCPTestClient, assert_mcp_error, assert_tool_error, assert_tool_result
+from mcp_django.toolsets import Toolset
 from mcp_django.transactions import atomic_databases
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -74,6 +76,21 @@ def add_under_non_atomic_requests(title: str) -> str:
     """Add a book, then fail: Django's own opt-out, on the default database."""
     Book.objects.create(title=title, author="A", year=2000)
     raise RuntimeError("failed after writing")
+
+
+@registry.tool(atomic=True)
+def add_two_then_fail(title: str) -> str:
+    """Add two books, then fail half-way: atomic on its own, whatever ATOMIC_REQUESTS says."""
+    Book.objects.create(title=title, author="A", year=2000)
+    Book.objects.create(title=f"{title} II", author="A", year=2001)
+    raise RuntimeError("the third step failed")
+
+
+@registry.tool(atomic=True, using="default")
+def add_on_default_then_refuse(title: str) -> str:
+    """Add a book on the database `using=` names, then refuse."""
+    Book.objects.create(title=title, author="A", year=2000)
+    raise mcp_django.ToolError("refused after writing")
 
 
 @registry.tool(timeout=0.2)
@@ -222,6 +239,20 @@ class Writer(ToolProvider):
         raise mcp_django.ToolError("failed after writing")
 
 
+class WritingTools(Toolset):
+    """A toolset whose one tool writes, then fails; `atomic = True` makes its tools atomic on their own."""
+
+    atomic = True
+
+    def build_tools(self) -> list[Tool]:
+        def write_and_fail(title: str) -> str:
+            """Write, then fail."""
+            Book.objects.create(title=title, author="A", year=2000)
+            raise RuntimeError("failed after writing")
+
+        return [Tool(write_and_fail)]
+
+
 class NonAtomicWriter(Writer):
     id = "tests.transactions.non_atomic_writer"
     atomic = False
@@ -237,3 +268,36 @@ async def test_a_providers_tool_call_is_atomic_unless_the_provider_opts_out(
     assert await atitles() == []
     assert_tool_error(await mcp_client(non_atomic).call_tool("write"))
     assert await atitles() == ["From a provider"]
+
+
+@pytest.mark.parametrize("tool", ["add_two_then_fail", "add_on_default_then_refuse"])
+async def test_an_atomic_tool_failing_half_way_leaves_no_row_without_atomic_requests(
+    mcp_client: Callable[..., MCPTestClient], transactional_db: None, tool: str, mcp_era: str
+) -> None:
+    assert atomic_databases() == ()  # no ATOMIC_REQUESTS anywhere
+    client = mcp_client(registry, era=mcp_era)
+
+    assert_tool_error(await client.call_tool(tool, {"title": "Lost"}))
+    assert await atitles() == []
+
+
+async def test_a_toolset_s_atomic_applies_to_its_tools_on_the_server_endpoint_and_as_a_provider(
+    mcp_client: Callable[..., MCPTestClient], transactional_db: None
+) -> None:
+    served = Registry("transactions-toolset")
+    WritingTools.register(served)
+    served.freeze()
+    adapter = Endpoint("tx/tools", name="tx3", mode="adapter", providers=[WritingTools], allow_anonymous=True)
+
+    assert_tool_error(await mcp_client(served).call_tool("write_and_fail", {"title": "Lost"}))
+    assert_tool_error(await mcp_client(adapter).call_tool("write_and_fail", {"title": "Lost too"}))
+    assert await atitles() == []
+
+
+def test_using_without_atomic_true_is_a_declaration_error() -> None:
+    def write() -> str:
+        """Write."""
+        return "written"
+
+    with pytest.raises(DeclarationError, match=r"^tool 'write': using= names the databases of atomic=True"):
+        Tool(write, using="default")

@@ -17,8 +17,6 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
-from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION
-
 from mcp_django.client.config import RemoteServer, UpstreamOAuth  # defined there; importable from here too
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
@@ -30,7 +28,15 @@ from mcp_django.protocol.context import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
-from mcp_django.protocol.jsonrpc import MCPError, Message, request_id_of
+from mcp_django.protocol.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    MCPError,
+    Message,
+    request_id_of,
+)
 from mcp_django.protocol.observers import ClientObserver, RemotePeer, compose_client_observers
 from mcp_django.protocol.versions import (
     HANDSHAKE_VERSIONS,

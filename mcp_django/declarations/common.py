@@ -16,7 +16,6 @@ from mcp_django.executor import run_sync
 from mcp_django.permissions import Permissions, parse_permissions
 from mcp_django.results import is_failure
 from mcp_django.scopes import Scope
-from mcp_django.transactions import run_atomically
 
 __all__ = [
     "NAME_PATTERN",
@@ -68,15 +67,21 @@ class Runner:
 
     __slots__ = ("_call", "_evaluate", "fn", "is_async")
 
-    def __init__(self, fn: AnyFunction, *, serializer: tuple[type, bool] | None = None, atomic: bool = False) -> None:
+    def __init__(
+        self,
+        fn: AnyFunction,
+        *,
+        serializer: tuple[type, bool] | None = None,
+        unit: Callable[..., Any] | None = None,
+    ) -> None:
         """Args: serializer: the DRF serializer the function's results are serialized with (and if many);
-        atomic: run a sync function as a unit of work, like a view under `ATOMIC_REQUESTS`."""
+        unit: how a sync function runs as a unit of work (`transactions.unit_of_work`); None: outside one."""
         self.fn = fn
         self.is_async = iscoroutinefunction(fn) or iscoroutinefunction(type(fn).__call__)
         self._evaluate = functools.partial(evaluate, serializer=serializer)
         sync_call = functools.partial(_evaluated, fn, self._evaluate)
-        if atomic:
-            sync_call = functools.partial(run_atomically, sync_call, is_failure)
+        if unit is not None:
+            sync_call = functools.partial(unit, sync_call, is_failure)
         self._call: Callable[..., Awaitable[Any]] = fn if self.is_async else functools.partial(run_sync, sync_call)
 
     async def __call__(self, kwargs: dict[str, Any]) -> Any:

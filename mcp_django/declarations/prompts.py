@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import mcp_types
+from typing import TYPE_CHECKING, Any
 
 from mcp_django import results
 from mcp_django.declarations.common import (
@@ -23,6 +21,9 @@ from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.scopes import Scope
+
+if TYPE_CHECKING:
+    import mcp_types
 
 prompt_logger = logging.getLogger("mcp_django.prompts")
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qsl, unquote
-
-import mcp_types
 
 from mcp_django import content, results
 from mcp_django.declarations.common import (
@@ -29,6 +27,9 @@ from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import ResourceNotFound
 from mcp_django.scopes import Scope
+
+if TYPE_CHECKING:
+    import mcp_types
 
 resource_logger = logging.getLogger("mcp_django.resources")
 

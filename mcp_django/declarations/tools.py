@@ -5,9 +5,8 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import mcp_types
 import pydantic
 import pydantic_core
 
@@ -37,6 +36,10 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.meta import param_headers_of
 from mcp_django.scopes import Scope
+from mcp_django.transactions import unit_of_work
+
+if TYPE_CHECKING:
+    import mcp_types
 
 tool_logger = logging.getLogger("mcp_django.tools")
 
@@ -74,8 +77,11 @@ class Tool:
         scope: the minimum `Scope` a caller needs to see and call the tool (default USER).
         permissions: the Django permissions (`"app_label.codename"`, one or a list) the caller must also
             hold, all of them (docs/permissions.md).
-        atomic: False runs a sync tool outside the transaction it otherwise runs in on each database
-            whose `ATOMIC_REQUESTS` is true (`transaction.non_atomic_requests` for a tool).
+        atomic: None (the default) runs a sync tool in a transaction on each database whose
+            `ATOMIC_REQUESTS` is true, as Django runs a view; True also on `using` (default: the
+            `default` database) whatever `ATOMIC_REQUESTS` says; False outside any transaction
+            (`transaction.non_atomic_requests` for a tool).
+        using: the database alias (or aliases) `atomic=True` makes the call atomic on.
         timeout: seconds a call may run before it answers a timeout error; None follows the
             endpoint's `tool_timeout`, then `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
         task: `"optional"` or `"required"` to run the tool as a task of the tasks extension for clients
@@ -101,7 +107,8 @@ class Tool:
         structured_output: bool | None = None,
         scope: Scope | str | int = Scope.USER,
         permissions: str | Sequence[str] | None = None,
-        atomic: bool = True,
+        atomic: bool | None = None,
+        using: str | Sequence[str] | None = None,
         timeout: float | None = None,
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
@@ -120,7 +127,8 @@ class Tool:
         self.app: App | None = app_of(owner, app)
         self.scope = declared_scope(owner, scope)
         self.permissions = declared_permissions(owner, permissions)
-        self.atomic = atomic
+        if atomic is not True and using is not None:
+            raise DeclarationError(f"{owner}: using= names the databases of atomic=True; set atomic=True too")
         self.signature = Signature(fn, owner, build_model=input_schema is None)
         self.description = require_description(owner, description or self.signature.description)
         self.title = title
@@ -141,7 +149,8 @@ class Tool:
         else:
             self._output = self._structured_output(structured_output)
             self.output_schema = self._output.schema if self._output else None
-        self._run = Runner(fn, serializer=named_serializer(self.signature.return_annotation), atomic=atomic)
+        self._serializer = named_serializer(self.signature.return_annotation)
+        self.run_as(atomic, using)
         self.wire: dict[str, Any] = wire(
             {"name": self.name},
             [
@@ -156,6 +165,12 @@ class Tool:
         )
         self.param_headers: Mapping[str, str] = param_headers_of(self.input_schema)
         """The arguments a stateless call mirrors in `Mcp-Param-*` headers (`x-mcp-header`), checked by the backend."""
+
+    def run_as(self, atomic: bool | None, using: str | Sequence[str] | None = None) -> None:
+        """Run the calls as `atomic` and `using` say (the options of the same names; a toolset's apply to
+        its tools that set no `atomic` of their own)."""
+        self.atomic, self.using = atomic, using
+        self._run = Runner(self.fn, serializer=self._serializer, unit=unit_of_work(atomic, using))
 
     def __repr__(self) -> str:
         return f"<Tool {self.name}>"

@@ -36,8 +36,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
-from mcp_types.jsonrpc import INVALID_PARAMS
-
 from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import (
     BackendUnavailable,
@@ -53,7 +51,7 @@ from mcp_django.gateway.listing import Listing
 from mcp_django.gateway.tasks import RemoteTasks
 from mcp_django.gateway.upstream import NotConnected, ask_to_connect, connection_for, refused
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.jsonrpc import RESOURCE_NOT_FOUND_LEGACY, Message, ResourceNotFound
+from mcp_django.protocol.jsonrpc import INVALID_PARAMS, RESOURCE_NOT_FOUND_LEGACY, Message, ResourceNotFound
 from mcp_django.protocol.meta import param_headers_of
 from mcp_django.protocol.results import tool_error
 from mcp_django.scopes import Scope

@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final
 
 import pydantic
-from mcp_types.methods import validate_client_result
 
 from mcp_django.protocol.inputs import CAPABILITY_OF, INPUT_METHODS, InputRequired
 from mcp_django.protocol.jsonrpc import (
@@ -24,6 +23,7 @@ from mcp_django.protocol.jsonrpc import (
     notification,
 )
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, Era
+from mcp_django.protocol.wire import wire
 
 META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
@@ -322,7 +322,7 @@ def _answers(request: Message, response: Any) -> bool:
     if not isinstance(response, dict):
         return False
     try:
-        validate_client_result(request["method"], LATEST_HANDSHAKE_VERSION, response)
+        wire().validate_client_result(request["method"], LATEST_HANDSHAKE_VERSION, response)
     except (KeyError, ValueError, pydantic.ValidationError):
         return False
     return True

@@ -19,18 +19,16 @@ from collections.abc import Collection, Iterator
 from typing import Any, Final, NamedTuple
 
 import pydantic
-from mcp_types.jsonrpc import (
+
+from mcp_django.protocol.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     PARSE_ERROR,
-    UNSUPPORTED_PROTOCOL_VERSION,
-)
-
-from mcp_django.protocol.jsonrpc import (
     RESOURCE_NOT_FOUND_LEGACY,
+    UNSUPPORTED_PROTOCOL_VERSION,
     InternalError,
     MCPError,
     Message,

@@ -5,15 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any, Final, get_args
+from typing import Any, Final
 
 import pydantic
-from mcp_types.methods import (
-    SERVER_RESULTS,
-    serialize_server_result,
-    validate_client_notification,
-    validate_client_request,
-)
 
 from mcp_django.protocol.asking import ask_client, restore_inputs, session_key
 from mcp_django.protocol.backend import Backend
@@ -53,33 +47,24 @@ from mcp_django.protocol.jsonrpc import (
 from mcp_django.protocol.meta import check_stateless_meta, era_of
 from mcp_django.protocol.observers import MessageObserver, compose_observers
 from mcp_django.protocol.pagination import paginate
-from mcp_django.protocol.result_shapes import known_result
 from mcp_django.protocol.results import tool_error
-from mcp_django.protocol.shapes import known_valid, known_valid_notification
 from mcp_django.protocol.versions import (
     BATCH_VERSIONS,
     STATELESS_VERSIONS,
     Era,
 )
+from mcp_django.protocol.wire import wire
 
 logger = logging.getLogger("mcp_django.protocol")
 
 _DONE: Final = object()
-
-# mcp-types gives `CallToolResult | InputRequiredResult` for the 2026 multi-round methods, and a broken
-# complete result would quietly validate as the (all-optional) interim arm. Validate complete results
-# against the complete arm alone; `input_required` ones keep the union.
-_COMPLETE_RESULTS: Final = {
-    key: next(arm for arm in get_args(row) if arm.__name__ != "InputRequiredResult") if get_args(row) else row
-    for key, row in SERVER_RESULTS.items()
-}
 
 _Serializer = Callable[[Mapping[str, Any]], dict[str, Any]]
 _serializers: dict[tuple[str, str], _Serializer] = {}
 
 
 def _serialize_complete(method: str, version: str, result: Mapping[str, Any]) -> dict[str, Any]:
-    """`serialize_server_result(method, version, result, surface=_COMPLETE_RESULTS)`, its lookups done once.
+    """`serialize_server_result(method, version, result, surface=complete_results)`, its lookups done once.
 
     The first call of a (method, version) goes through mcp-types itself (so an unknown pair raises as it
     does); later calls go straight to the row's pydantic validator and serializer, with the same arguments.
@@ -87,8 +72,9 @@ def _serialize_complete(method: str, version: str, result: Mapping[str, Any]) ->
     serialize = _serializers.get((method, version))
     if serialize is not None:
         return serialize(result)
-    data = serialize_server_result(method, version, result, surface=_COMPLETE_RESULTS)
-    row: Any = _COMPLETE_RESULTS[(method, version)]
+    types = wire()
+    data = types.serialize_server_result(method, version, result, surface=types.complete_results)
+    row: Any = types.complete_results[(method, version)]
     adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(row)
     validate, dump = adapter.validator.validate_python, adapter.serializer.to_python
 
@@ -172,6 +158,7 @@ class MessageHandler:
         relay: ResponseRelay | None = None,
         observers: Sequence[MessageObserver] = (),
     ) -> None:
+        wire()  # the wire types: loaded by the first handler, not when Django starts
         self.backend = backend
         self.server_info = dict(server_info)
         self.instructions = instructions
@@ -433,10 +420,13 @@ class MessageHandler:
                 result.setdefault("cacheScope", self.cache_scope)
         if spec.name in self._untyped or result.get("resultType") == "task":
             return result  # an extension's result (a `CreateTaskResult`: its extension checks it), not mcp-types'
+        types = wire()
         try:
             if result.get("resultType") == "input_required":
-                return serialize_server_result(spec.name, ctx.protocol_version, result, surface=SERVER_RESULTS)
-            written = known_result(spec.name, ctx.protocol_version, result)  # text answers, without pydantic
+                return types.serialize_server_result(
+                    spec.name, ctx.protocol_version, result, surface=types.server_results
+                )
+            written = types.known_result(spec.name, ctx.protocol_version, result)  # text answers, without pydantic
             return written if written is not None else _serialize_complete(spec.name, ctx.protocol_version, result)
         except pydantic.ValidationError as error:
             logger.error("Invalid %s result: %s", spec.name, error)
@@ -448,10 +438,11 @@ class MessageHandler:
 
     @staticmethod
     def _validate_params(method: str, version: str, params: Mapping[str, Any]) -> None:
-        if known_valid(method, version, params):
+        types = wire()
+        if types.known_valid(method, version, params):
             return  # the common shapes, checked without building mcp-types' models (`shapes.py`)
         try:
-            validate_client_request(method, version, params)
+            types.validate_client_request(method, version, params)
         except pydantic.ValidationError as error:
             location, problem, *_ = validation_problems(error, skip=("params",))[0]
             raise InvalidParams(
@@ -465,9 +456,10 @@ class MessageHandler:
     def _notify(self, method: str, params: Mapping[str, Any], connection: Connection) -> None:
         era, version = era_of(params, connection)
         version = STATELESS_VERSIONS[-1] if era is Era.STATELESS else version
-        if not known_valid_notification(method, version, params):
+        types = wire()
+        if not types.known_valid_notification(method, version, params):
             try:
-                validate_client_notification(method, version, params)
+                types.validate_client_notification(method, version, params)
             except (KeyError, ValueError, pydantic.ValidationError):
                 return  # unknown or malformed notifications are dropped, as JSON-RPC requires
         session = connection.session

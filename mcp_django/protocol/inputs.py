@@ -31,9 +31,6 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
 from mcp_django.protocol.jsonrpc import InvalidParams, Message
 
 CAPABILITY_OF: Final[Mapping[str, str]] = {
@@ -159,6 +156,8 @@ class RequestStateCodec:
     def __init__(
         self, key: bytes | None = None, *, ttl_seconds: int = 600, fallback_keys: Sequence[bytes] = ()
     ) -> None:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # not before a codec is made
+
         self._ciphers = [AESGCM(_key_of(k)) for k in (key or secrets.token_bytes(32), *fallback_keys)]
         self.ttl_seconds = ttl_seconds
 
@@ -185,6 +184,8 @@ class RequestStateCodec:
             sealed = _unb64(state)
         except (binascii.Error, ValueError):
             raise InvalidParams("Invalid requestState") from None
+        from cryptography.exceptions import InvalidTag
+
         nonce, ciphertext = sealed[:_NONCE_BYTES], sealed[_NONCE_BYTES:]
         body = None
         if len(nonce) == _NONCE_BYTES and ciphertext:

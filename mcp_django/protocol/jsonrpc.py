@@ -16,17 +16,20 @@ import re
 from typing import Any, Final, TypeAlias
 
 import orjson
-from mcp_types.jsonrpc import (
-    HEADER_MISMATCH,
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
-    PARSE_ERROR,
-    UNSUPPORTED_PROTOCOL_VERSION,
-    URL_ELICITATION_REQUIRED,
-)
+
+# The codes of JSON-RPC 2.0 and MCP, as mcp-types' `jsonrpc` module names them, spelled here so that
+# naming them does not load the wire types (`wire.py`); tests/protocol/test_wire.py holds them equal.
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+CONNECTION_CLOSED: Final = -32000
+REQUEST_TIMEOUT: Final = -32001
+HEADER_MISMATCH: Final = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY: Final = -32021
+UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+URL_ELICITATION_REQUIRED: Final = -32042
 
 RESOURCE_NOT_FOUND_LEGACY: Final = -32002
 """Resource not found in the handshake era (2026-07-28 uses -32602 with `data.uri`)."""

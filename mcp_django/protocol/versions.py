@@ -5,10 +5,10 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
-HANDSHAKE_VERSIONS: Final[tuple[str, ...]] = tuple(HANDSHAKE_PROTOCOL_VERSIONS)
-STATELESS_VERSIONS: Final[tuple[str, ...]] = tuple(MODERN_PROTOCOL_VERSIONS)
+# mcp-types' HANDSHAKE_PROTOCOL_VERSIONS and MODERN_PROTOCOL_VERSIONS, spelled here so that reading them
+# does not load the wire types (`wire.py`); tests/protocol/test_wire.py holds them equal.
+HANDSHAKE_VERSIONS: Final[tuple[str, ...]] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+STATELESS_VERSIONS: Final[tuple[str, ...]] = ("2026-07-28",)
 SUPPORTED_VERSIONS: Final[tuple[str, ...]] = (*STATELESS_VERSIONS[::-1], *HANDSHAKE_VERSIONS[::-1])
 """Newest first, the order `server/discover` and `-32022` errors advertise them in."""
 

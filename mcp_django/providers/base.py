@@ -19,8 +19,10 @@ class Provider:
         scope: callers below this scope see nothing of the provider, and reach nothing of it.
         permissions: Django permissions (one name or a list) a caller must hold, all of them, to see or
             reach anything of the provider; `permissions_of(item)` adds per listed item.
-        atomic: False runs the provider's sync `call_tool` outside the transaction it otherwise runs in
-            on each database whose `ATOMIC_REQUESTS` is true (docs/declarations.md).
+        atomic: as `@tool(atomic=)` for the provider's sync `call_tool` (a toolset's: for each of its
+            tools): None follows `ATOMIC_REQUESTS`, True is atomic on `using` too (default: the
+            `default` database), False never (docs/declarations.md).
+        using: the database alias (or aliases) `atomic = True` makes the calls atomic on.
         apps: the views of the provider's tools for hosts of MCP Apps, by tool name: what `@tool(app=)`
             takes (a template name, an `App` or its keyword arguments); served by `mcp_django.ui` on the
             endpoints that serve the provider (docs/apps.md).
@@ -33,7 +35,8 @@ class Provider:
     name: str = ""
     scope: Scope = Scope.USER
     permissions: str | Sequence[str] = ()
-    atomic: bool = True
+    atomic: bool | None = None
+    using: str | Sequence[str] | None = None
     apps: Mapping[str, Any] = {}
 
     required_methods: ClassVar[tuple[str, ...]] = ()

@@ -26,7 +26,7 @@ from mcp_django.protocol.meta import param_headers_of
 from mcp_django.providers.base import PromptProvider, Provider, ResourceProvider, ToolProvider
 from mcp_django.scopes import Scope
 from mcp_django.sources import Source, ToolComponent
-from mcp_django.transactions import run_atomically
+from mcp_django.transactions import unit_of_work
 
 logger = logging.getLogger("mcp_django.providers")
 
@@ -37,18 +37,18 @@ _METHODS = {
 }
 
 
-def _runner(method: Callable[..., Any], atomic: bool = False) -> Callable[..., Awaitable[Any]]:
+def _runner(method: Callable[..., Any], unit: Callable[..., Any] | None = None) -> Callable[..., Awaitable[Any]]:
     """Async methods as they are; sync ones through `run_sync` (a worker thread, where the ORM works).
 
     Either way, a QuerySet or model instances they return are evaluated where the ORM may run
-    (`declarations.django_values.evaluate`). An atomic sync method (`call_tool`) runs as a unit of
-    work on each `ATOMIC_REQUESTS` database (`mcp_django.transactions`).
+    (`declarations.django_values.evaluate`). A sync method with a `unit` (`call_tool`) runs as a unit
+    of work (`mcp_django.transactions.unit_of_work`).
     """
     if iscoroutinefunction(method):
         return functools.partial(_evaluated_async, method)
     call = functools.partial(_evaluated, method)
-    if atomic:
-        return functools.partial(run_sync, functools.partial(run_atomically, call, results.is_failure))
+    if unit is not None:
+        return functools.partial(run_sync, functools.partial(unit, call, results.is_failure))
     return functools.partial(run_sync, call)
 
 
@@ -83,7 +83,9 @@ class ProviderSource(Source):
         self.provider = provider
         names = [name for kind, methods in _METHODS.items() if isinstance(provider, kind) for name in methods]
         self._run: dict[str, Callable[..., Awaitable[Any]]] = {
-            name: _runner(getattr(provider, name), atomic=name == "call_tool" and provider.atomic is not False)
+            name: _runner(
+                getattr(provider, name), unit_of_work(provider.atomic, provider.using) if name == "call_tool" else None
+            )
             for name in (*names, "complete")
             if callable(getattr(provider, name, None))
         }

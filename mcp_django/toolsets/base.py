@@ -217,6 +217,8 @@ class Toolset(ToolProvider):
             self.failed(error)
             built = []
         for tool in built:
+            if self.atomic is not None and tool.atomic is None:
+                tool.run_as(self.atomic, self.using)
             tool.permissions = tuple(dict.fromkeys((*shared, *tool.permissions)))
             self.tools.setdefault(tool.name, tool)
         self._name_apps()

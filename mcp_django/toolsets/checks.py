@@ -17,7 +17,6 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from mcp_django.checks.support import short
 from mcp_django.declarations.loading import load_failures
 from mcp_django.toolsets.base import Toolset, all_toolsets
-from mcp_django.toolsets.model import ModelToolset
 
 _WRITES = ("create", "update", "delete")
 
@@ -27,8 +26,8 @@ def toolset_messages(toolset: Toolset) -> list[CheckMessage]:
     messages: list[CheckMessage] = [
         Error(message, hint=hint, id=check_id, obj=type(toolset)) for check_id, message, hint in toolset.problems
     ]
-    if isinstance(toolset, ModelToolset) and not toolset.check_permissions:
-        writes = [action for action in _WRITES if action in toolset.actions]
+    if getattr(toolset, "check_permissions", True) is False:  # a ModelToolset's (checked without importing it)
+        writes = [action for action in _WRITES if action in getattr(toolset, "actions", ())]
         if writes:
             messages.append(
                 Warning(
