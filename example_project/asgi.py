@@ -25,8 +25,10 @@ from django.conf import settings  # noqa: E402
 from mcp_django.asgi import get_asgi_application as mcp_asgi_application  # noqa: E402
 from mcp_django.routing import websocket_endpoint, websocket_urlpatterns  # noqa: E402
 
-if settings.DEBUG:
+if settings.DEBUG and "whitenoise.middleware.WhiteNoiseMiddleware" not in settings.MIDDLEWARE:
     # Serve the admin's static files in development, as `runserver` does; daphne alone does not.
+    # (A project with WhiteNoise's middleware serves them through it: this handler would claim
+    # STATIC_URL and answer 404 for files WhiteNoise serves from STATIC_ROOT.)
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
     django_application = ASGIStaticFilesHandler(django_application)

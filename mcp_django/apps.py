@@ -19,6 +19,7 @@ class MCPDjangoConfig(AppConfig):
 
         # Register the system checks: the core's (settings, declarations, endpoints, permissions=), the extensions'.
         import mcp_django.checks.declarations
+        import mcp_django.checks.deployment  # those of check --deploy
         import mcp_django.checks.endpoints
         import mcp_django.checks.permissions
         import mcp_django.checks.settings

@@ -21,6 +21,7 @@ from mcp_django.client.config import RemoteServer, UpstreamOAuth  # defined ther
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
 from mcp_django.extensions import installed_extensions
+from mcp_django.protocol import jsonrpc
 from mcp_django.protocol.context import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -28,15 +29,7 @@ from mcp_django.protocol.context import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
-from mcp_django.protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    UNSUPPORTED_PROTOCOL_VERSION,
-    MCPError,
-    Message,
-    request_id_of,
-)
+from mcp_django.protocol.jsonrpc import MCPError, Message, request_id_of
 from mcp_django.protocol.observers import ClientObserver, RemotePeer, compose_client_observers
 from mcp_django.protocol.versions import (
     HANDSHAKE_VERSIONS,
@@ -107,7 +100,7 @@ def _without_subscription_id(message: Message) -> Message:
 class NotForwardable(MCPError):
     """What the caller asked cannot travel through the gateway in its era (docs/gateway.md lists what)."""
 
-    code = INVALID_REQUEST
+    code = jsonrpc.INVALID_REQUEST
     default_message = "Not forwardable through the gateway"
 
 
@@ -323,7 +316,7 @@ class RemoteConnection:
         `data.supported` the versions it speaks: the request goes once more in the newest one we share
         (only the pinned one, when the entry pins a version).
         """
-        if error.code != UNSUPPORTED_PROTOCOL_VERSION or self.era is not Era.STATELESS:
+        if error.code != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.era is not Era.STATELESS:
             return False
         supported = error.data.get("supported") if isinstance(error.data, dict) else None
         if not isinstance(supported, list):
@@ -385,7 +378,7 @@ class RemoteConnection:
         if isinstance(error, dict):
             code = error.get("code")
             raise RemoteError(
-                code if isinstance(code, int) and not isinstance(code, bool) else INTERNAL_ERROR,
+                code if isinstance(code, int) and not isinstance(code, bool) else jsonrpc.INTERNAL_ERROR,
                 str(error.get("message") or ""),
                 error.get("data"),
                 server=self.server.name,
@@ -416,10 +409,10 @@ class RemoteConnection:
                     answer = await self.server.elicitation(params if isinstance(params, dict) else {})
                 except Exception:
                     logger.exception("The elicitation handler for remote MCP server %r failed", self.server.name)
-                    failed = {"code": INTERNAL_ERROR, "message": "The client could not answer the elicitation"}
+                    failed = {"code": jsonrpc.INTERNAL_ERROR, "message": "The client could not answer the elicitation"}
                     return {"jsonrpc": "2.0", "id": request_id, "error": failed}
                 return {"jsonrpc": "2.0", "id": request_id, "result": dict(answer)}
-            error = {"code": METHOD_NOT_FOUND, "message": f"Method not supported by the gateway: {method}"}
+            error = {"code": jsonrpc.METHOD_NOT_FOUND, "message": f"Method not supported by the gateway: {method}"}
             return {"jsonrpc": "2.0", "id": request_id, "error": error}
         message = _without_subscription_id(message)
         targets = [on_notification] if on_notification is not None else list(self._listeners)

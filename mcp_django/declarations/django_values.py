@@ -29,7 +29,7 @@ import functools
 import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final, Optional, Union, get_args, get_origin
+from typing import Any, Final, Literal, Optional, Union, get_args, get_origin
 
 import pydantic
 
@@ -239,10 +239,41 @@ def serializer_field_type(field: Any) -> Any:
         return serializer_schema(nested)
     if isinstance(field, serializers.DecimalField):
         return str if field.coerce_to_string is not False else float
+    if isinstance(field, serializers.ChoiceField) and not isinstance(field, serializers.MultipleChoiceField):
+        return Literal[tuple(field.choices)] if field.choices else Any  # the choice's value, as DRF outputs it
+    if isinstance(field, serializers.ManyRelatedField):
+        return list[_key_type(field.child_relation, field)]  # type: ignore[misc]  # built at run time
+    if isinstance(field, serializers.PrimaryKeyRelatedField):
+        return _key_type(field, field)
     for cls in type(field).__mro__:
         if cls.__name__ in _SERIALIZER_FIELD_TYPES:
             return _SERIALIZER_FIELD_TYPES[cls.__name__]
-    return Any  # related fields, method fields, choices: whatever they represent
+    return Any  # other related fields, method fields: whatever they represent
+
+
+def _key_type(field: Any, holder: Any) -> Any:
+    """The type of a related field's output: a primary key's (the field's `pk_field`, else its model's)."""
+    serializers = sys.modules["rest_framework.serializers"]
+    if not isinstance(field, serializers.PrimaryKeyRelatedField):
+        return serializer_field_type(field)
+    if field.pk_field is not None:
+        return serializer_field_type(field.pk_field)
+    queryset = field.queryset if field.queryset is not None else _parent_queryset(holder)
+    return field_type(queryset.model._meta.pk) if queryset is not None else int | str
+
+
+def _parent_queryset(field: Any) -> Any:
+    """A read-only related field's target rows (it has no queryset): through its model serializer's model."""
+    meta = getattr(getattr(field, "parent", None), "Meta", None)
+    model = getattr(meta, "model", None)
+    source = getattr(field, "source", None) or getattr(field, "field_name", None)
+    if model is None or not source:
+        return None
+    for candidate in model._meta.get_fields():  # a field by its name, or a reverse relation by its accessor
+        accessor = candidate.get_accessor_name() if candidate.auto_created and not candidate.concrete else None
+        if source in (candidate.name, accessor) and candidate.related_model is not None:
+            return candidate.related_model._default_manager.none()
+    return None
 
 
 def serializer_fields(

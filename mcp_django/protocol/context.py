@@ -23,7 +23,6 @@ from mcp_django.protocol.jsonrpc import (
     notification,
 )
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, Era
-from mcp_django.protocol.wire import wire
 
 META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
@@ -321,8 +320,10 @@ def _answers(request: Message, response: Any) -> bool:
     """True when `response` is a well-formed answer to `request` (malformed ones are asked again)."""
     if not isinstance(response, dict):
         return False
+    from mcp_types.methods import validate_client_result  # the wire types: loaded with the first message (wire.py)
+
     try:
-        wire().validate_client_result(request["method"], LATEST_HANDSHAKE_VERSION, response)
+        validate_client_result(request["method"], LATEST_HANDSHAKE_VERSION, response)
     except (KeyError, ValueError, pydantic.ValidationError):
         return False
     return True

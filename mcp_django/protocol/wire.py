@@ -25,7 +25,6 @@ class Wire:
     serialize_server_result: Callable[..., dict[str, Any]]
     validate_client_request: Callable[..., Any]
     validate_client_notification: Callable[..., Any]
-    validate_client_result: Callable[..., Any]
     known_result: Callable[[str, str, Mapping[str, Any]], dict[str, Any] | None]
     known_valid: Callable[[str, str, Any], bool]
     known_valid_notification: Callable[[str, str, Any], bool]
@@ -51,7 +50,6 @@ def wire() -> Wire:
         serialize_server_result=methods.serialize_server_result,
         validate_client_request=methods.validate_client_request,
         validate_client_notification=methods.validate_client_notification,
-        validate_client_result=methods.validate_client_result,
         known_result=result_shapes.known_result,
         known_valid=shapes.known_valid,
         known_valid_notification=shapes.known_valid_notification,

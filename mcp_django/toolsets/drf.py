@@ -31,7 +31,7 @@ from mcp_django.results import describe_errors
 from mcp_django.toolsets.base import Toolset, ToolsetTool, caller_request, http_status, parameter, tool_function
 from mcp_django.toolsets.lookups import resolve_field, value_annotation
 from mcp_django.toolsets.naming import model_nouns, pk_argument, tool_nouns
-from mcp_django.toolsets.query import QueryArgument, query_arguments
+from mcp_django.toolsets.query import QueryArgument, query_arguments, routed_path
 from mcp_django.toolsets.schemas import serializer_parameters
 
 VIEWSET_ACTIONS: Final = {
@@ -58,6 +58,8 @@ class _Route:
         self.lookup = lookup  # the URL keyword argument the view takes
         self.argument = argument or lookup or ""  # the tool's argument that carries it
         self.query: dict[str, QueryArgument] = {}
+        self.action = ""  # the viewset action (an API view's: its HTTP method)
+        self.path: str | None = None  # the view's routed path, found on the first call (`routed_path`)
         self.structured = False
 
 
@@ -221,6 +223,7 @@ class APIToolset(Toolset):
         if serializer is not None and drf_answers and (route.method in _BODY_METHODS or route.lookup is not None):
             returns = serializer_schema(serializer)
             route.structured = True
+        route.action = action
         self._routes[name] = route
         implementation = _call(self, name)
         return ToolsetTool(
@@ -234,9 +237,22 @@ class APIToolset(Toolset):
 
     # -- serving (in the tool's thread)
 
-    def request(self, ctx: Context, method: str, query: Mapping[str, Any], body: Mapping[str, Any] | None) -> Any:
-        """The `HttpRequest` a call sends to the view (`base.caller_request`), named after this toolset's host."""
-        return caller_request(ctx, method, query, body, server_name=self.server_name, remote_addr=self.remote_addr)
+    def _path(self, route: _Route) -> str | None:
+        from rest_framework.viewsets import ViewSetMixin
+
+        view = self.view
+        assert isinstance(view, type)
+        viewset = issubclass(view, ViewSetMixin)
+        return routed_path(view, route.action, viewset=viewset) if not self.url_kwargs else None
+
+    def request(
+        self, ctx: Context, method: str, query: Mapping[str, Any], body: Mapping[str, Any] | None, path: str = "/"
+    ) -> Any:
+        """The `HttpRequest` a call sends to the view (`base.caller_request`), named after this toolset's host,
+        at `path` (the view's own path where the URLconf routes it: pagination links are built from it)."""
+        return caller_request(
+            ctx, method, query, body, path=path, server_name=self.server_name, remote_addr=self.remote_addr
+        )
 
     def dispatch(self, ctx: Context, tool_name: str, given: dict[str, Any]) -> Any:
         """Run one call through the view and return its data; raise `ToolError` with its messages on a 4xx/5xx."""
@@ -246,7 +262,9 @@ class APIToolset(Toolset):
             url_kwargs[route.lookup] = given.pop(route.argument)
         query = {key: route.query[key].encode(given.pop(key)) for key in list(given) if key in route.query}
         body = given if route.method in _BODY_METHODS else None
-        response = route.handler(self.request(ctx, route.method, query, body), **url_kwargs)
+        if route.path is None:
+            route.path = (route.lookup is None and self._path(route)) or "/"
+        response = route.handler(self.request(ctx, route.method, query, body, route.path), **url_kwargs)
         data = getattr(response, "data", None)
         code = response.status_code
         status = http_status(code)

@@ -157,3 +157,32 @@ def _argument(
     default = inspect.Parameter.empty if required else None
     made = parameter(name, described, default)
     return QueryArgument(made, encode) if encode is not None else QueryArgument(made)
+
+
+def routed_path(view: type, action: str, *, viewset: bool) -> str | None:
+    """The path the project's URLconf serves `view` at (for a viewset, the route of its `action`), or None.
+
+    The request a list call sends carries it, so that what the view builds from the request's path
+    (pagination's `next` and `previous` links) points at the API, not at `/`. Only routes that take no
+    URL arguments are found (a list's); a view routed nowhere, or only with arguments, gets None.
+    """
+    from django.urls import NoReverseMatch, get_resolver, reverse
+
+    def names(patterns: Iterable[Any], namespace: str) -> Iterable[str]:
+        for pattern in patterns:
+            if hasattr(pattern, "url_patterns"):
+                inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
+                yield from names(pattern.url_patterns, inner)
+                continue
+            callback = getattr(pattern, "callback", None)
+            if getattr(callback, "cls", None) is not view or not pattern.name:
+                continue
+            if not viewset or action in (getattr(callback, "actions", None) or {}).values():
+                yield namespace + pattern.name
+
+    for name in names(get_resolver().url_patterns, ""):
+        try:
+            return str(reverse(name))
+        except NoReverseMatch:
+            continue
+    return None

@@ -14,6 +14,7 @@ from typing import Any
 import django_filters
 import pytest
 from django.core.cache import cache
+from django.test import override_settings
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework import filters, generics, pagination, permissions, serializers, throttling, viewsets
 from rest_framework.decorators import action
@@ -228,6 +229,16 @@ async def test_the_filter_backends_and_paginator_s_query_parameters_are_the_list
         await client.call_tool("list_found_books", {"ordering": "-title"}),
         "^Invalid arguments for tool list_found_books: ordering: Extra inputs are not permitted$",
     )
+
+
+async def test_a_list_s_next_link_names_the_path_the_project_routes_the_view_at(
+    mcp_client: Callable[..., MCPTestClient], endpoint: Endpoint, books: list[Book], reader: Any
+) -> None:
+    with override_settings(ROOT_URLCONF="tests.toolsets.api_urls"):
+        result = assert_tool_result(await mcp_client(endpoint, user=reader).call_tool("list_found_books", {"page": 1}))
+
+    page = json.loads(result["content"][0]["text"])
+    assert (page["next"], page["previous"]) == ("https://localhost/api/found-books/?page=2", None)
 
 
 async def test_a_filterset_s_filters_are_typed_arguments_with_their_choices_and_lists(
