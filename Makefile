@@ -35,7 +35,7 @@ NPM_INSTALL := npm install --no-audit --no-fund --loglevel=error
 
 DEMO_HOST ?= 127.0.0.1
 DEMO_PORT ?= 8000
-DOCS_PORT ?= 8001
+DOCS_PORT ?= 8008
 
 # What the live and conformance tests read to find Node 22 and the suite (tests/conftest.py).
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin

@@ -144,7 +144,7 @@ if os.environ.get("MCP_EXAMPLE_REDIS_URL"):
     }
 
 # Where this project is served: the demo's gateways and interceptor server front its own endpoints over HTTP.
-# `make demo` exports it from DEMO_HOST and DEMO_PORT, which also count when set by hand (`DEMO_PORT=8001
+# `make demo` exports it from DEMO_HOST and DEMO_PORT, which also count when set by hand (`DEMO_PORT=8002
 # python manage.py mcp_inspect`), so every URL below follows the port the demo serves on.
 EXAMPLE_BASE_URL = (
     os.environ.get("MCP_EXAMPLE_BASE_URL")

@@ -72,14 +72,17 @@ urlpatterns = [
     # The project's catalogue tools open to anonymous callers (USER scope: the read-only ones), so the hub
     # below can compose them as a remote server, through loopback.
     *endpoint("books/mcp", name="books", allow_anonymous=True, interceptors=[]),
-    # A hub (docs/federation.md): the demo's providers (about_*), the conformance fixture as conf_* and the
-    # catalogue above as books_*, one endpoint; a remote that is down drops out, the others keep answering.
+    # A hub (docs/federation.md): the demo's read-only providers (about_*, books_by_*, the catalogue's
+    # reading actions), the conformance fixture as conf_* and the catalogue above as books_*, one endpoint;
+    # a remote that is down drops out, the others keep answering. Anonymous callers reach it, so it serves
+    # none of the providers whose tools write or need a permission (the toolsets, the editing actions).
     *endpoint(
         "hub/mcp",
         mode="adapter",
         name="hub",
         allow_anonymous=True,
         interceptors=[],
+        providers=["demo.books", "demo.authors", "demo.bus.reading"],
         servers=[{"SERVER": "conformance", "NAMESPACE": "conf"}, {"SERVER": "books", "NAMESPACE": "books"}],
     ),
     # What `include("mcp_django.urls")` mounts, with the skills on /mcp: the server endpoint with every

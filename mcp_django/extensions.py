@@ -197,10 +197,32 @@ class ServedExtensions:
 
 _installed: tuple[Extension, ...] | None = None
 _problems: list[ExtensionProblem] = []
+_discovered: list[Any] = []
+
+
+def discover(entry: Any) -> None:
+    """Install an extension found by discovery rather than named in settings (an OpenTelemetry instrumentor
+    the agent found, `opentelemetry-instrument`), after the named ones: an identifier they name keeps theirs.
+
+    An endpoint still leaves it out with its excluded identifiers, as any installed extension.
+    """
+    global _installed
+    if entry not in _discovered:
+        _discovered.append(entry)
+        _installed = None
+
+
+def undiscover(entry: Any) -> None:
+    """Take back what `discover(entry)` installed."""
+    global _installed
+    if entry in _discovered:
+        _discovered.remove(entry)
+        _installed = None
 
 
 def installed_extensions() -> tuple[Extension, ...]:
-    """Every installed extension: `MCP_DJANGO["EXTENSIONS"]`, then each app's `mcp_extensions`, in order.
+    """Every installed extension: `MCP_DJANGO["EXTENSIONS"]`, then each app's `mcp_extensions`, in order, then
+    the discovered ones (`discover`) whose identifiers those do not name.
 
     Loaded on first use (the app registry must be ready) and again after `MCP_DJANGO` changes; an entry
     that cannot be loaded, or has the identifier of one before it, is left out and reported by check E120-E122.
@@ -209,8 +231,11 @@ def installed_extensions() -> tuple[Extension, ...]:
     if _installed is None:
         from django.apps import apps
 
-        _installed, problems = load_extensions(mcp_settings.EXTENSIONS, apps.get_app_configs())
-        _problems[:] = problems
+        named, problems = load_extensions(mcp_settings.EXTENSIONS, apps.get_app_configs())
+        found, found_problems = load_extensions(_discovered, where="discovery")
+        identifiers = {extension.identifier for extension in named}
+        _installed = (*named, *(extension for extension in found if extension.identifier not in identifiers))
+        _problems[:] = [*problems, *found_problems]
     return _installed
 
 

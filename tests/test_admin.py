@@ -360,6 +360,19 @@ def test_view_permission_shows_providers_but_offers_no_action(django_user_model:
     assert ProviderState.objects.get(pk=books.pk).enabled
 
 
+def test_the_dashboard_s_title_follows_the_project_s_admin_branding(admin_client: Client, tmp_path: Any) -> None:
+    (tmp_path / "admin").mkdir()
+    (tmp_path / "admin" / "base_site.html").write_text(
+        '{% extends "admin/base.html" %}{% block title %}{{ title }} | Acme operations{% endblock %}'
+    )
+    template_settings: dict[str, Any] = dict(settings.TEMPLATES[0])
+    templates = [{**template_settings, "DIRS": [tmp_path, *template_settings.get("DIRS", [])]}]
+    with override_settings(TEMPLATES=templates):
+        page = admin_client.get(DASHBOARD).content.decode()
+
+    assert "<title>MCP dashboard | Acme operations</title>" in page
+
+
 def test_the_dashboard_needs_its_own_permission(django_user_model: type[User]) -> None:
     client = staff(django_user_model, "view_dashboard")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -31,6 +32,24 @@ def test_the_landing_page_links_every_mounted_endpoint_with_its_mode_and_the_way
     assert {"/admin/", "/admin/mcp_django/controlroom/"} <= links
     assert 'http://testserver/mcp/adapter \\\n  --header "Authorization: Bearer &lt;token&gt;"' in page
     assert "alice/alice" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_landing_page_s_curl_line_calls_a_tool_as_written() -> None:
+    page = Client().get("/").content.decode()
+    curl = html.unescape(re.search(r'<pre id="curl">(.*?)</pre>', page, re.S).group(1))  # type: ignore[union-attr]
+    url = re.search(r"curl -sS (\S+)", curl).group(1)  # type: ignore[union-attr]
+    headers = dict(header.split(": ", 1) for header in re.findall(r"-H '([^']+)'", curl))
+    body = re.search(r"-d '(.*)'", curl, re.S).group(1)  # type: ignore[union-attr]
+
+    response = Client(headers=headers).post(
+        url.removeprefix("http://testserver"), body, content_type=headers["Content-Type"]
+    )
+
+    assert response.status_code == 200, response.content
+    result = json.loads(response.content)["result"]
+    assert "isError" not in result, result
+    assert "books" in result["structuredContent"]
 
 
 def test_demo_port_reaches_every_url_the_example_project_builds_for_itself() -> None:

@@ -17,7 +17,7 @@ MODES = {
 }
 """What each endpoint mode serves, in a phrase; a mode missing here is shown by its name alone."""
 
-DOCS_URL = f"http://127.0.0.1:{os.environ.get('DOCS_PORT', '8001')}/"
+DOCS_URL = f"http://127.0.0.1:{os.environ.get('DOCS_PORT', '8008')}/"
 """Where `make docs-serve` serves the documentation site."""
 
 

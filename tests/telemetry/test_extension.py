@@ -123,3 +123,29 @@ def test_providers_set_after_the_first_calls_receive_the_spans_and_metrics_of_th
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["echo inner,tools/call echo", "True"]
+
+
+def test_the_instrumentor_opentelemetry_discovers_installs_the_extension_and_an_endpoint_may_leave_it_out() -> None:
+    from importlib.metadata import entry_points
+
+    from mcp_django.endpoints import Endpoint
+    from mcp_django.extensions import installed_extensions
+    from mcp_django.telemetry.instrumentation import MCPDjangoInstrumentor
+
+    (found,) = [point for point in entry_points(group="opentelemetry_instrumentor") if point.name == "mcp_django"]
+    assert found.load() is MCPDjangoInstrumentor  # what `opentelemetry-instrument` loads and instruments
+
+    def served(endpoint: Endpoint) -> set[str]:
+        return {extension.identifier for extension in endpoint.served_extensions.offered}
+
+    assert "mcp-django.dev/telemetry" not in {extension.identifier for extension in installed_extensions()}
+    instrumentor = MCPDjangoInstrumentor()
+    instrumentor.instrument()
+    try:
+        assert "mcp-django.dev/telemetry" in {extension.identifier for extension in installed_extensions()}
+        assert "mcp-django.dev/telemetry" in served(Endpoint("otel/on", name="otel-on"))
+        off = Endpoint("otel/off", name="otel-off", exclude_extensions=["mcp-django.dev/telemetry"])
+        assert "mcp-django.dev/telemetry" not in served(off)
+    finally:
+        instrumentor.uninstrument()
+    assert "mcp-django.dev/telemetry" not in {extension.identifier for extension in installed_extensions()}

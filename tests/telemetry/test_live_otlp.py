@@ -2,8 +2,9 @@
 example project's gateway and hub to the remote servers they call, exported over OTLP/HTTP.
 
 The example project runs under the zero-code agent (`opentelemetry-distro`, the OTLP/HTTP exporter)
-with only the telemetry extension installed (`MCP_EXAMPLE_OTEL=api`), exporting to a receiver in this
-test. The hub (`/hub/mcp`) federates `/books/mcp` and the gateway (`/gateway/mcp`) fronts
+with nothing about telemetry in its settings: the agent finds mcp_django's instrumentor by its entry
+point and that installs the telemetry extension, exporting to a receiver in this test. The hub
+(`/hub/mcp`) federates `/books/mcp` and the gateway (`/gateway/mcp`) fronts
 `/conformance/mcp`, both over loopback HTTP: the remote's SERVER span is a span of a request that came
 in over the network, parented only by the `traceparent` the gateway put in `params._meta`.
 """
@@ -37,7 +38,6 @@ def mode(request: pytest.FixtureRequest) -> str:
 def agent_env(endpoint: str) -> dict[str, str]:
     """What `opentelemetry-instrument` reads: OTLP/HTTP to `endpoint`, exported within a fraction of a second."""
     return {
-        "MCP_EXAMPLE_OTEL": "api",
         "OTEL_SERVICE_NAME": "mcp-django-example",
         "OTEL_TRACES_EXPORTER": "otlp",
         "OTEL_METRICS_EXPORTER": "otlp",
