@@ -46,6 +46,9 @@ INSTALLED_APPS = [
     *([] if django.VERSION >= (6,) else ["django_tasks"]),
     "django_tasks_db",
     "mcp_django.tasks",  # the MCP tasks extension: its model, admin and checks
+    # Remote MCP servers (SERVERS below): gateways, hubs, remote interceptors; their admin rows and the
+    # pages where users connect their own accounts (docs/gateway.md).
+    "mcp_django.gateway",
     "mcp_django.ui",  # MCP Apps: tools' views rendered from templates (docs/apps.md)
     "example_project.demo",
     "example_project.conformance",

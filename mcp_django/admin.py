@@ -16,21 +16,17 @@ from django.urls import URLPattern, path
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
-from mcp_django.client.conf import client_settings
 from mcp_django.control import inventory
 from mcp_django.control.dashboard import dashboard_context
 from mcp_django.models import (
     ControlRoom,
     GroupScope,
-    InterceptorServer,
     InterceptorState,
     MCPSession,
     ProviderState,
-    RemoteServerState,
     ScopedState,
     ToolCallRecord,
     ToolState,
-    UpstreamCredential,
 )
 from mcp_django.providers import provider_registry
 
@@ -40,17 +36,13 @@ if TYPE_CHECKING:
     _ToolCallAdminBase = admin.ModelAdmin[ToolCallRecord]
     _ProviderStateAdminBase = admin.ModelAdmin[ProviderState]
     _InterceptorStateAdminBase = admin.ModelAdmin[InterceptorState]
-    _InterceptorServerAdminBase = admin.ModelAdmin[InterceptorServer]
     _ControlRoomAdminBase = admin.ModelAdmin[ControlRoom]
     _ToolStateAdminBase = admin.ModelAdmin[ToolState]
-    _UpstreamCredentialAdminBase = admin.ModelAdmin[UpstreamCredential]
-    _RemoteServerStateAdminBase = admin.ModelAdmin[RemoteServerState]
 else:  # ModelAdmin is generic only in django-stubs
-    _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = _InterceptorServerAdminBase = admin.ModelAdmin
+    _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = admin.ModelAdmin
     _ProviderStateAdminBase = _InterceptorStateAdminBase = _ControlRoomAdminBase = _ToolStateAdminBase = (
         admin.ModelAdmin
     )
-    _UpstreamCredentialAdminBase = _RemoteServerStateAdminBase = admin.ModelAdmin
 
 
 @admin.register(MCPSession)
@@ -136,14 +128,14 @@ class ToolCallRecordAdmin(_ToolCallAdminBase):
         return False
 
 
-class _StateAdminMixin:
+class StateAdminMixin:
     """Rows come from code (`manage.py mcp_sync`, and after every `migrate`), so nothing is ever added here."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
 
-class _ScopedStateAdminMixin(_StateAdminMixin):
+class ScopedStateAdminMixin:
     """The admin of a `ScopedState`: its minimum scope listed as set here, or as what applies without a row's."""
 
     @admin.display(description="minimum scope", ordering="min_scope")
@@ -155,31 +147,32 @@ class _ScopedStateAdminMixin(_StateAdminMixin):
         raise NotImplementedError(f"{type(self).__name__} must implement unset_scope()")
 
 
-def _switch_actions(items: str) -> tuple[Any, Any]:
+def switch_actions(items: str, field: str = "enabled") -> tuple[Any, Any]:
     """The `enable_selected` and `disable_selected` actions of an admin whose rows switch on and off.
 
     Args:
         items: what the rows are, as the actions' descriptions name them ("providers").
+        field: the switch, a boolean field of the rows.
     """
 
     @admin.action(description=f"Enable selected {items}", permissions=["change"])
     def enable_selected(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        _switch(model_admin, request, queryset, True)
+        _switch(model_admin, request, queryset, field, True)
 
     @admin.action(description=f"Disable selected {items}", permissions=["change"])
     def disable_selected(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        _switch(model_admin, request, queryset, False)
+        _switch(model_admin, request, queryset, field, False)
 
     return enable_selected, disable_selected
 
 
-def _switch(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any], enabled: bool) -> None:
+def _switch(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any], field: str, enabled: bool) -> None:
     """Switch the rows of `queryset` on or off, one save each (signals: the stamp moves, clients hear of it)."""
     changed = 0
     for row in queryset:
-        if row.enabled != enabled:
-            row.enabled = enabled
-            row.save(update_fields=["enabled", "updated"])
+        if getattr(row, field) != enabled:
+            setattr(row, field, enabled)
+            row.save(update_fields=[field, "updated"])
             changed += 1
     if enabled:
         message = ngettext("Enabled %(count)d %(items)s.", "Enabled %(count)d %(items)s.", changed)
@@ -189,32 +182,8 @@ def _switch(model_admin: Any, request: HttpRequest, queryset: QuerySet[Any], ena
     model_admin.message_user(request, message % {"count": changed, "items": items}, messages.SUCCESS)
 
 
-@admin.register(UpstreamCredential)
-class UpstreamCredentialAdmin(_UpstreamCredentialAdminBase):
-    """Who has connected their own account to which remote server: read-only, never a token; deleting disconnects."""
-
-    list_display = ["user", "server", "issuer", "scope", "expires_at", "created", "updated"]
-    list_filter = ["server", "issuer"]
-    search_fields = ["server", f"user__{get_user_model().USERNAME_FIELD}"]
-    fields = ("user", "server", "issuer", "scope", "expires_at", "created", "updated")
-    readonly_fields = fields
-    list_select_related = ["user"]
-    actions = ["disconnect"]
-
-    @admin.action(description="Disconnect the selected accounts", permissions=["delete"])
-    def disconnect(self, request: HttpRequest, queryset: QuerySet[UpstreamCredential]) -> None:
-        count, _ = queryset.delete()
-        self.message_user(request, f"{count} connection(s) ended: those users must connect again.", messages.SUCCESS)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
 @admin.register(ProviderState)
-class ProviderStateAdmin(_ScopedStateAdminMixin, _ProviderStateAdminBase):
+class ProviderStateAdmin(StateAdminMixin, ScopedStateAdminMixin, _ProviderStateAdminBase):
     """Every provider in code, on or off, with its minimum scope; a change applies everywhere within a second."""
 
     list_display = [
@@ -233,7 +202,7 @@ class ProviderStateAdmin(_ScopedStateAdminMixin, _ProviderStateAdminBase):
     readonly_fields = ["provider_id", "provider_name", "serves", "endpoints", "code_scope"]
     actions = ["enable_selected", "disable_selected"]
 
-    enable_selected, disable_selected = _switch_actions("providers")
+    enable_selected, disable_selected = switch_actions("providers")
 
     @staticmethod
     def _provider(obj: ProviderState) -> Any:
@@ -267,36 +236,8 @@ class ProviderStateAdmin(_ScopedStateAdminMixin, _ProviderStateAdminBase):
         return f"{self.code_scope(obj)} (code)"
 
 
-@admin.register(RemoteServerState)
-class RemoteServerStateAdmin(_ScopedStateAdminMixin, _RemoteServerStateAdminBase):
-    """Every server of `MCP_DJANGO["SERVERS"]`, on or off in the gateways and hubs in front of it, with its scope.
-
-    Its change page asks the server for its tools (within the server's connect timeout): whether it answers.
-    """
-
-    list_display = ["name", "endpoints", "enabled", "effective_scope", "present_in_code", "updated"]
-    list_filter = ["enabled", "present_in_code", "min_scope"]
-    search_fields = ["name"]
-    fields = ["name", "endpoints", "reachable", "enabled", "min_scope"]
-    readonly_fields = ["name", "endpoints", "reachable"]
-    actions = ["enable_selected", "disable_selected"]
-
-    enable_selected, disable_selected = _switch_actions("remote servers")
-
-    @admin.display(description="endpoints")
-    def endpoints(self, obj: RemoteServerState) -> str:
-        return ", ".join(inventory.code_remote_servers().get(obj.name, ())) or "—"
-
-    def unset_scope(self, obj: RemoteServerState) -> str:
-        return "each endpoint's"
-
-    @admin.display(description="reachable, and its tools")
-    def reachable(self, obj: RemoteServerState) -> str:
-        return inventory.probe_remote_server(obj.name)
-
-
 @admin.register(InterceptorState)
-class InterceptorStateAdmin(_StateAdminMixin, _InterceptorStateAdminBase):
+class InterceptorStateAdmin(StateAdminMixin, _InterceptorStateAdminBase):
     """Every configured interceptor, switched on or off, its mode, fail-open, priority and options overridden."""
 
     list_display = [
@@ -316,7 +257,7 @@ class InterceptorStateAdmin(_StateAdminMixin, _InterceptorStateAdminBase):
     readonly_fields = ["name", "interceptor_class", "kind", "configured"]
     actions = ["enable_selected", "disable_selected"]
 
-    enable_selected, disable_selected = _switch_actions("interceptors")
+    enable_selected, disable_selected = switch_actions("interceptors")
 
     @staticmethod
     def _entry(obj: InterceptorState) -> Any:
@@ -362,37 +303,8 @@ class InterceptorStateAdmin(_StateAdminMixin, _InterceptorStateAdminBase):
         return f"{entry.priority_hint} (configured)" if entry is not None else "—"
 
 
-@admin.register(InterceptorServer)
-class InterceptorServerAdmin(_InterceptorServerAdminBase):
-    """Remote interceptor servers: added here, or `SERVERS` entries switched off or amended.
-
-    Every worker lists the servers again within a second of a change (docs/gateway.md).
-    """
-
-    list_display = ["name", "url", "in_settings", "enabled", "fail_open", "timeout_ms", "updated"]
-    list_filter = ["enabled", "fail_open"]
-    search_fields = ["name", "url"]
-    fields = ["name", "in_settings", "url", "headers", "enabled", "fail_open", "timeout_ms"]
-    readonly_fields = ["in_settings"]
-    actions = ["enable_selected", "disable_selected"]
-
-    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        if db_field.name == "url":
-            kwargs["assume_scheme"] = "https"  # a URL typed without a scheme
-        return super().formfield_for_dbfield(db_field, request, **kwargs)
-
-    @admin.display(description="in settings")
-    def in_settings(self, obj: InterceptorServer) -> str:
-        configured = client_settings.SERVERS.get(obj.name) if obj.name else None
-        if not isinstance(configured, dict):
-            return "no: added here (give its URL)"
-        return f"yes: {configured.get('URL') or ' '.join(configured.get('COMMAND') or ())}"
-
-    enable_selected, disable_selected = _switch_actions("servers")
-
-
 @admin.register(ToolState)
-class ToolStateAdmin(_StateAdminMixin, _ToolStateAdminBase):
+class ToolStateAdmin(StateAdminMixin, _ToolStateAdminBase):
     """Every tool some endpoint lists (static or a provider's), switched on or off by name on every endpoint."""
 
     list_display = ["name", "enabled", "required_permissions", "present_in_code", "updated"]
@@ -407,7 +319,7 @@ class ToolStateAdmin(_StateAdminMixin, _ToolStateAdminBase):
         """What a caller must hold besides the scope (`permissions=`; a provider's own are not shown)."""
         return ", ".join(inventory.tool_permissions().get(obj.name, ())) or "—"
 
-    enable_selected, disable_selected = _switch_actions("tools")
+    enable_selected, disable_selected = switch_actions("tools")
 
 
 @admin.register(ControlRoom)

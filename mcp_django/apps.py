@@ -26,12 +26,6 @@ class MCPDjangoConfig(AppConfig):
         import mcp_django.extensions  # noqa: F401
         from mcp_django.conf import mcp_settings
         from mcp_django.declarations.loading import load_declaration_modules
-        from mcp_django.gateway import checks as gateway_checks  # noqa: F401  # those of the gateways
-        from mcp_django.gateway import (
-            client_auth_checks,  # noqa: F401  # and those of the servers the site signs in to itself
-            interceptor_checks,  # noqa: F401  # and those of the interceptor servers
-            upstream_checks,  # noqa: F401  # and those of the servers users sign in to (AUTH "oauth")
-        )
         from mcp_django.registry import all_registries
         from mcp_django.toolsets import checks as toolset_checks  # noqa: F401  # and those of the toolsets
 

@@ -19,7 +19,6 @@ from mcp_django.scopes import Scope
 __all__ = [
     "ControlRoom",
     "GroupScope",
-    "InterceptorServer",
     "InterceptorState",
     "MCPSession",
     "ProviderState",
@@ -310,73 +309,6 @@ class InterceptorState(SwitchedState):
             raise ValidationError({"options": message}) from None
 
 
-class InterceptorServer(models.Model):
-    """A remote MCP server hosting SEP-2624 interceptors, added here or overriding one of `SERVERS`.
-
-    A row named like an entry of `MCP_DJANGO["SERVERS"]` amends it (blank fields keep the
-    settings' values); a row with a new name adds a server. Its interceptors join every chain whose list
-    names it (`{"SERVER": name}`) or all servers (`{"SERVER": "*"}`): docs/remote-interceptors.md.
-    """
-
-    name = models.SlugField(max_length=100, unique=True, help_text="The server's name in the settings, or a new one.")
-    url = models.URLField(
-        "URL", max_length=500, blank=True, help_text="Its Streamable HTTP endpoint. Blank: the settings' URL."
-    )
-    headers = models.JSONField(
-        null=True, blank=True, help_text="HTTP headers sent to it, e.g. an Authorization. Blank: the settings'."
-    )
-    enabled = models.BooleanField(default=True, help_text="Off: its interceptors stop running.")
-    fail_open = models.BooleanField(
-        null=True,
-        blank=True,
-        help_text="On: a server that cannot be listed or called is skipped instead of refusing every call. "
-        "Blank: as configured (default off).",
-    )
-    timeout_ms = models.PositiveIntegerField(
-        "timeout (ms)", null=True, blank=True, help_text="Bound on each call to it. Blank: as configured."
-    )
-    updated = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        verbose_name = "MCP interceptor server"
-        verbose_name_plural = "MCP interceptor servers"
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
-
-    def clean(self) -> None:
-        if self.headers is not None and not (
-            isinstance(self.headers, dict) and all(isinstance(value, str) for value in self.headers.values())
-        ):
-            raise ValidationError({"headers": "Give a JSON object of strings."})
-
-
-@help_texts(
-    enabled="Off: its tools, resources and prompts vanish from every gateway and hub.",
-    min_scope="Callers below this scope see nothing of the server. Blank: each endpoint's own scope for it.",
-    present_in_code="False: MCP_DJANGO['SERVERS'] names it no more.",
-)
-class RemoteServerState(ScopedState):
-    """The admin's say over one remote MCP server of `MCP_DJANGO["SERVERS"]`, wherever an endpoint serves it.
-
-    Switched off, the server's tools, resources and prompts vanish from every gateway and hub in front of
-    it; a minimum scope raises or lowers the one each endpoint gives it. Rows are created for every named
-    server (after `migrate`, and by `manage.py mcp_sync`); interceptor servers have their own rows
-    (`InterceptorServer`), which decide whether their interceptors run.
-    """
-
-    name = models.CharField(max_length=100, unique=True, help_text="The server's name in MCP_DJANGO['SERVERS'].")
-
-    class Meta:
-        verbose_name = "MCP remote server"
-        verbose_name_plural = "MCP remote servers"
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
 @help_texts(
     enabled="Off: the tool vanishes from lists and is unknown to calls.",
     present_in_code="False: no endpoint lists this tool now (gone from the code, or its provider is off).",
@@ -430,34 +362,3 @@ class ControlRoom(models.Model):
 
     def __str__(self) -> str:
         return "MCP dashboard"
-
-
-class UpstreamCredential(models.Model):
-    """One user's OAuth tokens for one remote MCP server of `SERVERS` (an entry with `"AUTH": "oauth"`).
-
-    The tokens (and a client secret the remote's authorization server gave at registration) are one
-    Fernet token in `secret`, under keys derived from `SECRET_KEY` (`SECRET_KEY_FALLBACKS` still
-    decrypt); the other fields say who is connected to what, for the admin. docs/federation.md.
-    """
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mcp_upstream_credentials"
-    )
-    server = models.CharField(max_length=100, help_text="The name of the remote server in MCP_DJANGO['SERVERS'].")
-    issuer = models.CharField(max_length=500, help_text="The authorization server that issued the tokens.")
-    token_endpoint = models.CharField(max_length=500, editable=False)
-    client_id = models.CharField(max_length=500, editable=False)
-    scope = models.CharField(max_length=500, blank=True, default="")
-    secret = models.TextField(editable=False, help_text="The encrypted tokens.")
-    expires_at = models.DateTimeField(null=True, blank=True, help_text="When the access token expires.")
-    created = models.DateTimeField(auto_now_add=True)
-    updated = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        verbose_name = "MCP upstream connection"
-        verbose_name_plural = "MCP upstream connections"
-        ordering = ["server", "user"]
-        constraints = [models.UniqueConstraint(fields=["user", "server"], name="mcp_upstream_one_per_user_server")]
-
-    def __str__(self) -> str:
-        return f"{self.user} → {self.server}"

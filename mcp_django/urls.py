@@ -3,8 +3,9 @@
 - `mcp` (and `mcp/`): the **server** endpoint, every static declaration (`@mcp_django.tool`, ...);
 - `mcp/adapter`: the **adapter** endpoint, every provider the apps list in `mcp_providers`;
 - `mcp/.well-known/endpoints`: the JSON manifest of every mounted endpoint, its path and mode;
-- `mcp/upstream/`: where a signed-in user connects their own account to each remote server whose
-  `SERVERS` entry says `"AUTH": "oauth"` (docs/federation.md);
+- the URLs of the installed apps that declare some (`mcp_urls` on their `AppConfig`): with
+  `"mcp_django.gateway"`, `mcp/upstream/`, where a signed-in user connects their own account to each
+  remote server whose `SERVERS` entry says `"AUTH": "oauth"` (docs/federation.md);
 - `.well-known/oauth-protected-resource/<endpoint path>`: RFC 9728 metadata of each protected endpoint.
   It belongs at the site root: when you include these URLs under a prefix, also mount
   `path("", include(well_known_urlpatterns))`.
@@ -26,15 +27,15 @@ from __future__ import annotations
 
 from typing import Unpack
 
-from django.urls import URLPattern, path
+from django.apps import apps
+from django.urls import URLPattern, URLResolver, include, path
 
 from mcp_django.endpoints import Endpoint, EndpointOptions
-from mcp_django.gateway import upstream_views
 from mcp_django.transports.public import public_view
 from mcp_django.transports.view import MCPView
 from mcp_django.views import endpoint_manifest, protected_resource_metadata
 
-__all__ = ["endpoint", "manifest_urlpatterns", "upstream_urlpatterns", "urlpatterns", "well_known_urlpatterns"]
+__all__ = ["app_urlpatterns", "endpoint", "manifest_urlpatterns", "urlpatterns", "well_known_urlpatterns"]
 
 
 def endpoint(route: str, **options: Unpack[EndpointOptions]) -> list[URLPattern]:
@@ -71,24 +72,18 @@ well_known_urlpatterns = [
 
 manifest_urlpatterns = [path("mcp/.well-known/endpoints", public_view(endpoint_manifest), name="mcp-manifest")]
 """The endpoints manifest (every mounted endpoint, its mode and sources) at `/mcp/.well-known/endpoints`."""
-upstream_urlpatterns = [
-    path("mcp/upstream/", public_view(upstream_views.connections), name="mcp-upstream"),
-    path("mcp/upstream/<str:server>/connect", public_view(upstream_views.connect), name="mcp-upstream-connect"),
-    path("mcp/upstream/<str:server>/callback", public_view(upstream_views.callback), name="mcp-upstream-callback"),
-    path(
-        "mcp/upstream/<str:server>/disconnect",
-        public_view(upstream_views.disconnect),
-        name="mcp-upstream-disconnect",
-    ),
-]
-"""Where signed-in users connect their own accounts to the `"AUTH": "oauth"` servers (docs/federation.md).
 
-Public views: a body from anyone is bounded by `MAX_PUBLIC_REQUEST_BYTES` before Django reads it."""
+
+def app_urlpatterns() -> list[URLResolver]:
+    """The URLconfs of the installed apps that declare one as `mcp_urls` on their `AppConfig`, in their order."""
+    declared = (getattr(config, "mcp_urls", None) for config in apps.get_app_configs())
+    return [path("", include(urlconf)) for urlconf in declared if urlconf]
+
 
 urlpatterns = [
     *endpoint("mcp", name="server", mode="server"),
     *endpoint("mcp/adapter", name="adapter", mode="adapter"),
     *manifest_urlpatterns,
-    *upstream_urlpatterns,
+    *app_urlpatterns(),
     *well_known_urlpatterns,
 ]

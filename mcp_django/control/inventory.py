@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any, Final
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.db import DEFAULT_DB_ALIAS, models
@@ -18,12 +18,12 @@ from django.db.models import QuerySet
 
 from mcp_django.client.conf import client_settings
 from mcp_django.conf import mcp_settings
-from mcp_django.control.state import control_state
+from mcp_django.control.state import control_state, remote_server_model
 from mcp_django.endpoints import Endpoint, mounted_endpoints
 from mcp_django.gateway.extension import remote_sources
 from mcp_django.interceptors.chain import build_plan
 from mcp_django.interceptors.config import PlanEntry
-from mcp_django.models import InterceptorState, ProviderState, RemoteServerState, ToolState
+from mcp_django.models import InterceptorState, ProviderState, ToolState
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.versions import Era
@@ -196,14 +196,17 @@ class Synced:
     restored: int
 
 
-INVENTORY_MODELS: Final = (ProviderState, InterceptorState, RemoteServerState, ToolState)
-"""The admin's rows that mirror something in code, in the order they are synced."""
+def inventory_models() -> list[type[models.Model]]:
+    """The admin's rows that mirror something in code, in the order they are synced (with the gateway app
+    installed, its `RemoteServer` rows too)."""
+    remote = remote_server_model()
+    return [ProviderState, InterceptorState, *([remote] if remote is not None else []), ToolState]
 
 
 def sync_rows(model: type[models.Model], using: str = DEFAULT_DB_ALIAS) -> Synced:
     """Give everything in code a row of `model` (blank: the code's defaults) and flag rows of vanished things.
 
-    `model` is `ProviderState`, `InterceptorState`, `RemoteServerState` or `ToolState`; an `InterceptorState` row also
+    `model` is one of `inventory_models()`; an `InterceptorState` row also
     learns the class its name runs as (so the admin validates its options without the URLconf).
     Uses `bulk_create` and `update`, which send no signals: nothing changes for a client, so no stamp moves.
     """
@@ -215,7 +218,7 @@ def sync_rows(model: type[models.Model], using: str = DEFAULT_DB_ALIAS) -> Synce
         field, names = "name", set(classes)
     elif model is ToolState:
         field, names = "name", set(code_tools())
-    elif model is RemoteServerState:
+    elif model is remote_server_model():
         field, names = "name", set(code_remote_servers())
     else:
         raise TypeError(f"{model.__name__} is not an MCP inventory model")
@@ -236,5 +239,5 @@ def _class_of(classes: dict[str, str], name: str) -> dict[str, str]:
 
 
 def sync_inventory(using: str = DEFAULT_DB_ALIAS) -> list[Synced]:
-    """Sync the rows of `INVENTORY_MODELS` with the code (after `migrate`, and `manage.py mcp_sync`)."""
-    return [sync_rows(model, using) for model in INVENTORY_MODELS]
+    """Sync the rows of `inventory_models()` with the code (after `migrate`, and `manage.py mcp_sync`)."""
+    return [sync_rows(model, using) for model in inventory_models()]

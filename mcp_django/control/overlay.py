@@ -38,7 +38,7 @@ class SwitchedProviderSource(DelegatingSource[ProviderSource]):
 
 
 class SwitchedRemoteSource(DelegatingSource[RemoteSource]):
-    """A remote server's source as the admin set it (`RemoteServerState`), read from the snapshot on every request.
+    """A remote server's source as the admin set it (a `RemoteServer` row), read from the snapshot on every request.
 
     It stands in for the endpoint's `RemoteSource` in the backend and passes every operation to it, so
     what the source remembers (its description, its tools' header arguments) stays in one place.

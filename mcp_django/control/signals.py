@@ -1,7 +1,7 @@
 """What an admin change sets in motion: the stamps move, clients are told, and `migrate` syncs the rows.
 
 `mcp_django.control.install()` (from `MCPDjangoConfig.ready()`) calls `connect()`. From then on, saving
-or deleting a `ProviderState`, `InterceptorState`, `InterceptorServer`, `ToolState` or `GroupScope` row writes a fresh
+or deleting a `ProviderState`, `InterceptorState`, `RemoteServer`, `ToolState` or `GroupScope` row writes a fresh
 `"state"` stamp (every worker reloads within `MCP_DJANGO["STATE_CHECK_INTERVAL"]`), deleting an
 `MCPSession` a fresh `"sessions"` stamp, and once a change commits, every endpoint it concerns tells
 its listening clients `notifications/tools/list_changed` (and the resource and prompt equivalents).
@@ -19,22 +19,14 @@ from django.db.models.signals import post_delete, post_migrate, post_save
 
 from mcp_django.conf import mcp_settings
 from mcp_django.control.inventory import (
-    INVENTORY_MODELS,
     endpoints_serving,
+    inventory_models,
     list_changed_methods,
     mounted,
     sync_inventory,
 )
-from mcp_django.control.state import SESSIONS, STATE, bump, control_state
-from mcp_django.models import (
-    GroupScope,
-    InterceptorServer,
-    InterceptorState,
-    MCPSession,
-    ProviderState,
-    RemoteServerState,
-    ToolState,
-)
+from mcp_django.control.state import SESSIONS, STATE, bump, control_state, remote_server_model
+from mcp_django.models import GroupScope, InterceptorState, MCPSession, ProviderState, ToolState
 from mcp_django.notifications import send_notification_sync
 from mcp_django.providers import provider_registry
 
@@ -101,7 +93,7 @@ def _migrated(sender: AppConfig, using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -
     if not router.allow_migrate_model(using, ProviderState):
         return
     tables = connections[using].introspection.table_names()
-    if not all(model._meta.db_table in tables for model in INVENTORY_MODELS):
+    if not all(model._meta.db_table in tables for model in inventory_models()):
         return  # migrated backwards, below the admin's tables
     sync_inventory(using)
 
@@ -111,10 +103,10 @@ def connect(app_config: AppConfig) -> None:
     for signal in (post_save, post_delete):
         signal.connect(_provider_changed, sender=ProviderState, dispatch_uid="mcp_django.provider_state")
         signal.connect(_state_changed, sender=InterceptorState, dispatch_uid="mcp_django.interceptor_state")
-        signal.connect(_state_changed, sender=InterceptorServer, dispatch_uid="mcp_django.interceptor_server")
         signal.connect(_scope_changed, sender=GroupScope, dispatch_uid="mcp_django.group_scope")
         signal.connect(_tool_changed, sender=ToolState, dispatch_uid="mcp_django.tool_state")
-        signal.connect(_remote_changed, sender=RemoteServerState, dispatch_uid="mcp_django.remote_server_state")
+        if (remote := remote_server_model()) is not None:  # the gateway app's
+            signal.connect(_remote_changed, sender=remote, dispatch_uid="mcp_django.remote_server")
     post_delete.connect(_session_ended, sender=MCPSession, dispatch_uid="mcp_django.session_ended")
     post_migrate.connect(_migrated, sender=app_config, dispatch_uid="mcp_django.sync_inventory")
     mcp_settings.on_reload(control_state.forget_interval)

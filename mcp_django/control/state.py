@@ -1,9 +1,10 @@
 """The admin's state, as every worker process sees it: which providers, remote servers and interceptors are on, and how.
 
-Defaults live in code (`mcp_providers`, `MCP_DJANGO["INTERCEPTORS"]`); the admin stores its
-changes in `ProviderState` and `InterceptorState` rows. A process never reads those rows on the
-request path: it keeps a snapshot, and at most every `STATE_CHECK_INTERVAL` seconds (a monotonic
-clock, so a busy worker still does no query per request) it reads one `StateVersion` stamp. Every
+Defaults live in code (`mcp_providers`, `MCP_DJANGO["INTERCEPTORS"]`, `MCP_DJANGO["SERVERS"]`); the admin
+stores its changes in `ProviderState`, `InterceptorState` and `ToolState` rows and, with the gateway app
+installed, `RemoteServer` rows. A process never reads those rows on the request path: it keeps a
+snapshot, and at most every `STATE_CHECK_INTERVAL` seconds (a monotonic clock, so a busy worker still
+does no query per request) it reads one `StateVersion` stamp. Every
 save or delete of a state row, a `GroupScope` or a session writes a fresh random stamp (and
 `mcp_django.auth_cache` writes `"auth"` when a credential or a scope may have changed); when a
 stamp a process sees moves, it reloads the snapshot and tells the listeners of that stamp
@@ -23,19 +24,12 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
+from django.apps import apps
 from django.utils.module_loading import import_string
 
 from mcp_django.conf import mcp_settings
 from mcp_django.executor import run_sync
-from mcp_django.models import (
-    InterceptorServer,
-    InterceptorState,
-    ProviderState,
-    RemoteServerState,
-    ScopedState,
-    StateVersion,
-    ToolState,
-)
+from mcp_django.models import InterceptorState, ProviderState, ScopedState, StateVersion, ToolState
 from mcp_django.overlay import changed
 from mcp_django.scopes import Scope
 
@@ -54,7 +48,7 @@ class ProviderOverride:
 
     @classmethod
     def of(cls, row: ScopedState) -> ProviderOverride:
-        """The override a `ProviderState` or `RemoteServerState` row makes."""
+        """The override a `ProviderState` row makes, or a `RemoteServer` row for the server as a source."""
         return cls(row.enabled, None if row.min_scope is None else Scope(row.min_scope))
 
     def scope(self, coded: Scope) -> Scope:
@@ -79,7 +73,7 @@ class InterceptorOverride:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class InterceptorServerOverride:
-    """What the admin says about one interceptor server (`InterceptorServer`); blank fields keep the settings'."""
+    """What the admin says about one interceptor server (a `RemoteServer` row); blank fields keep the settings'."""
 
     enabled: bool = True
     url: str = ""
@@ -162,17 +156,18 @@ class ControlState:
             for row in InterceptorState.objects.all()
         }
         disabled_tools = frozenset(ToolState.objects.filter(enabled=False).values_list("name", flat=True))
+        rows = remote_server_rows()
         servers = {
             row.name: InterceptorServerOverride(
-                row.enabled,
+                row.interceptors_enabled,
                 row.url,
                 MappingProxyType(dict(row.headers)) if isinstance(row.headers, dict) else None,
                 row.fail_open,
                 row.timeout_ms,
             )
-            for row in InterceptorServer.objects.all()
+            for row in rows
         }
-        remotes = {row.name: ProviderOverride.of(row) for row in RemoteServerState.objects.all()}
+        remotes = {row.name: ProviderOverride.of(row) for row in rows}
         return stamps, Snapshot(
             MappingProxyType(providers),
             MappingProxyType(interceptors),
@@ -255,6 +250,21 @@ class ControlState:
             if entry.get("URL") or entry.get("COMMAND"):
                 result[name] = entry  # a row with a new name and no URL adds nothing
         return result
+
+
+def remote_server_model() -> type[ScopedState] | None:
+    """The gateway app's `RemoteServer` model, or None when `"mcp_django.gateway"` is not installed."""
+    if not apps.is_installed("mcp_django.gateway"):
+        return None
+    from mcp_django.gateway.models import RemoteServer
+
+    return RemoteServer
+
+
+def remote_server_rows() -> list[Any]:
+    """Every `RemoteServer` row (none without the gateway app)."""
+    model = remote_server_model()
+    return [] if model is None else list(model._default_manager.all())
 
 
 def entry_name(raw: Any) -> str | None:

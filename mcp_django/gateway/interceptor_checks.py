@@ -61,7 +61,7 @@ def _check_entry(where: str, raw: Mapping[str, Any], servers: Mapping[str, Any])
     if isinstance(spec, str):
         if spec in servers or spec == "*":
             return []
-        hint = "Add it to SERVERS, or as an MCP interceptor server in the admin."
+        hint = "Add it to SERVERS, or as an MCP remote server in the admin."
         return [Warning(f"{where} names no server of SERVERS.", hint=hint, id="mcp_django_gateway.W040")]
     problems = server_problems(spec)
     if problems:

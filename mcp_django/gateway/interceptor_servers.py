@@ -1,6 +1,6 @@
 """Remote interceptor servers: MCP servers hosting SEP-2624 interceptors, and what `interceptors/list` found on each.
 
-Servers are named in `MCP_DJANGO["SERVERS"]` (and in the admin, `InterceptorServer` rows amending or
+Servers are named in `MCP_DJANGO["SERVERS"]` (and in the admin, `RemoteServer` rows amending or
 adding to them); each is a remote MCP server configuration (`URL` or `COMMAND`, `HEADERS`, `TOKEN`...,
 `mcp_django.client.connection`) where `FAIL_OPEN` and `TIMEOUT` (seconds) say how a chain treats it.
 `discoveries` lists the interceptors of several servers in parallel, once per server until the admin's

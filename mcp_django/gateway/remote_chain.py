@@ -7,7 +7,7 @@ An interceptor list may name remote interceptor servers beside local classes, li
         "INTERCEPTORS": ["mcp_django.interceptors.audit.AuditSinkInterceptor", {"SERVER": "guard"}],
     }
 
-`{"SERVER": name}` names a server of `SERVERS` or of the admin's `InterceptorServer` rows, `{"SERVER":
+`{"SERVER": name}` names a server of `SERVERS` or of the admin's `RemoteServer` rows, `{"SERVER":
 "*"}` every server the admin's rows add or amend, `{"SERVER": {...}}` an inline one. Before the first operation
 (and after each change of the admin's state) the servers are listed in parallel; their interceptors and
 the local ones form one plan (`interceptors.chain.build_plan`), ordered by priority then name whatever

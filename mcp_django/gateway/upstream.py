@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from cryptography.fernet import MultiFernet
 
     from mcp_django.client.auth.authorization import Discovery, Registration
-    from mcp_django.models import UpstreamCredential
+    from mcp_django.gateway.models import UpstreamCredential
 
 CONNECT_PAGE: Final = "mcp-upstream"
 """The URL name of the page where a user connects their accounts (`mcp_django.urls`)."""
@@ -136,7 +136,7 @@ def save_tokens(
     token: Mapping[str, Any],
 ) -> UpstreamCredential:
     """Store (or replace) `user`'s tokens for `server`, as the token endpoint gave them."""
-    from mcp_django.models import UpstreamCredential
+    from mcp_django.gateway.models import UpstreamCredential
 
     secrets = {
         "access_token": token["access_token"],
@@ -167,7 +167,7 @@ def _access_token(server: RemoteServer, user_pk: Any) -> tuple[str, str | None]:
         NotConnected: no row, a row no key decrypts, or a refresh the authorization server refused.
         BackendUnavailable: the authorization server could not be reached to refresh.
     """
-    from mcp_django.models import UpstreamCredential
+    from mcp_django.gateway.models import UpstreamCredential
 
     credential = UpstreamCredential.objects.filter(user_id=user_pk, server=server.name).first()
     access = _usable(server, credential)
@@ -202,7 +202,7 @@ def _locked(pk: Any) -> UpstreamCredential | None:
     from django.db import connections, router
     from django.utils import timezone
 
-    from mcp_django.models import UpstreamCredential
+    from mcp_django.gateway.models import UpstreamCredential
 
     rows = UpstreamCredential.objects.filter(pk=pk)
     if not connections[router.db_for_write(UpstreamCredential)].features.has_select_for_update:
@@ -220,7 +220,7 @@ def _refreshed(server: RemoteServer, pk: Any) -> tuple[str, str | None]:
     """
     from django.db import router, transaction
 
-    from mcp_django.models import UpstreamCredential
+    from mcp_django.gateway.models import UpstreamCredential
 
     with transaction.atomic(using=router.db_for_write(UpstreamCredential)):
         outcome = _refresh_locked(server, pk)
@@ -297,7 +297,7 @@ async def connection_for(server: RemoteServer, principal: Any) -> RemoteConnecti
 
 
 def _forget(server: RemoteServer, user_pk: Any) -> None:
-    from mcp_django.models import UpstreamCredential
+    from mcp_django.gateway.models import UpstreamCredential
 
     UpstreamCredential.objects.filter(user_id=user_pk, server=server.name).delete()
 

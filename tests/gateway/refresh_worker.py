@@ -23,7 +23,7 @@ def main(command: str, username: str, *rest: str) -> None:
 
     from mcp_django.client.connection import remote_server
     from mcp_django.gateway.upstream import _access_token
-    from mcp_django.models import UpstreamCredential
+    from mcp_django.gateway.models import UpstreamCredential
 
     user = get_user_model().objects.get(username=username)
     if command == "connect":

@@ -10,7 +10,7 @@ from django.test import Client
 
 from mcp_django.client.auth.authorization import Discovery, Registration
 from mcp_django.gateway.upstream import save_tokens
-from mcp_django.models import UpstreamCredential
+from mcp_django.gateway.models import UpstreamCredential
 
 pytestmark = [pytest.mark.urls("tests.admin_urls"), pytest.mark.django_db]
 

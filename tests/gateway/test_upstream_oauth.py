@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from mcp_django.client import MCPClient
 from mcp_django.client.connection import pool
-from mcp_django.models import UpstreamCredential
+from mcp_django.gateway.models import UpstreamCredential
 from tests.access_support import Caller, make_caller
 from tests.conftest import ROOT
 from tests.gateway.conftest import serve_module

@@ -82,7 +82,7 @@ def test_w040_a_server_entry_naming_no_configured_server() -> None:
     assert run(INTERCEPTORS=[{"SERVER": "guard"}]) == [
         Warning(
             "MCP_DJANGO['INTERCEPTORS'][0] names no server of SERVERS.",
-            hint="Add it to SERVERS, or as an MCP interceptor server in the admin.",
+            hint="Add it to SERVERS, or as an MCP remote server in the admin.",
             id="mcp_django_gateway.W040",
         )
     ]

@@ -1,0 +1,31 @@
+"""The Django app of the gateway: `"mcp_django.gateway"` in `INSTALLED_APPS`, after `"mcp_django"`.
+
+A project whose endpoints serve remote MCP servers (`MCP_DJANGO["SERVERS"]`), or whose interceptor lists
+name one (`{"SERVER": ...}`), installs it: check `mcp_django.E172` says so when it is missing.
+"""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class GatewayConfig(AppConfig):
+    """Holds the gateway's models (`RemoteServer`, `UpstreamCredential`), their admin, the pages where users
+    connect their own accounts to remote servers (`mcp_urls`, mounted by `include("mcp_django.urls")`), and
+    registers the gateway's system checks."""
+
+    name = "mcp_django.gateway"
+    label = "mcp_django_gateway"
+    verbose_name = "MCP gateway"
+    default_auto_field = "django.db.models.BigAutoField"
+    mcp_urls = "mcp_django.gateway.urls"
+    """The URLconf `mcp_django.urls` includes while this app is installed."""
+
+    def ready(self) -> None:
+        from mcp_django.gateway import (  # noqa: F401  # register the system checks
+            checks,
+            client_auth_checks,  # and those of the servers the site signs in to itself
+            interceptor_checks,  # and those of the interceptor servers
+            remote_chain,  # runs the chains' {"SERVER": ...} entries
+            upstream_checks,  # and those of the servers users sign in to (AUTH "oauth")
+        )

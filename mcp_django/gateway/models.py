@@ -1,0 +1,102 @@
+"""The gateway app's rows: one per remote MCP server (`RemoteServer`), and each user's tokens for one (`UpstreamCredential`).
+
+They belong to the `mcp_django_gateway` app (`mcp_django.gateway`). Until the gateway became an app of its
+own they were the `mcp_django` app's: `UpstreamCredential` kept its table (`mcp_django_upstreamcredential`),
+and `RemoteServer` merges the two rows a remote server had there (`RemoteServerState`, which switched its
+tools, resources and prompts, and `InterceptorServer`, which switched and amended its interceptors); the
+migrations carried every row over.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from mcp_django.models import ScopedState, help_texts
+
+__all__ = ["RemoteServer", "UpstreamCredential"]
+
+
+@help_texts(
+    enabled="Off: its tools, resources and prompts vanish from every gateway and hub.",
+    min_scope="Callers below this scope see nothing of the server. Blank: each endpoint's own scope for it.",
+    present_in_code="False: MCP_DJANGO['SERVERS'] names it no more (a row with a URL still adds its interceptors).",
+)
+class RemoteServer(ScopedState):
+    """The admin's say over one remote MCP server: as a source of gateways and hubs, and as an interceptor server.
+
+    As a source (`enabled`, `min_scope`): switched off, its tools, resources and prompts vanish from every
+    gateway and hub in front of it; a minimum scope raises or lowers the one each endpoint gives it.
+    As an interceptor server (`interceptors_enabled`, `url`, `headers`, `fail_open`, `timeout_ms`): a row
+    named like an entry of `MCP_DJANGO["SERVERS"]` amends it (blank fields keep the settings' values), a
+    row with a new name and a URL adds one; its interceptors join every chain whose list names it
+    (`{"SERVER": name}`) or all servers (`{"SERVER": "*"}`): docs/remote-interceptors.md.
+    Every server of `SERVERS` gets a row (after `migrate`, and by `manage.py mcp_sync`).
+    """
+
+    name = models.SlugField(max_length=100, unique=True, help_text="The server's name in SERVERS, or a new one.")
+    interceptors_enabled = models.BooleanField(
+        "interceptors enabled", default=True, help_text="Off: its interceptors stop running."
+    )
+    url = models.URLField(
+        "URL", max_length=500, blank=True, help_text="Its Streamable HTTP endpoint. Blank: the settings' URL."
+    )
+    headers = models.JSONField(
+        null=True, blank=True, help_text="HTTP headers sent to it, e.g. an Authorization. Blank: the settings'."
+    )
+    fail_open = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="On: an interceptor server that cannot be listed or called is skipped instead of refusing "
+        "every call. Blank: as configured (default off).",
+    )
+    timeout_ms = models.PositiveIntegerField(
+        "timeout (ms)", null=True, blank=True, help_text="Bound on each interceptor call to it. Blank: as configured."
+    )
+
+    class Meta:
+        verbose_name = "MCP remote server"
+        verbose_name_plural = "MCP remote servers"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        if self.headers is not None and not (
+            isinstance(self.headers, dict) and all(isinstance(value, str) for value in self.headers.values())
+        ):
+            raise ValidationError({"headers": "Give a JSON object of strings."})
+
+
+class UpstreamCredential(models.Model):
+    """One user's OAuth tokens for one remote MCP server of `SERVERS` (an entry with `"AUTH": "oauth"`).
+
+    The tokens (and a client secret the remote's authorization server gave at registration) are one
+    Fernet token in `secret`, under keys derived from `SECRET_KEY` (`SECRET_KEY_FALLBACKS` still
+    decrypt); the other fields say who is connected to what, for the admin. docs/federation.md.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mcp_upstream_credentials"
+    )
+    server = models.CharField(max_length=100, help_text="The name of the remote server in MCP_DJANGO['SERVERS'].")
+    issuer = models.CharField(max_length=500, help_text="The authorization server that issued the tokens.")
+    token_endpoint = models.CharField(max_length=500, editable=False)
+    client_id = models.CharField(max_length=500, editable=False)
+    scope = models.CharField(max_length=500, blank=True, default="")
+    secret = models.TextField(editable=False, help_text="The encrypted tokens.")
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="When the access token expires.")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "mcp_django_upstreamcredential"  # the table the mcp_django app created (its 0015)
+        verbose_name = "MCP upstream connection"
+        verbose_name_plural = "MCP upstream connections"
+        ordering = ["server", "user"]
+        constraints = [models.UniqueConstraint(fields=["user", "server"], name="mcp_upstream_one_per_user_server")]
+
+    def __str__(self) -> str:
+        return f"{self.user} → {self.server}"
