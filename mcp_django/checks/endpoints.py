@@ -4,7 +4,8 @@ settings'), declarations nothing on them delivers, and their own extensions.
 A tool declared with `task=` or `app=` needs an extension on the endpoint that serves it; without one it
 still works, but not as declared (it runs inline, hosts never see its view): E123, W200. An endpoint's
 `extensions=` and `exclude_extensions=` are checked too (E120-E122, E151); the extensions only an
-endpoint names run their own checks, as installed ones do in `check_extensions`.
+endpoint names run their own checks, as installed ones do in `check_extensions`. Endpoints that serve
+remote MCP servers, and interceptor lists that name one (`{"SERVER": ...}`), need the gateway app: E172.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
@@ -152,3 +153,35 @@ def check_interceptors(app_configs: Iterable[AppConfig] | None = None, **kwargs:
         if endpoint.interceptors is not None:
             problems += plan_problems(endpoint.interceptors, f"Endpoint {endpoint.name!r} interceptors")
     return [Error(problem.message, hint=problem.hint, id=INTERCEPTOR_CHECK_IDS[problem.kind]) for problem in problems]
+
+
+def _remote_server_users() -> list[str]:
+    """Who uses a remote MCP server: the endpoints serving one as a source, and the interceptor lists (the
+    setting's, an endpoint's) with a `{"SERVER": ...}` entry, by name."""
+    from mcp_django.conf import mcp_settings
+    from mcp_django.gateway.source import RemoteSource
+
+    def names_a_server(config: Any) -> bool:
+        entries = config if isinstance(config, (list, tuple)) else ()
+        return any(isinstance(entry, Mapping) and "SERVER" in entry for entry in entries)
+
+    users = ["INTERCEPTORS"] if names_a_server(mcp_settings.INTERCEPTORS) else []
+    for endpoint in _endpoints():
+        try:
+            serves_remote = any(isinstance(source, RemoteSource) for source in endpoint.sources())
+        except Exception:  # a source that cannot be built is the endpoint checks' to report
+            serves_remote = False
+        if serves_remote or names_a_server(endpoint.interceptors):
+            users.append(str(endpoint.name))
+    return users
+
+
+@register(Tags.compatibility)
+def check_gateway_installed(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """E172: endpoints serve remote servers, or interceptor lists name one, but the gateway app is not installed."""
+    if apps.is_installed("mcp_django.gateway"):
+        return []
+    users = _remote_server_users()
+    message = f"Remote servers used ({short(', '.join(users), 18)}), but the gateway app is not installed."
+    hint = "Add 'mcp_django.gateway' to INSTALLED_APPS after 'mcp_django', then migrate (docs/gateway.md)."
+    return [Error(message, hint=hint, id="mcp_django.E172")] if users else []

@@ -1,4 +1,5 @@
-"""The gateway app's rows: one per remote MCP server (`RemoteServer`), and each user's tokens for one (`UpstreamCredential`).
+"""The gateway app's rows: one per remote MCP server (`RemoteServer`), each user's tokens for one server
+(`UpstreamCredential`).
 
 They belong to the `mcp_django_gateway` app (`mcp_django.gateway`). Until the gateway became an app of its
 own they were the `mcp_django` app's: `UpstreamCredential` kept its table (`mcp_django_upstreamcredential`),

@@ -26,8 +26,8 @@ from django.views.decorators.http import require_GET, require_POST
 from mcp_django.client.auth import authorization
 from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import RemoteServer, remote_server
-from mcp_django.gateway.upstream import CONNECT_PAGE, decrypt, encrypt, save_tokens
 from mcp_django.gateway.models import UpstreamCredential
+from mcp_django.gateway.upstream import CONNECT_PAGE, decrypt, encrypt, save_tokens
 
 _SESSION_KEY: Final = "mcp_django.upstream"
 _PENDING_KEPT: Final = 5

@@ -22,8 +22,8 @@ def main(command: str, username: str, *rest: str) -> None:
     from django.utils import timezone
 
     from mcp_django.client.connection import remote_server
-    from mcp_django.gateway.upstream import _access_token
     from mcp_django.gateway.models import UpstreamCredential
+    from mcp_django.gateway.upstream import _access_token
 
     user = get_user_model().objects.get(username=username)
     if command == "connect":

@@ -38,7 +38,12 @@ def _old_rows(executor: MigrationExecutor) -> None:
     states.objects.create(name="both", enabled=False, min_scope=int(Scope.SYSTEM))
     states.objects.create(name="gone", present_in_code=False)
     servers.objects.create(
-        name="both", enabled=False, url="https://both.example/mcp", headers={"X-Key": "k"}, fail_open=True, timeout_ms=300
+        name="both",
+        enabled=False,
+        url="https://both.example/mcp",
+        headers={"X-Key": "k"},
+        fail_open=True,
+        timeout_ms=300,
     )
     servers.objects.create(name="added", url="https://added.example/mcp")
     user = old.get_model("auth", "User").objects.create(username="ada")
@@ -49,7 +54,9 @@ def _old_rows(executor: MigrationExecutor) -> None:
 
 def _merged() -> dict[str, tuple[Any, ...]]:
     fields = ("enabled", "min_scope", "present_in_code", "interceptors_enabled", "url", "headers", "fail_open")
-    return {row.name: (*(getattr(row, field) for field in fields), row.timeout_ms) for row in RemoteServer.objects.all()}
+    return {
+        row.name: (*(getattr(row, field) for field in fields), row.timeout_ms) for row in RemoteServer.objects.all()
+    }
 
 
 @pytest.mark.django_db(transaction=True)
@@ -77,7 +84,9 @@ def test_whoever_held_a_permission_on_an_old_model_holds_it_on_the_remote_server
         interceptors = ContentType.objects.create(app_label="mcp_django", model="interceptorserver")
         ContentType.objects.clear_cache()
         editors = Group.objects.create(name="editors")
-        editors.permissions.add(Permission.objects.create(content_type=interceptors, codename="change_interceptorserver"))
+        editors.permissions.add(
+            Permission.objects.create(content_type=interceptors, codename="change_interceptorserver")
+        )
         _old_rows(executor)
     finally:
         _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())

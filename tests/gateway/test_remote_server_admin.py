@@ -1,4 +1,4 @@
-"""The admin's say over remote servers (`RemoteServerState`): switched off or scoped up, a server's tools leave
+"""The admin's say over remote servers (`RemoteServer` rows): switched off or scoped up, a server's tools leave
 every hub and gateway in front of it at the next request; the admin lists them and asks each for its tools."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.test import Client
 
 from mcp_django.client.connection import pool
 from mcp_django.control.inventory import sync_rows
-from mcp_django.models import RemoteServerState
+from mcp_django.gateway.models import RemoteServer
 from mcp_django.scopes import Scope
 from tests.conftest import ROOT
 from tests.gateway.conftest import sdk_stdio_command
@@ -22,7 +22,7 @@ from tests.gateway.test_gateway import WAIT, send
 
 pytestmark = [pytest.mark.live, pytest.mark.urls("tests.gateway.urls"), pytest.mark.django_db(transaction=True)]
 
-CHANGELIST = "/admin/mcp_django/remoteserverstate/"
+CHANGELIST = "/admin/mcp_django_gateway/remoteserver/"
 
 
 @pytest.fixture(autouse=True)
@@ -50,14 +50,14 @@ async def hub_tools() -> set[str]:
 
 @sync_to_async
 def set_state(name: str, **fields: Any) -> None:
-    row = RemoteServerState.objects.get(name=name)
+    row = RemoteServer.objects.get(name=name)
     for field, value in fields.items():
         setattr(row, field, value)
     row.save()  # as the admin saves it: the stamp moves
 
 
 async def test_a_remote_server_switched_off_leaves_the_hub_and_comes_back_when_switched_on() -> None:
-    await sync_to_async(sync_rows)(RemoteServerState)
+    await sync_to_async(sync_rows)(RemoteServer)
     before = await hub_tools()
 
     await set_state("sdk", enabled=False)
@@ -73,7 +73,7 @@ async def test_a_remote_server_switched_off_leaves_the_hub_and_comes_back_when_s
 
 
 async def test_a_remote_servers_minimum_scope_set_in_the_admin_hides_it_from_callers_below() -> None:
-    await sync_to_async(sync_rows)(RemoteServerState)
+    await sync_to_async(sync_rows)(RemoteServer)
 
     await set_state("stdio", min_scope=Scope.SYSTEM)
 
@@ -84,8 +84,8 @@ async def test_a_remote_servers_minimum_scope_set_in_the_admin_hides_it_from_cal
 
 @pytest.mark.urls("tests.gateway.admin_urls")
 def test_the_admin_lists_every_server_with_its_endpoints_and_tells_which_answers(admin_client: Client) -> None:
-    sync_rows(RemoteServerState)
-    rows = {row.name: row.pk for row in RemoteServerState.objects.filter(present_in_code=True)}
+    sync_rows(RemoteServer)
+    rows = {row.name: row.pk for row in RemoteServer.objects.filter(present_in_code=True)}
 
     listing = admin_client.get(CHANGELIST).content.decode()
     answering = admin_client.get(f"{CHANGELIST}{rows['sdk']}/change/").content.decode()

@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from mcp_django.client.auth.authorization import Discovery, Registration
-from mcp_django.gateway.upstream import save_tokens
 from mcp_django.gateway.models import UpstreamCredential
+from mcp_django.gateway.upstream import save_tokens
 
 pytestmark = [pytest.mark.urls("tests.admin_urls"), pytest.mark.django_db]
 
@@ -22,7 +22,7 @@ DISCOVERY = Discovery(
     registration_endpoint=None,
     scopes=("repo",),
 )
-CHANGELIST = "/admin/mcp_django/upstreamcredential/"
+CHANGELIST = "/admin/mcp_django_gateway/upstreamcredential/"
 
 
 @pytest.fixture

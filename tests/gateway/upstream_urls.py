@@ -3,7 +3,9 @@ the connect pages."""
 
 from __future__ import annotations
 
-from mcp_django.urls import endpoint, upstream_urlpatterns
+from django.urls import include, path
+
+from mcp_django.urls import endpoint
 
 urlpatterns = [
     *endpoint("accounts/mcp", name="gw-accounts", backend="accounts", interceptors=[]),
@@ -14,5 +16,5 @@ urlpatterns = [
         interceptors=[],
         servers=[{"SERVER": "accounts", "NAMESPACE": "acc"}],
     ),
-    *upstream_urlpatterns,
+    path("", include("mcp_django.gateway.urls")),
 ]

@@ -1,4 +1,4 @@
-"""The admin's "MCP interceptor servers": the page, and what its rows do to SERVERS."""
+"""The admin's "MCP remote servers" as interceptor servers: the page, and what its rows do to SERVERS."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from django.test import Client, override_settings
 
 from mcp_django.control.state import control_state
 from mcp_django.gateway.interceptor_servers import configured_servers
-from mcp_django.models import InterceptorServer, StateVersion
+from mcp_django.gateway.models import RemoteServer
+from mcp_django.models import StateVersion
 
 pytestmark = [pytest.mark.urls("tests.admin_urls"), pytest.mark.django_db]
 
-PAGE = "/admin/mcp_django/interceptorserver/"
+PAGE = "/admin/mcp_django_gateway/remoteserver/"
 GUARD = {"URL": "https://guard.example/mcp", "TOKEN": "t", "TIMEOUT": 1}
 
 
@@ -35,8 +36,8 @@ def servers() -> dict[str, Any]:
 
 
 def test_the_page_lists_rows_and_says_which_servers_the_settings_name(admin_client: Client) -> None:
-    InterceptorServer.objects.create(name="guard", fail_open=True)
-    InterceptorServer.objects.create(name="extra", url="https://extra.example/mcp")
+    RemoteServer.objects.create(name="guard", fail_open=True)
+    RemoteServer.objects.create(name="extra", url="https://extra.example/mcp")
     page = admin_client.get(PAGE).content.decode()
     assert "yes: https://guard.example/mcp" in page
     assert "no: added here (give its URL)" in page
@@ -44,7 +45,14 @@ def test_the_page_lists_rows_and_says_which_servers_the_settings_name(admin_clie
 
 def test_adding_a_server_in_the_admin_moves_the_stamp_and_adds_it(admin_client: Client) -> None:
     response = admin_client.post(
-        PAGE + "add/", {"name": "extra", "url": "https://extra.example/mcp", "enabled": "on", "fail_open": "unknown"}
+        PAGE + "add/",
+        {
+            "name": "extra",
+            "url": "https://extra.example/mcp",
+            "enabled": "on",
+            "interceptors_enabled": "on",
+            "fail_open": "unknown",
+        },
     )
     assert response.status_code == 302
     assert StateVersion.objects.filter(key="state").exists()
@@ -55,13 +63,13 @@ def test_adding_a_server_in_the_admin_moves_the_stamp_and_adds_it(admin_client: 
 
 
 def test_a_row_amends_or_switches_off_a_server_of_the_settings() -> None:
-    InterceptorServer.objects.create(name="guard", url="https://other.example/mcp", fail_open=True, timeout_ms=300)
+    RemoteServer.objects.create(name="guard", url="https://other.example/mcp", fail_open=True, timeout_ms=300)
     assert servers() == {"guard": ("https://other.example/mcp", True, 300)}
-    InterceptorServer.objects.filter(name="guard").update(enabled=False)
-    InterceptorServer.objects.get(name="guard").save()  # the signal moves the stamp
+    RemoteServer.objects.filter(name="guard").update(interceptors_enabled=False)
+    RemoteServer.objects.get(name="guard").save()  # the signal moves the stamp
     assert servers() == {}
 
 
 def test_a_new_row_without_a_url_adds_nothing() -> None:
-    InterceptorServer.objects.create(name="nowhere")
+    RemoteServer.objects.create(name="nowhere")
     assert servers() == {"guard": ("https://guard.example/mcp", False, 1000)}

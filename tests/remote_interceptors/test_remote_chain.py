@@ -17,9 +17,9 @@ from django.test import override_settings
 from mcp_django.control.state import control_state
 from mcp_django.endpoints import Endpoint
 from mcp_django.gateway import remote_chain
+from mcp_django.gateway.models import RemoteServer
 from mcp_django.gateway.remote_chain import RemoteChainHook
 from mcp_django.interceptors.hook import REFUSED_TOOL_CALL, caller_context
-from mcp_django.models import InterceptorServer
 from mcp_django.testing import MCPCallError, MCPTestClient
 from tests.conftest import LiveServer
 from tests.interceptors.support import SyncStep
@@ -161,11 +161,11 @@ async def test_the_admin_switches_a_server_off_and_adds_one(interceptor_host: Li
     with servers([{"SERVER": "*"}], guard={"URL": interceptor_host.url("/host/mcp")}):
         mcp = client(None)
         assert text_of(await mcp.call_tool("echo", {"text": "forbidden"})) == "forbidden"  # * : the admin's rows
-        row = await sync_to_async(InterceptorServer.objects.create)(name="guard", timeout_ms=3000)
+        row = await sync_to_async(RemoteServer.objects.create)(name="guard", timeout_ms=3000)
         assert (await mcp.call_tool("echo", {"text": "forbidden"}))["isError"] is True
-        row.enabled = False
+        row.interceptors_enabled = False
         await sync_to_async(row.save)()
         assert text_of(await mcp.call_tool("echo", {"text": "forbidden"})) == "forbidden"
-        await sync_to_async(InterceptorServer.objects.create)(name="added", url=interceptor_host.url("/host/mcp"))
+        await sync_to_async(RemoteServer.objects.create)(name="added", url=interceptor_host.url("/host/mcp"))
         assert (await mcp.call_tool("echo", {"text": "forbidden"}))["isError"] is True
-    await sync_to_async(InterceptorServer.objects.all().delete)()
+    await sync_to_async(RemoteServer.objects.all().delete)()
