@@ -124,6 +124,8 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["apps", "admin", "urls", "views", "routing", "management", "checks"], 8),
     **dict.fromkeys(["testing", "testing_http", "pytest_plugin", "inspection"], 8),
     "oauth.urls": 8,  # the OAuth app's URLconf: wiring, like urls.py (its views take the transports' body limit)
+    # the gateway app's admin (the core admin's switches, the control plane's inventory) and URLconf: wiring
+    **dict.fromkeys(["gateway.admin", "gateway.urls"], 8),
 }
 """Each module or subpackage of `mcp_django` -> its layer (docs/architecture.md); a module may import its
 own layer and those below, never one above. The longest matching name decides."""
