@@ -16,7 +16,8 @@ from mcp_django.testing import MCPTestClient
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mcp_django"
 ABOVE_THE_CORE = {"admin", "apps", "checks", "control", "management"}
-"""What may import the control package: the package itself and what composes the app around the core."""
+"""What may import the control package: the package itself and what composes the app around the core (and an
+extension app's own admin, such as the gateway's)."""
 
 
 def tool_names(endpoint: Endpoint) -> set[str]:
@@ -43,7 +44,7 @@ def test_the_core_never_imports_the_control_package() -> None:
     importers = []
     for path in PACKAGE.rglob("*.py"):
         module = path.relative_to(PACKAGE).parts
-        if module[0].removesuffix(".py") in ABOVE_THE_CORE:
+        if module[0].removesuffix(".py") in ABOVE_THE_CORE or module[-1] == "admin.py":
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []

@@ -39,6 +39,7 @@ PUBLIC_MODULES = (
     "mcp_django.oauth.machines",
     "mcp_django.oauth.models",
     "mcp_django.tasks.models",
+    "mcp_django.gateway.models",
     "mcp_django.skills",
     "mcp_django.ui",
     "mcp_django.telemetry",
