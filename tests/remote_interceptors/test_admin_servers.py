@@ -73,3 +73,15 @@ def test_a_row_amends_or_switches_off_a_server_of_the_settings() -> None:
 def test_a_new_row_without_a_url_adds_nothing() -> None:
     RemoteServer.objects.create(name="nowhere")
     assert servers() == {"guard": ("https://guard.example/mcp", False, 1000)}
+
+
+def test_the_two_switches_of_a_remote_server_are_separate_actions(admin_client: Client) -> None:
+    row = RemoteServer.objects.create(name="guard")
+    admin_client.post(PAGE, {"action": "disable_interceptors", "_selected_action": [row.pk]})
+    interceptors_off = RemoteServer.objects.get(pk=row.pk)
+    admin_client.post(PAGE, {"action": "disable_selected", "_selected_action": [row.pk]})
+    both_off = RemoteServer.objects.get(pk=row.pk)
+
+    assert (interceptors_off.enabled, interceptors_off.interceptors_enabled) == (True, False)
+    assert servers() == {}  # its interceptors run nowhere
+    assert (both_off.enabled, both_off.interceptors_enabled) == (False, False)
