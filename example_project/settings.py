@@ -177,8 +177,9 @@ MCP_DJANGO = {
     ],
     # MCP_EXAMPLE_OTEL=console adds OpenTelemetry spans printed to stdout (example_project/telemetry.py).
     # Skills (SEP-2640) are not installed here but named by the endpoints that serve them (urls.py).
-    # The gateway's extension runs the interceptor lists' {"SERVER": ...} entries (remote interceptor servers).
-    "EXTENSIONS": ["mcp_django.gateway.extension.GatewayExtension", *example_telemetry.EXTENSIONS],
+    # (The gateway app, INSTALLED_APPS above, installs the extension that runs the interceptor lists'
+    # {"SERVER": ...} entries: remote interceptor servers.)
+    "EXTENSIONS": [*example_telemetry.EXTENSIONS],
     # bob's group grants TEAM here; carol's group grants SYSTEM through a GroupScope row (see seed_demo).
     "SCOPE_GROUPS": {"mcp-team": "TEAM"},
     # Browser pages (besides localhost ones) that may call the endpoints, space-separated: docs/cors.md.

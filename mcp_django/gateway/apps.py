@@ -10,14 +10,16 @@ from django.apps import AppConfig
 
 
 class GatewayConfig(AppConfig):
-    """Holds the gateway's models (`RemoteServer`, `UpstreamCredential`), their admin, the pages where users
-    connect their own accounts to remote servers (`mcp_urls`, mounted by `include("mcp_django.urls")`), and
-    registers the gateway's system checks."""
+    """Installs the gateway's extension (`GatewayExtension`: remote interceptor servers in chains), holds its
+    models (`RemoteServer`, `UpstreamCredential`), their admin, the pages where users connect their own
+    accounts to remote servers (`mcp_urls`, mounted by `include("mcp_django.urls")`), and registers the
+    gateway's system checks."""
 
     name = "mcp_django.gateway"
     label = "mcp_django_gateway"
     verbose_name = "MCP gateway"
     default_auto_field = "django.db.models.BigAutoField"
+    mcp_extensions = ["mcp_django.gateway.extension.GatewayExtension"]  # runs the chains' {"SERVER": ...} entries
     mcp_urls = "mcp_django.gateway.urls"
     """The URLconf `mcp_django.urls` includes while this app is installed."""
 
@@ -26,6 +28,5 @@ class GatewayConfig(AppConfig):
             checks,
             client_auth_checks,  # and those of the servers the site signs in to itself
             interceptor_checks,  # and those of the interceptor servers
-            remote_chain,  # runs the chains' {"SERVER": ...} entries
             upstream_checks,  # and those of the servers users sign in to (AUTH "oauth")
         )

@@ -14,7 +14,7 @@ from django.db.migrations.executor import MigrationExecutor
 from mcp_django.gateway.models import RemoteServer, UpstreamCredential
 from mcp_django.scopes import Scope
 
-OLD_APP_STATE = ("mcp_django", "0016_remoteserverstate")
+OLD_APP_STATE = ("mcp_django", "0017_mcpsession_client_address")
 BEFORE: list[tuple[str, str | None]] = [OLD_APP_STATE, ("mcp_django_gateway", None)]
 """A database as the mcp_django app left it while the gateway's models were its own."""
 

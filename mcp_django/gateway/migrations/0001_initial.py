@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ("mcp_django", "0017_gateway_models_to_gateway_app"),
+        ("mcp_django", "0018_gateway_models_to_gateway_app"),
         ("contenttypes", "0002_remove_content_type_name"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -11,7 +11,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("mcp_django", "0016_remoteserverstate"),
+        ("mcp_django", "0017_mcpsession_client_address"),
     ]
 
     operations = [
