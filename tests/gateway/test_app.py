@@ -20,7 +20,8 @@ HINT = "Add 'mcp_django.gateway' to INSTALLED_APPS after 'mcp_django', then migr
 
 @pytest.fixture
 def without_gateway() -> Iterator[None]:
-    with override_settings(INSTALLED_APPS=WITHOUT_GATEWAY):
+    # MCP_DJANGO as it is, so what was read from the apps (their extensions) is read again, in and after
+    with override_settings(INSTALLED_APPS=WITHOUT_GATEWAY, MCP_DJANGO={**settings.MCP_DJANGO}):
         clear_url_caches()
         yield
     clear_url_caches()
