@@ -355,7 +355,7 @@ def check_servers_served(app_configs: Iterable[Any] | None = None, **kwargs: Any
     return [
         Error(
             f"Endpoint {endpoint.name!r} names remote servers, but no extension serves them.",
-            hint="Install the gateway's extension (docs/gateway.md), or drop servers= and backend=.",
+            hint="Add 'mcp_django.gateway' to INSTALLED_APPS (docs/gateway.md), or drop servers= and backend=.",
             id="mcp_django.E144",
         )
         for endpoint in endpoints

@@ -90,7 +90,7 @@ def test_remote_servers_without_the_gateway_are_e144() -> None:
     assert check_servers_served() == [
         Error(
             "Endpoint 'bare-hub' names remote servers, but no extension serves them.",
-            hint="Install the gateway's extension (docs/gateway.md), or drop servers= and backend=.",
+            hint="Add 'mcp_django.gateway' to INSTALLED_APPS (docs/gateway.md), or drop servers= and backend=.",
             id="mcp_django.E144",
         )
     ]

@@ -156,10 +156,9 @@ def check_interceptors(app_configs: Iterable[AppConfig] | None = None, **kwargs:
 
 
 def _remote_server_users() -> list[str]:
-    """Who uses a remote MCP server: the endpoints serving one as a source, and the interceptor lists (the
-    setting's, an endpoint's) with a `{"SERVER": ...}` entry, by name."""
+    """Who uses a remote MCP server: the endpoints naming some (`servers=`, `backend=`), and the interceptor
+    lists (the setting's, an endpoint's) with a `{"SERVER": ...}` entry, by name."""
     from mcp_django.conf import mcp_settings
-    from mcp_django.gateway.source import RemoteSource
 
     def names_a_server(config: Any) -> bool:
         entries = config if isinstance(config, (list, tuple)) else ()
@@ -167,11 +166,7 @@ def _remote_server_users() -> list[str]:
 
     users = ["INTERCEPTORS"] if names_a_server(mcp_settings.INTERCEPTORS) else []
     for endpoint in _endpoints():
-        try:
-            serves_remote = any(isinstance(source, RemoteSource) for source in endpoint.sources())
-        except Exception:  # a source that cannot be built is the endpoint checks' to report
-            serves_remote = False
-        if serves_remote or names_a_server(endpoint.interceptors):
+        if endpoint.servers or names_a_server(endpoint.interceptors):
             users.append(str(endpoint.name))
     return users
 
