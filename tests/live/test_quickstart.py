@@ -41,6 +41,9 @@ FIRST_CALL = {
 }
 """A line each page's first successful tool calls print."""
 START, END = "<!-- quickstart: start", "<!-- quickstart: end -->"
+HOW_TO_START, HOW_TO_END = "<!-- how-to: start (after docs/quickstart.md", "<!-- how-to: end -->"
+HOW_TO_PAGES = ("docs/testing.md",)
+"""How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 PATH_COMMENT = re.compile(r"# ([\w./-]+\.py)(: add at the end)?\s*$")
 COMMAND_TIMEOUT_S = 120
@@ -53,13 +56,17 @@ class Block:
     text: str
 
 
-def quickstart_blocks(page: str) -> list[Block]:
-    """The fenced blocks between the page's quickstart marks."""
+def quickstart_blocks(page: str, start: str = START, end: str = END) -> list[Block]:
+    """The fenced blocks between the page's quickstart marks (or the `start` and `end` marks, each time)."""
     text = (ROOT / page).read_text()
-    assert START in text, f"{page} has no quickstart start mark"
-    assert END in text, f"{page} has no quickstart end mark"
-    part = text[text.index(START) : text.index(END)]
-    return [Block(match.group(1), match.group(2)) for match in FENCE.finditer(part)]
+    assert start in text, f"{page} has no start mark {start!r}"
+    assert end in text, f"{page} has no end mark {end!r}"
+    blocks = []
+    while start in text:
+        part = text[text.index(start) : text.index(end)]
+        blocks += [Block(match.group(1), match.group(2)) for match in FENCE.finditer(part)]
+        text = text[text.index(end) + len(end) :]
+    return blocks
 
 
 @dataclass
@@ -180,3 +187,13 @@ def test_the_quickstart_runs_as_written_to_a_first_tool_call(page: str, tmp_path
     assert "System check identified no issues" in output, output
     assert FIRST_CALL[page] in output.splitlines(), output
     assert static == 200, "the admin's static files are not served"
+
+
+@pytest.mark.parametrize("page", HOW_TO_PAGES)
+def test_a_how_to_page_runs_as_written_in_the_quickstart_s_project(page: str, tmp_path: Path) -> None:
+    with shell(tmp_path) as session:
+        for block in [*quickstart_blocks("docs/quickstart.md"), *quickstart_blocks(page, HOW_TO_START, HOW_TO_END)]:
+            if block.language == "python":
+                session.write(block)
+            elif block.language in ("bash", "sh", "shell"):
+                session.run(block)  # fails the test when a command of the page fails
