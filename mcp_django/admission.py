@@ -79,6 +79,10 @@ class Credentials:
     address: str | None = None
 
 
+CLIENT_ADDRESS: Final = "mcp_django.client_address"
+"""`Connection.extra` key of the caller's network address (`Credentials.address`): anonymous quotas count by it."""
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Admission:
     """A caller let in: who it is (None when anonymous) and how far it reaches."""

@@ -27,6 +27,12 @@ tasks_settings: Final = MCPSettings(
         "TASK_TIMEOUT": 900,
         "TASK_MAX_BYTES": MiB,
         "TASK_PURGE_INTERVAL": 300,
+        # Fair shares: the tasks of one user (or one anonymous client address) handed to the workers at
+        # once, the rest waiting their turn; and the bytes its tasks keep stored, finished ones included.
+        "TASK_MAX_RUNNING_PER_USER": 2,
+        "TASK_MAX_RUNNING_ANONYMOUS": 2,
+        "TASK_MAX_STORED_BYTES_PER_USER": 32 * MiB,
+        "TASK_MAX_STORED_BYTES_ANONYMOUS": 32 * MiB,
     },
     owner="mcp_django.tasks",
     rules={
@@ -35,5 +41,9 @@ tasks_settings: Final = MCPSettings(
         "TASK_TIMEOUT": (lambda v: v is None or (is_number(v) and v > 0), "a positive number of seconds or None"),
         "TASK_MAX_BYTES": (is_positive_int, "a positive integer"),
         "TASK_PURGE_INTERVAL": (lambda v: v is None or (is_number(v) and v >= 0), "a number >= 0 or None"),
+        "TASK_MAX_RUNNING_PER_USER": _OPTIONAL_COUNT,
+        "TASK_MAX_RUNNING_ANONYMOUS": _OPTIONAL_COUNT,
+        "TASK_MAX_STORED_BYTES_PER_USER": _OPTIONAL_COUNT,
+        "TASK_MAX_STORED_BYTES_ANONYMOUS": _OPTIONAL_COUNT,
     },
 )

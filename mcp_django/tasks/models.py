@@ -62,7 +62,15 @@ class MCPTask(models.Model):
     ttl_ms = models.PositiveBigIntegerField(null=True, blank=True)
     poll_interval_ms = models.PositiveIntegerField(null=True, blank=True)
     backend_task_id = models.CharField(
-        max_length=64, blank=True, help_text="The id Django's task framework gave the job that runs it."
+        max_length=64,
+        blank=True,
+        help_text="The id Django's task framework gave the job that runs it; empty while it waits its turn.",
+    )
+    client_address = models.CharField(
+        max_length=64, blank=True, default="", help_text="The network address of the anonymous client that started it."
+    )
+    stored_bytes = models.PositiveBigIntegerField(
+        default=0, help_text="The bytes its arguments, client data and result take (its caller's stored quota)."
     )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     updated_at = models.DateTimeField(default=timezone.now)

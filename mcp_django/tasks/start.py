@@ -10,12 +10,14 @@ and the job enqueued before the `CreateTaskResult` leaves.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping
 from typing import Any, Final
 
 from django.utils.module_loading import import_string
 
+from mcp_django.admission import CLIENT_ADDRESS
 from mcp_django.executor import run_sync
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, InvalidRequest
@@ -24,6 +26,8 @@ from mcp_django.tasks import store
 from mcp_django.tasks.conf import tasks_settings
 from mcp_django.tasks.methods import negotiated, require_extension
 from mcp_django.tasks.models import MCPTask
+
+logger = logging.getLogger("mcp_django.tasks")
 
 TASK_RUN: Final = "mcp_django.task"
 """`Connection.extra` key holding the id of the task a worker is running (the tool then runs inline)."""
@@ -47,9 +51,11 @@ async def start_task(
             require_extension(ctx, f"The tool {tool.name!r} runs only as a task and")
         return None
     answers = await ctx.request_input(inputs) if inputs else {}
+    user_id = ctx.connection.principal_id
     task = await run_sync(
         _create_and_enqueue,
-        user_id=ctx.connection.principal_id,
+        user_id=user_id,
+        client_address=None if user_id is not None else ctx.connection.extra.get(CLIENT_ADDRESS),
         endpoint=getattr(ctx.endpoint, "name", ""),
         tool=tool.name,
         arguments=arguments,
@@ -76,26 +82,52 @@ def trace_context() -> dict[str, str]:
     return carrier
 
 
+_NOT_QUEUED: Final = "The task could not be queued"
+
+
 def _create_and_enqueue(**fields: Any) -> MCPTask:
-    run_mcp_task = import_string(WORKER_TASK)
     _purge_now_and_then()
     _check_size(fields)
     # Counted, then created: two starts racing at the limit may both pass, so the overshoot is bounded by one
     # caller's concurrency. A transaction around both delayed the task workers' first claims by seconds on SQLite.
     _check_quota(fields["user_id"])
+    _check_stored(fields)
     ttl, interval = tasks_settings.TASK_TTL, tasks_settings.TASK_POLL_INTERVAL
     task = store.create(
         **fields, ttl_ms=None if ttl is None else round(ttl * 1000), poll_interval_ms=round(interval * 1000)
     )
-    try:
-        job = run_mcp_task.using(backend=tasks_settings.TASK_BACKEND).enqueue(task.task_id)
-    except Exception as error:
-        refusal = InternalError("The task could not be queued")
-        store.finish(task.task_id, error=refusal.to_error())
-        raise refusal from error
-    MCPTask.objects.filter(pk=task.pk).update(backend_task_id=str(job.id)[:64])
+    take_turns(task.user_id, task.client_address)
     task.refresh_from_db()  # a backend that runs it right away (ImmediateBackend) has finished it already
+    if task.status == MCPTask.Status.FAILED and (task.error or {}).get("message") == _NOT_QUEUED:
+        raise InternalError(_NOT_QUEUED)
     return task
+
+
+def take_turns(user_id: Any, client_address: str | None) -> None:
+    """Hand one caller's oldest waiting tasks to the task workers while fewer than its running cap are there.
+
+    Called when a task starts and when one ends: so the workers' queue holds at most
+    `TASK_MAX_RUNNING_PER_USER` (or, per anonymous address, `..._ANONYMOUS`) tasks of one caller, and
+    one caller's backlog waits here, never in front of another's.
+    """
+    anonymous = user_id is None
+    cap = tasks_settings.TASK_MAX_RUNNING_ANONYMOUS if anonymous else tasks_settings.TASK_MAX_RUNNING_PER_USER
+    while cap is None or store.handed_count(user_id, client_address, tasks_settings.TASK_TTL) < cap:
+        task_id = store.next_waiting(user_id, client_address)
+        if task_id is None:
+            return
+        _enqueue(task_id)
+
+
+def _enqueue(task_id: str) -> None:
+    run_mcp_task = import_string(WORKER_TASK)
+    try:
+        job = run_mcp_task.using(backend=tasks_settings.TASK_BACKEND).enqueue(task_id)
+    except Exception:
+        logger.exception("MCP task %s could not be queued", task_id)
+        store.finish(task_id, error=InternalError(_NOT_QUEUED).to_error())
+        return
+    MCPTask.objects.filter(pk=task_id).update(backend_task_id=str(job.id)[:64])
 
 
 def _check_size(fields: Mapping[str, Any]) -> None:
@@ -113,6 +145,28 @@ def _check_quota(user_id: Any) -> None:
         return
     who = "anonymous callers" if user_id is None else "one user"
     raise InvalidRequest(f"Too Many Tasks: at most {limit} active tasks for {who}; cancel one or let one finish")
+
+
+def _check_stored(fields: Mapping[str, Any]) -> None:
+    """Refuse a task that would take its caller past `TASK_MAX_STORED_BYTES_PER_USER` (or `..._ANONYMOUS`,
+    per address), counting what its tasks keep stored, finished ones included, once the expired are purged."""
+    user_id, address = fields["user_id"], fields["client_address"]
+    anonymous = user_id is None
+    limit = (
+        tasks_settings.TASK_MAX_STORED_BYTES_ANONYMOUS if anonymous else tasks_settings.TASK_MAX_STORED_BYTES_PER_USER
+    )
+    if limit is None:
+        return
+    size = store.json_size(*(fields[key] for key in ("arguments", "answers", "client_capabilities", "client_info")))
+    if store.stored_bytes(user_id, address) + size <= limit:
+        return
+    store.purge_expired()
+    if store.stored_bytes(user_id, address) + size <= limit:
+        return
+    who = "one anonymous client address" if anonymous else "one user"
+    raise InvalidRequest(
+        f"Too Much Stored: the tasks of {who} keep at most {limit} bytes; let finished ones expire (ttlMs) first"
+    )
 
 
 _last_purge = 0.0

@@ -11,10 +11,10 @@ import json
 import secrets
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from django.db import transaction
-from django.db.models import Min
+from django.db.models import F, Min, QuerySet, Sum
 from django.utils import timezone
 
 from mcp_django.tasks.models import ACTIVE_STATUSES, MCPTask
@@ -35,8 +35,10 @@ def create(
     ttl_ms: int | None,
     poll_interval_ms: int | None,
     trace_context: Mapping[str, str] | None = None,
+    client_address: str | None = None,
 ) -> MCPTask:
-    """Create a working task; it is committed when this returns (a `tasks/get` right after it finds it)."""
+    """Create a working task, waiting its turn (`next_waiting`); committed when this returns (a `tasks/get`
+    right after it finds it)."""
     return MCPTask.objects.create(
         task_id=secrets.token_urlsafe(18),
         user_id=user_id,
@@ -50,7 +52,46 @@ def create(
         ttl_ms=ttl_ms,
         poll_interval_ms=poll_interval_ms,
         trace_context=dict(trace_context or {}),
+        client_address=(client_address or "")[:64] if user_id is None else "",
+        stored_bytes=json_size(arguments, answers, client_capabilities, client_info),
     )
+
+
+def of_caller(user_id: Any, client_address: str | None) -> QuerySet[MCPTask]:
+    """The tasks of one caller: a user's, or those anonymous callers started from one address."""
+    rows = MCPTask.objects.filter(user_id=user_id)
+    return rows if user_id is not None else rows.filter(client_address=(client_address or "")[:64])
+
+
+def stored_bytes(user_id: Any, client_address: str | None) -> int:
+    """The bytes the tasks of one caller keep stored, finished ones included."""
+    return int(of_caller(user_id, client_address).aggregate(total=Sum("stored_bytes"))["total"] or 0)
+
+
+WAITING: Final = ""
+"""`backend_task_id` of a task waiting its turn: not handed to the task workers yet."""
+HANDED: Final = "handed"
+"""`backend_task_id` of a task being handed to the task workers (its job's id replaces it)."""
+
+
+def handed_count(user_id: Any, client_address: str | None, ttl: float | None) -> int:
+    """How many active tasks of one caller are with the task workers (queued or running), unexpired.
+
+    A task whose worker died stays active until it expires: only then does it stop counting.
+    """
+    rows = of_caller(user_id, client_address).filter(status__in=ACTIVE_STATUSES).exclude(backend_task_id=WAITING)
+    if ttl is not None:
+        rows = rows.filter(created_at__gte=timezone.now() - timedelta(seconds=ttl))
+    return rows.count()
+
+
+def next_waiting(user_id: Any, client_address: str | None) -> str | None:
+    """Take the oldest task of one caller that waits its turn (marked `HANDED`, so no one else takes it); its id."""
+    waiting = of_caller(user_id, client_address).filter(status__in=ACTIVE_STATUSES, backend_task_id=WAITING)
+    for task_id in waiting.order_by("created_at").values_list("pk", flat=True)[:5]:
+        if MCPTask.objects.filter(pk=task_id, backend_task_id=WAITING).update(backend_task_id=HANDED):
+            return str(task_id)
+    return None
 
 
 def find(task_id: Any, *, user_id: Any, endpoint: str) -> MCPTask | None:
@@ -172,6 +213,7 @@ def finish(task_id: str, *, result: Mapping[str, Any] | None = None, error: Mapp
     """Settle an active task as completed (with `result`) or failed (with `error`); False if it was cancelled."""
     status = Status.FAILED if error is not None else Status.COMPLETED
     changed = MCPTask.objects.filter(pk=task_id, status__in=ACTIVE_STATUSES).update(
+        stored_bytes=F("stored_bytes") + json_size(error if error is not None else result),
         status=status,
         result=dict(result) if result is not None and error is None else None,
         error=dict(error) if error is not None else None,

@@ -21,13 +21,13 @@ from typing import Any, Final
 from mcp_django.executor import run_sync
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.inputs import CAPABILITY_OF
-from mcp_django.protocol.jsonrpc import InternalError, MCPError, Message
+from mcp_django.protocol.jsonrpc import InternalError, InvalidRequest, MCPError, Message
 from mcp_django.protocol.observers import UNOBSERVED, Observation, compose_observers
 from mcp_django.protocol.versions import STATELESS_VERSIONS, Era
 from mcp_django.tasks import store
 from mcp_django.tasks.conf import tasks_settings
 from mcp_django.tasks.models import MCPTask
-from mcp_django.tasks.start import TASK_RUN
+from mcp_django.tasks.start import TASK_RUN, take_turns
 from mcp_django.time_limits import ToolTimeout
 
 logger = logging.getLogger("mcp_django.tasks")
@@ -76,7 +76,20 @@ def execute(task_id: str) -> None:
 
 async def _execute(task_id: str) -> None:
     row = await run_sync(MCPTask.objects.select_related("user").filter(pk=task_id).first)
-    if row is None or row.terminal:
+    if row is None:
+        return
+    try:
+        if not row.terminal:  # else cancelled while it was queued
+            await _execute_row(row)
+    finally:  # its caller's next waiting task takes its place with the workers
+        await run_sync(take_turns, row.user_id, row.client_address)
+
+
+async def _execute_row(row: MCPTask) -> None:
+    task_id = row.task_id
+    if row.user is not None and not row.user.is_active:
+        inactive = InvalidRequest("The user who started this task is no longer active")
+        await run_sync(store.finish, task_id, error=inactive.to_error())
         return
     try:
         tool, ctx = await run_sync(_prepare, row)

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
 from mcp_django import notifications
-from mcp_django.admission import Admission, Credentials, Refused
+from mcp_django.admission import CLIENT_ADDRESS, Admission, Credentials, Refused
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint
 from mcp_django.protocol import (
@@ -276,6 +276,8 @@ class StreamableHTTP:
             admitted_scope=admission.scope,
             site=site,
         )
+        if address is not None:
+            connection.extra[CLIENT_ADDRESS] = address
         if era is Era.STATELESS:
             if isinstance(message, dict) and isinstance(message.get("method"), str):
                 assert version_header is not None  # a stateless era is only chosen by the header

@@ -109,3 +109,58 @@ async def test_K8_expired_tasks_are_purged_by_the_command_and_when_a_task_starts
     with limits(TASK_PURGE_INTERVAL=0):
         started = await mcp.call_tool("slow_compute", {"seconds": 0})
     assert await sync_to_async(lambda: list(MCPTask.objects.values_list("pk", flat=True)))() == [started["taskId"]]
+
+
+def _handed(task_id: str) -> bool:
+    return MCPTask.objects.filter(pk=task_id).exclude(backend_task_id="").exists()
+
+
+async def test_K5_a_callers_backlog_waits_its_turn_and_never_in_front_of_another_caller() -> None:
+    anonymous = client()
+    user = await sync_to_async(User.objects.create_user)("k5-fair")
+    signed_in = MCPTestClient("conformance", user=user, era="stateless", capabilities=TASKS)
+    with limits(TASK_MAX_RUNNING_ANONYMOUS=1):
+        backlog = [(await anonymous.call_tool("slow_compute", {"seconds": 0}))["taskId"] for _ in range(3)]
+        other = (await signed_in.call_tool("slow_compute", {"seconds": 0}))["taskId"]
+
+        handed = [await sync_to_async(_handed)(task_id) for task_id in backlog]
+        assert handed == [True, False, False]  # the workers' queue holds one of the backlog
+        assert await sync_to_async(_handed)(other)  # and the other caller's task beside it, not behind it
+
+        await run_worker(backlog[0])  # when it ends, the next of its caller's tasks takes its place
+        assert [await sync_to_async(_handed)(task_id) for task_id in backlog[1:]] == [True, False]
+
+
+async def test_K8_finished_tasks_count_against_their_callers_stored_bytes_until_they_expire() -> None:
+    mcp = client()
+    user = await sync_to_async(User.objects.create_user)("k8-stored")
+    signed_in = MCPTestClient("conformance", user=user, era="stateless", capabilities=TASKS)
+    with limits(TASK_MAX_STORED_BYTES_ANONYMOUS=30_000, TASK_MAX_STORED_BYTES_PER_USER=30_000):
+        first = await mcp.call_tool("slow_compute", {"seconds": 0, "label": "x" * 9_000})
+        await run_worker(first["taskId"])  # its arguments and its result: about 18 KB, kept once finished
+        with assert_mcp_error(
+            -32600,
+            match="Too Much Stored: the tasks of one anonymous client address keep at most 30000 bytes",
+        ):
+            await mcp.call_tool("slow_compute", {"seconds": 0, "label": "x" * 9_000})
+        assert (await signed_in.call_tool("slow_compute", {"seconds": 0, "label": "x" * 9_000}))["resultType"] == "task"
+
+        await sync_to_async(_age)(first["taskId"], 2)  # expired (TASK_TTL is an hour): purged, no longer counted
+        assert (await mcp.call_tool("slow_compute", {"seconds": 0, "label": "x" * 9_000}))["resultType"] == "task"
+    row = await sync_to_async(MCPTask.objects.filter(user=None).get)()
+    assert row.stored_bytes > 9_000
+
+
+async def test_a_deactivated_users_queued_task_does_not_run() -> None:
+    user = await sync_to_async(User.objects.create_user)("leaver")
+    signed_in = MCPTestClient("conformance", user=user, era="stateless", capabilities=TASKS)
+    created = await signed_in.call_tool("slow_compute", {"seconds": 0, "label": "never"})
+    user.is_active = False
+    await sync_to_async(user.save)()
+
+    await run_worker(created["taskId"])
+
+    row = await sync_to_async(MCPTask.objects.get)(pk=created["taskId"])
+    assert row.status == MCPTask.Status.FAILED
+    assert row.error == {"code": -32600, "message": "The user who started this task is no longer active"}
+    assert row.result is None
