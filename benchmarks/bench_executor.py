@@ -1,7 +1,7 @@
 """How a sync job is handed to a thread and back, three ways: CPU time per job, 1 and 16 concurrent callers.
 
 - `run_in_executor`: a `ThreadPoolExecutor` through `loop.run_in_executor`, what `run_sync` did before;
-- `run_sync`: `mcp_django.executor` as it is (one queue, one `call_soon_threadsafe` per job);
+- `run_sync`: `mcp_django.runtime.executor` as it is (one queue, one `call_soon_threadsafe` per job);
 - `batch per wake-up`: a prototype whose threads hand every result finished since the loop's last
   wake-up back with one `call_soon_threadsafe`.
 
@@ -38,7 +38,7 @@ django.setup()
 
 from django.test import override_settings  # noqa: E402
 
-from mcp_django.executor import _Job, dedicated_threads, run_sync  # noqa: E402
+from mcp_django.runtime.executor import _Job, dedicated_threads, run_sync  # noqa: E402
 
 THREADS = 4
 JOBS = 8000

@@ -40,10 +40,10 @@ from django.core.management import call_command  # noqa: E402
 
 from benchmarks.bench_interceptors import TEN  # noqa: E402
 from mcp_django import Registry  # noqa: E402
-from mcp_django.admission import Credentials  # noqa: E402
 from mcp_django.endpoints import Endpoint  # noqa: E402
-from mcp_django.executor import dedicated_threads  # noqa: E402
+from mcp_django.endpoints.admission import Credentials  # noqa: E402
 from mcp_django.protocol import Connection  # noqa: E402
+from mcp_django.runtime.executor import dedicated_threads  # noqa: E402
 from mcp_django.transports.http import StreamableHTTP  # noqa: E402
 
 CALLS = 2000

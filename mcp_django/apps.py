@@ -46,7 +46,8 @@ class MCPDjangoConfig(AppConfig):
             provider_registry.load(apps.get_app_configs())
             provider_registry.freeze()
 
-        from mcp_django import auth_cache, control
+        from mcp_django import control
+        from mcp_django.endpoints import auth_cache
 
         control.install(self)  # the admin's overlay, and its signals: stamps, list changes, rows synced after migrate
         auth_cache.connect()  # changes to tokens, users, groups and grants drop the cached credentials

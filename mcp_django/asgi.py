@@ -31,12 +31,12 @@ from typing import Any, Final, Literal
 from django.core.signals import setting_changed
 from django.urls import set_script_prefix
 
-from mcp_django.admission import Credentials
 from mcp_django.auth import REQUEST, SESSION, credentials_read
 from mcp_django.conf import HTTPSettings, django_http_settings, mcp_settings
 from mcp_django.endpoints import Endpoint
-from mcp_django.executor import dedicated_threads
+from mcp_django.endpoints.admission import Credentials
 from mcp_django.protocol.context import aclose
+from mcp_django.runtime.executor import dedicated_threads
 from mcp_django.transports.body import CLIENT_GONE, bounded_receive, read_asgi_body
 from mcp_django.transports.http import HTTPResponse, StreamableHTTP, resource_metadata_url
 from mcp_django.transports.public import Refusal, is_public_view, read_public_body

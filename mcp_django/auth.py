@@ -15,7 +15,7 @@ What a class reads of a request (`credentials_read`) decides where it can run an
 kept: a class that reads the headers alone (DRF's token and basic authentication, this module's
 token authentication, simplejwt, knox, or a class that says `mcp_credentials = "headers"`) is
 served on the ASGI fast path; one whose credential is the `Authorization` header alone (the known
-ones, or `mcp_credentials = "authorization"`) is also cached per header (`mcp_django.auth_cache`)
+ones, or `mcp_credentials = "authorization"`) is also cached per header (`mcp_django.endpoints.auth_cache`)
 and not run at all for a request without that header.
 """
 
@@ -28,7 +28,7 @@ from django.http.request import HttpHeaders
 from django.utils.module_loading import import_string
 from rest_framework import authentication, exceptions
 
-from mcp_django.executor import run_sync
+from mcp_django.runtime.executor import run_sync
 
 __all__ = [
     "AUTHORIZATION",
@@ -211,5 +211,5 @@ def authenticate(authenticators: Iterable[Any], request: Any) -> Any:
 
 
 async def aauthenticate(authenticators: Iterable[Any], request: Any) -> Any:
-    """`authenticate` for async code, run where the ORM may run (`mcp_django.executor.run_sync`)."""
+    """`authenticate` for async code, run where the ORM may run (`mcp_django.runtime.executor.run_sync`)."""
     return await run_sync(authenticate, authenticators, request)

@@ -47,7 +47,7 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "INSTRUCTIONS": None,
     "SESSIONS": True,
     "SESSION_IDLE_TIMEOUT": 3600,
-    "SESSION_STORE": "mcp_django.sessions.DatabaseSessionStore",
+    "SESSION_STORE": "mcp_django.endpoints.sessions.DatabaseSessionStore",
     "SESSION_MAX_CLIENT_BYTES": 64 * 1024,
     "SESSION_MAX_PER_USER": 100,
     "SESSION_MAX_ANONYMOUS": 100,

@@ -35,7 +35,7 @@ class MCPSession(models.Model):
     Rows are written when a session opens, when its state changes (`notifications/initialized`,
     `logging/setLevel`, `resources/subscribe` and `unsubscribe`) and, throttled, to push `expires_at`
     forward while the client is active.
-    Requests read sessions through the in-process cache of `mcp_django.sessions.DatabaseSessionStore`.
+    Requests read sessions through the in-process cache of `mcp_django.endpoints.sessions.DatabaseSessionStore`.
     """
 
     session_id = models.CharField(max_length=128, unique=True)

@@ -5,7 +5,7 @@ A component may require Django permissions (`"app_label.codename"`), all of them
 component's scope. What a caller lacks is left out of its lists and answers exactly as an unknown name.
 
 Permissions are read afresh on every request: the user admission found may be shared between
-requests (`mcp_django.auth_cache`), and `ModelBackend` caches a user's permissions on the instance,
+requests (`mcp_django.endpoints.auth_cache`), and `ModelBackend` caches a user's permissions on the instance,
 so the check runs on a copy without those caches, made once per request and remembered for the rest
 of it (a list of many guarded tools reads them once). A machine client's or an OAuth token's
 permissions are its user's: the principal is that user.
@@ -19,7 +19,7 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
-from mcp_django.executor import run_sync
+from mcp_django.runtime.executor import run_sync
 
 if TYPE_CHECKING:
     from mcp_django.protocol.context import RequestContext

@@ -5,7 +5,7 @@ provider carries a minimum scope (USER unless declared otherwise); a caller sees
 scope reaches and nothing else, and what it cannot see answers as unknown.
 
 A user's scope is worked out by the scope policy, `MCP_DJANGO["SCOPE_POLICY"]`, by default
-`GroupScopePolicy`; `mcp_django.auth_cache` keeps its answers per user and drops them when a
+`GroupScopePolicy`; `mcp_django.endpoints.auth_cache` keeps its answers per user and drops them when a
 user, their groups or a `GroupScope` row change, so a change applies to the next request:
 
 - a superuser is SYSTEM;
@@ -24,7 +24,7 @@ import enum
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
-from mcp_django.executor import run_sync
+from mcp_django.runtime.executor import run_sync
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -146,9 +146,9 @@ class ScopePolicy:
     """Maps a Django user to the `Scope` it reaches; subclasses implement `scope_of`.
 
     Name a subclass in `MCP_DJANGO["SCOPE_POLICY"]`. Its answers are cached per user (see
-    `mcp_django.auth_cache`), so they must depend only on the user, its groups and `GroupScope`
+    `mcp_django.endpoints.auth_cache`), so they must depend only on the user, its groups and `GroupScope`
     rows (whose changes drop the cache); a policy that reads other data calls
-    `mcp_django.auth_cache.forget_credentials()` when that data changes.
+    `mcp_django.endpoints.auth_cache.forget_credentials()` when that data changes.
     """
 
     def scope_of(self, user: User | None) -> Scope | None:
@@ -156,7 +156,7 @@ class ScopePolicy:
         raise NotImplementedError(f"{type(self).__name__} must implement scope_of()")
 
     async def ascope_of(self, user: User | None) -> Scope | None:
-        """`scope_of` for async code, run where the ORM may run (`mcp_django.executor.run_sync`)."""
+        """`scope_of` for async code, run where the ORM may run (`mcp_django.runtime.executor.run_sync`)."""
         return await run_sync(self.scope_of, user)
 
 

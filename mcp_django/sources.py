@@ -33,9 +33,9 @@ from mcp_django.permissions import Permissions, permitted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
 from mcp_django.protocol.meta import check_param_headers
-from mcp_django.results import completion
+from mcp_django.runtime.results import completion
+from mcp_django.runtime.time_limits import call_within_limit
 from mcp_django.scopes import Scope, ScopeResolver
-from mcp_django.time_limits import call_within_limit
 
 Items = Sequence[Mapping[str, Any]]
 C = TypeVar("C")
@@ -373,7 +373,7 @@ class CompositeBackend:
         Only on the way to "Unknown ...", and only while someone listens: the second lookup asks every
         enabled source whose permissions the caller holds (a permission refusal is not a scope one).
         """
-        from mcp_django.refusals import refused  # Django, imported on this way only
+        from mcp_django.runtime.refusals import refused  # Django, imported on this way only
 
         if scope is Scope.SYSTEM or not refused.has_listeners(type(self)):
             return

@@ -19,12 +19,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
-
-# mcp_django's own pytest plugin (mcp_client, mcp_http_client, mcp_era), also when the installed metadata
-# predates its pytest11 entry point; the entry point has the same name, so pytest loads it once.
-pytest_plugins = ["mcp_django.pytest_plugin"]
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_TIMEOUT_S = 60.0
@@ -317,7 +314,8 @@ def _without_the_demo_interceptors(audit_spool_dir: Path, refusing_url: str) -> 
     # The demo's gateways and its interceptor server are the project itself where `make demo` serves it
     # (MCP_EXAMPLE_BASE_URL): in process nothing is served, and a URL that refuses keeps them from reaching
     # whatever else this machine serves there, whatever the environment says.
-    closed = {name: {"URL": f"{refusing_url}/mcp"} for name in settings.MCP_DJANGO.get("SERVERS", {})}
+    servers = cast(dict[str, Any], settings.MCP_DJANGO.get("SERVERS", {}))
+    closed = {name: {"URL": f"{refusing_url}/mcp"} for name in servers}
     overrides = {"INTERCEPTORS": [], "AUDIT_SPOOL_DIR": str(audit_spool_dir), "SERVERS": closed}
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, **overrides}):
         yield
@@ -338,6 +336,6 @@ def _quick_password_hashing() -> Iterator[None]:
 def _fresh_auth_cache() -> None:
     """Every test starts without cached credentials or scopes: they outlive a test's rolled-back rows, and the
     next test's users may get the same ids (docs/authentication.md, "Tests")."""
-    from mcp_django.auth_cache import auth_cache
+    from mcp_django.endpoints.auth_cache import auth_cache
 
     auth_cache.clear()

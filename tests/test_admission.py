@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from mcp_django.admission import Refused, check_cookie_origin, check_host
+from mcp_django.endpoints.admission import Refused, check_cookie_origin, check_host
 
 
 def test_a_host_admitted_once_is_checked_again_when_allowed_hosts_change() -> None:

@@ -101,18 +101,15 @@ LAYERS: dict[str, int] = {
     # 0 the protocol core: JSON-RPC and MCP on plain dicts, no Django
     "mcp_django.protocol": 0,
     # 1 settings and what every layer above uses
-    **dict.fromkeys(["version", "conf", "exceptions", "checks.support", "unavailable", "executor", "time_limits"], 1),
-    **dict.fromkeys(["content", "results", "relay", "notifications", "transactions", "refusals"], 1),
+    **dict.fromkeys(["version", "conf", "exceptions", "checks.support", "content"], 1),
+    "runtime": 1,  # how a call runs: sync code's threads, time limits, units of work, results, notifications
     # 2 who is calling, and the rows the core keeps
     **dict.fromkeys(["scopes", "permissions", "auth", "context", "forms", "models"], 2),
     # 3 what is served, and what runs around every operation
     **dict.fromkeys(["declarations", "sources", "registry", "providers", "toolsets", "bus", "interceptors"], 3),
     "mcp_django": 3,  # the public API's package: the declarations and providers it re-exports
-    # 4 endpoints and admission, and the seam extensions plug into
-    **dict.fromkeys(
-        ["mounts", "overlay", "sessions", "session_cache", "auth_cache", "admission", "extensions", "endpoints"], 4
-    ),
-    "composition": 4,
+    # 4 endpoints (admission, composition, sessions, mounts, the overlay), and the seam extensions plug into
+    **dict.fromkeys(["extensions", "endpoints"], 4),
     # 5 extensions and optional parts (the core imports none of them)
     **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry"], 5),
     "interceptors.protocol": 5,  # SEP-2624's wire methods: an extension on the seam (InterceptorsExtension)
@@ -122,7 +119,7 @@ LAYERS: dict[str, int] = {
     "control": 7,
     # 8 Django glue, the checks of everything, the tools that drive the whole package
     **dict.fromkeys(["apps", "admin", "urls", "views", "routing", "management", "checks"], 8),
-    **dict.fromkeys(["testing", "testing_http", "pytest_plugin", "inspection"], 8),
+    **dict.fromkeys(["testing", "inspection"], 8),
     "oauth.urls": 8,  # the OAuth app's URLconf: wiring, like urls.py (its views take the transports' body limit)
     # the gateway app's admin (the core admin's switches, the control plane's inventory) and URLconf: wiring
     **dict.fromkeys(["gateway.admin", "gateway.urls"], 8),

@@ -26,7 +26,7 @@ def test_valid_settings_pass() -> None:
                 "INSTRUCTIONS": "Be brief.",
                 "SESSIONS": False,
                 "SESSION_IDLE_TIMEOUT": 600,
-                "SESSION_STORE": "mcp_django.sessions.DatabaseSessionStore",
+                "SESSION_STORE": "mcp_django.endpoints.sessions.DatabaseSessionStore",
                 "MAX_REQUEST_BYTES": 1024,
                 "ALLOWED_ORIGINS": ["https://app.example.com", "http://intranet:8080"],
                 "PAGE_SIZE": 20,
@@ -71,10 +71,10 @@ def test_e002_an_unknown_key_with_nothing_close() -> None:
 
 
 def test_e003_an_import_string_that_does_not_import() -> None:
-    assert run({"SESSION_STORE": "mcp_django.sessions.NoSuchStore"}) == [
+    assert run({"SESSION_STORE": "mcp_django.endpoints.sessions.NoSuchStore"}) == [
         Error(
             "MCP_DJANGO['SESSION_STORE'] cannot be imported.",
-            hint="Check the dotted path 'mcp_django.sessions.NoSuchStore'.",
+            hint="Check the dotted path 'mcp_django.endpoints.sessions.NoSuchStore'.",
             id="mcp_django.E003",
         )
     ]
@@ -84,7 +84,7 @@ def test_e003_an_import_string_that_is_not_a_string() -> None:
     assert run({"SESSION_STORE": 42}) == [
         Error(
             "MCP_DJANGO['SESSION_STORE'] must be a dotted import path, not int.",
-            hint="Write it as a string, e.g. 'mcp_django.sessions.DatabaseSessionStore'.",
+            hint="Write it as a string, e.g. 'mcp_django.endpoints.sessions.DatabaseSessionStore'.",
             id="mcp_django.E003",
         )
     ]
@@ -165,7 +165,7 @@ def test_e005_a_session_store_that_is_not_a_session_store() -> None:
     assert run({"SESSION_STORE": "collections.OrderedDict"}) == [
         Error(
             "MCP_DJANGO['SESSION_STORE'] is not a SessionStore subclass.",
-            hint="Name a subclass of mcp_django.sessions.SessionStore.",
+            hint="Name a subclass of mcp_django.endpoints.sessions.SessionStore.",
             id="mcp_django.E005",
         )
     ]
@@ -192,7 +192,7 @@ def test_e003_a_scope_policy_that_is_not_a_string_names_the_default_as_an_exampl
 
 
 def test_e005_a_scope_policy_that_is_not_a_scope_policy() -> None:
-    assert run({"SCOPE_POLICY": "mcp_django.sessions.DatabaseSessionStore"}) == [
+    assert run({"SCOPE_POLICY": "mcp_django.endpoints.sessions.DatabaseSessionStore"}) == [
         Error(
             "MCP_DJANGO['SCOPE_POLICY'] is not a ScopePolicy subclass.",
             hint="Name a subclass of mcp_django.scopes.ScopePolicy.",

@@ -12,8 +12,8 @@ import mcp_django
 from mcp_django.checks.settings import settings_owners
 from mcp_django.client.conf import client_settings
 from mcp_django.conf import DEFAULTS, declared_settings, mcp_settings, normalize_origin
+from mcp_django.endpoints.sessions import DatabaseSessionStore
 from mcp_django.oauth.conf import oauth_settings
-from mcp_django.sessions import DatabaseSessionStore
 from mcp_django.skills.conf import skills_settings
 from mcp_django.tasks.conf import tasks_settings
 from mcp_django.telemetry.conf import telemetry_settings
@@ -51,7 +51,7 @@ def test_values_are_reloaded_when_the_setting_changes() -> None:
 
 
 def test_import_strings_are_resolved_to_the_object() -> None:
-    with override_settings(MCP_DJANGO={"SESSION_STORE": "mcp_django.sessions.DatabaseSessionStore"}):
+    with override_settings(MCP_DJANGO={"SESSION_STORE": "mcp_django.endpoints.sessions.DatabaseSessionStore"}):
         assert mcp_settings.SESSION_STORE is DatabaseSessionStore
 
 

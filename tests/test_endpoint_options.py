@@ -14,8 +14,8 @@ from django.core.checks import Error
 
 from mcp_django import Registry
 from mcp_django.endpoints import Endpoint, check_servers_served, get_endpoint
+from mcp_django.endpoints.overlay import NullOverlay
 from mcp_django.gateway.extension import IDENTIFIER, remote_sources
-from mcp_django.overlay import NullOverlay
 from mcp_django.urls import endpoint
 
 OVERLAY = NullOverlay()

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import override_settings
 
-from mcp_django.executor import THREAD_NAME_PREFIX, dedicated_threads, run_sync, uses_dedicated_threads
+from mcp_django.runtime.executor import THREAD_NAME_PREFIX, dedicated_threads, run_sync, uses_dedicated_threads
 
 
 def _where() -> tuple[str, int, object]:

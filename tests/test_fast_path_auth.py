@@ -20,7 +20,7 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 
 from mcp_django.asgi import get_asgi_application
-from mcp_django.executor import THREAD_NAME_PREFIX
+from mcp_django.runtime.executor import THREAD_NAME_PREFIX
 from tests.test_asgi import call, echo_call
 
 pytestmark = [pytest.mark.urls("tests.asgi_urls"), pytest.mark.django_db(transaction=True)]

@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 
+from mcp_django.endpoints.sessions import get_session_store
 from mcp_django.models import MCPSession
-from mcp_django.sessions import get_session_store
 from tests.http_support import error_of, initialize, open_session, post, request
 
 pytestmark = [pytest.mark.urls("tests.http_urls"), pytest.mark.django_db]

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.test import AsyncClient
 
+from mcp_django.endpoints.sessions import DatabaseSessionStore, get_session_store
 from mcp_django.models import MCPSession
-from mcp_django.notifications import send_notification
-from mcp_django.sessions import DatabaseSessionStore, get_session_store
+from mcp_django.runtime.notifications import send_notification
 from tests.http_support import ACCEPT, initialize, request, stateless, stateless_headers
 
 pytestmark = [pytest.mark.urls("tests.http_urls"), pytest.mark.django_db(transaction=True)]

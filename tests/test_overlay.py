@@ -10,8 +10,8 @@ import pytest
 from example_project.demo.models import Book
 from mcp_django.control.state import control_state
 from mcp_django.endpoints import ChainHook, Endpoint
+from mcp_django.endpoints.overlay import NullOverlay
 from mcp_django.models import ProviderState
-from mcp_django.overlay import NullOverlay
 from mcp_django.testing import MCPTestClient
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mcp_django"

@@ -17,7 +17,7 @@ PUBLIC_MODULES = (
     "mcp_django",
     "mcp_django.asgi",
     "mcp_django.auth",
-    "mcp_django.auth_cache",
+    "mcp_django.endpoints.auth_cache",
     "mcp_django.bus",
     "mcp_django.client",
     "mcp_django.content",
@@ -27,7 +27,7 @@ PUBLIC_MODULES = (
     "mcp_django.interceptors",
     "mcp_django.interceptors.protocol",
     "mcp_django.models",
-    "mcp_django.notifications",
+    "mcp_django.runtime.notifications",
     "mcp_django.providers",
     "mcp_django.routing",
     "mcp_django.scopes",
@@ -47,9 +47,7 @@ PUBLIC_MODULES = (
 """The modules users import, as the table of docs/reference/api.md lists them."""
 
 REEXPORT_PATHS = {
-    "mcp_django.testing_http": "MCPHTTPTestClient's first import path; it lives in mcp_django.testing.http",
-    "mcp_django.pytest_plugin": "the pytest plugin's first import path, the name `pytest_plugins` lists",
-    "mcp_django.results": "ToolError's home before mcp_django.exceptions",
+    "mcp_django.runtime.results": "ToolError's home before mcp_django.exceptions",
     "mcp_django.bus.core": "ActionError's home before mcp_django.exceptions",
     "mcp_django.declarations.common": "DeclarationError's home before mcp_django.exceptions",
     "mcp_django.client.remote": "RemoteError's and BackendUnavailable's home before mcp_django.exceptions",
@@ -149,7 +147,7 @@ def test_the_api_reference_lists_the_public_modules() -> None:
         ("mcp_django", "ToolError"),
         ("mcp_django", "DeclarationError"),
         ("mcp_django", "RegistryFrozen"),
-        ("mcp_django.results", "ToolError"),
+        ("mcp_django.runtime.results", "ToolError"),
         ("mcp_django.declarations", "DeclarationError"),
         ("mcp_django.bus", "ActionError"),
         ("mcp_django.client", "RemoteError"),

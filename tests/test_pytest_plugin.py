@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,8 +13,7 @@ import pytest
 from mcp_types.jsonrpc import INVALID_PARAMS
 
 from mcp_django.client.remote import BackendUnavailable
-from mcp_django.testing import MCPTestClient, assert_mcp_error, assert_tool_error, assert_tool_result
-from mcp_django.testing_http import MCPHTTPTestClient
+from mcp_django.testing import MCPHTTPTestClient, MCPTestClient, assert_mcp_error, assert_tool_error, assert_tool_result
 
 pytestmark = pytest.mark.django_db(transaction=True)  # users made in async tests are seen by every thread
 
@@ -106,22 +106,20 @@ async def test_the_http_client_without_credentials_is_refused(mcp_http_client: M
     assert raised.value.reason == "refused"
 
 
-@pytest.mark.parametrize("module", ["mcp_django.testing.pytest_plugin", "mcp_django.pytest_plugin"])
-def test_the_plugin_imports_no_django_until_a_fixture_is_used(module: str) -> None:
+def test_the_plugin_imports_no_django_until_a_fixture_is_used() -> None:
     # pytest loads it in every run of a project that installs mcp_django, Django configured or not
-    code = f"import sys, {module}; assert 'django' not in sys.modules, 'django imported'"
+    code = "import sys, mcp_django.testing.pytest_plugin; assert 'django' not in sys.modules, 'django imported'"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent)
 
 
-def test_the_testing_package_and_the_old_paths_give_the_same_clients() -> None:
+def test_the_testing_package_gives_the_clients_and_the_old_paths_are_gone() -> None:
     import mcp_django.testing as testing
-    from mcp_django.pytest_plugin import mcp_client
-    from mcp_django.testing.http import MCPHTTPTestClient as Moved
-    from mcp_django.testing.pytest_plugin import mcp_client as moved_fixture
-    from mcp_django.testing_http import MCPHTTPTestClient as Old
+    from mcp_django.testing.http import MCPHTTPTestClient
 
-    assert testing.MCPHTTPTestClient is Moved is Old
-    assert mcp_client is moved_fixture
+    assert testing.MCPHTTPTestClient is MCPHTTPTestClient
     assert testing.MCPTestClient.__module__ == "mcp_django.testing.client"
+    for old in ("mcp_django.pytest_plugin", "mcp_django.testing_http"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)
     with pytest.raises(AttributeError, match="no attribute 'MCPTestClinet'"):
         testing.MCPTestClinet  # noqa: B018

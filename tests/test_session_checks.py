@@ -6,7 +6,7 @@ from django.core.checks import Error
 from django.test import override_settings
 
 from mcp_django.checks.settings import check_settings
-from mcp_django.sessions import SessionStore
+from mcp_django.endpoints.sessions import SessionStore
 
 
 class CannotCount(SessionStore):

@@ -8,9 +8,9 @@ import pytest
 from django.test import Client, override_settings
 from pytest_django import DjangoAssertNumQueries
 
+from mcp_django.endpoints.sessions import DatabaseSessionStore, SessionStore, get_session_store, new_session_id
 from mcp_django.models import MCPSession
 from mcp_django.protocol import SessionState
-from mcp_django.sessions import DatabaseSessionStore, SessionStore, get_session_store, new_session_id
 from tests.http_support import open_session, post, request
 
 # The async tests reach the database from another thread, outside the test's transaction.
@@ -155,7 +155,7 @@ async def test_opening_a_session_purges_the_expired_ones_at_most_once_per_interv
 @pytest.mark.django_db(transaction=True)
 @override_settings(MCP_DJANGO={"SESSION_MAX_ANONYMOUS": 1, "SESSION_IDLE_TIMEOUT": 10})
 async def test_the_anonymous_cap_counts_open_sessions_only() -> None:
-    from mcp_django.sessions import SessionRefused
+    from mcp_django.endpoints.sessions import SessionRefused
 
     store = MovableClock()
     await open_one(store)
@@ -175,7 +175,7 @@ async def test_the_anonymous_cap_counts_open_sessions_only() -> None:
 @pytest.mark.django_db(transaction=True)
 @override_settings(MCP_DJANGO={"SESSION_MAX_ANONYMOUS": 1})
 async def test_anonymous_sessions_are_capped_per_client_address() -> None:
-    from mcp_django.sessions import SessionRefused
+    from mcp_django.endpoints.sessions import SessionRefused
 
     store = DatabaseSessionStore()
     await open_one(store, address="192.0.2.1")

@@ -10,10 +10,10 @@ import pytest
 
 from mcp_django import Context, ToolProvider
 from mcp_django.endpoints import Endpoint
+from mcp_django.endpoints.mounts import Mounted
+from mcp_django.endpoints.overlay import NullOverlay
 from mcp_django.exceptions import MCPCallError
 from mcp_django.extensions import Extension
-from mcp_django.mounts import Mounted
-from mcp_django.overlay import NullOverlay
 from mcp_django.protocol.context import RequestContext
 from mcp_django.registry import Registry
 from mcp_django.scopes import Scope

@@ -22,11 +22,11 @@ from example_project.demo.models import Book
 from mcp_django import DeclarationError, Registry
 from mcp_django.declarations import Tool
 from mcp_django.endpoints import Endpoint
-from mcp_django.executor import dedicated_threads, running_jobs
 from mcp_django.providers import ToolProvider
+from mcp_django.runtime.executor import dedicated_threads, running_jobs
+from mcp_django.runtime.transactions import atomic_databases
 from mcp_django.testing import MCPTestClient, assert_mcp_error, assert_tool_error, assert_tool_result
 from mcp_django.toolsets import Toolset
-from mcp_django.transactions import atomic_databases
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -17,9 +17,9 @@ from rest_framework.authtoken.models import Token
 from mcp_django import Context, Registry
 from mcp_django.endpoints import Endpoint
 from mcp_django.models import ToolState
-from mcp_django.notifications import send_notification
 from mcp_django.protocol import MessageHandler
 from mcp_django.routing import websocket_endpoint
+from mcp_django.runtime.notifications import send_notification
 
 # Channels closes stale database connections around every message it dispatches.
 pytestmark = pytest.mark.django_db(transaction=True)

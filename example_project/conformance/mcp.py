@@ -19,7 +19,8 @@ from pydantic import Field
 
 import mcp_django
 from example_project.conformance import task_tools
-from mcp_django import Context, content, notifications
+from mcp_django import Context, content
+from mcp_django.runtime import notifications
 
 registry = mcp_django.Registry("conformance")
 task_tools.register(registry)
@@ -323,7 +324,7 @@ async def test_input_required_result_capabilities(ctx: Context) -> str:
 
 # ----------------------------------------------------------------- list changes (SEP-2575 listen)
 # Our registries are frozen while serving; these tools announce a change the way a project would after
-# an admin toggles a provider: through mcp_django.notifications, which reaches every listening client.
+# an admin toggles a provider: through mcp_django.runtime.notifications, which reaches every listening client.
 
 
 @registry.tool

@@ -27,8 +27,8 @@ import pydantic
 from asgiref.sync import async_to_sync, iscoroutinefunction
 
 from mcp_django.exceptions import ActionError, RegistryFrozen  # ActionError: importable from here too
-from mcp_django.executor import run_sync
 from mcp_django.protocol.errors import validation_problems
+from mcp_django.runtime.executor import run_sync
 
 __all__ = [
     "HANDLER_FAILED",

@@ -204,8 +204,8 @@ def _check_import(key: str, value: Any) -> list[CheckMessage]:
 
 def _base_classes() -> dict[str, type]:
     """The class each import-string setting must name a subclass of."""
+    from mcp_django.endpoints.sessions import SessionStore
     from mcp_django.scopes import ScopePolicy
-    from mcp_django.sessions import SessionStore
 
     return {"SESSION_STORE": SessionStore, "SCOPE_POLICY": ScopePolicy}
 

@@ -41,9 +41,9 @@ from mcp_django.client.connection import (
     remote_server,
 )
 from mcp_django.conf import mcp_settings
+from mcp_django.endpoints.overlay import installed, on_change
 from mcp_django.extensions import chain_options
 from mcp_django.interceptors.hook import caller_context
-from mcp_django.overlay import installed, on_change
 from mcp_django.protocol.versions import Era
 
 _settings_chain: dict[str, Any] | None = None

@@ -1,4 +1,4 @@
-"""The admin's overlay: what the core asks (`mcp_django.overlay.Overlay`), answered from this process's snapshot."""
+"""The admin's overlay: what the core asks (`endpoints.overlay.Overlay`), answered from this process's snapshot."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcp_django.control.state import ControlState, control_state
+from mcp_django.endpoints.mounts import Mounted
 from mcp_django.gateway.source import RemoteSource
-from mcp_django.mounts import Mounted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.jsonrpc import InvalidParams

@@ -27,8 +27,8 @@ from mcp_django.control.inventory import (
 )
 from mcp_django.control.state import SESSIONS, STATE, bump, control_state, remote_server_model
 from mcp_django.models import GroupScope, InterceptorState, MCPSession, ProviderState, ToolState
-from mcp_django.notifications import send_notification_sync
 from mcp_django.providers import provider_registry
+from mcp_django.runtime.notifications import send_notification_sync
 
 logger = logging.getLogger("mcp_django.state")
 

@@ -6,9 +6,9 @@ installed, `RemoteServer` rows. A process never reads those rows on the request 
 snapshot, and at most every `STATE_CHECK_INTERVAL` seconds (a monotonic clock, so a busy worker still
 does no query per request) it reads one `StateVersion` stamp. Every
 save or delete of a state row, a `GroupScope` or a session writes a fresh random stamp (and
-`mcp_django.auth_cache` writes `"auth"` when a credential or a scope may have changed); when a
+`mcp_django.endpoints.auth_cache` writes `"auth"` when a credential or a scope may have changed); when a
 stamp a process sees moves, it reloads the snapshot and tells the listeners of that stamp
-(`mcp_django.overlay.on_change`: the endpoints rebuild their handlers, the session store forgets its
+(`mcp_django.endpoints.overlay.on_change`: the endpoints rebuild their handlers, the session store forgets its
 cache). So a change reaches every worker within `MCP_DJANGO["STATE_CHECK_INTERVAL"]` (0.5 s) plus one
 request. `docs/admin.md` tells the whole story.
 """
@@ -28,9 +28,9 @@ from django.apps import apps
 from django.utils.module_loading import import_string
 
 from mcp_django.conf import mcp_settings
-from mcp_django.executor import run_sync
+from mcp_django.endpoints.overlay import changed
 from mcp_django.models import InterceptorState, ProviderState, ScopedState, StateVersion, ToolState
-from mcp_django.overlay import changed
+from mcp_django.runtime.executor import run_sync
 from mcp_django.scopes import Scope
 
 logger = logging.getLogger("mcp_django.state")

@@ -3,7 +3,7 @@
 Everything a declaration can work out from its function — the input schema, the
 output schema, the argument model, the wire dict `tools/list` sends — is worked
 out once, when it is declared. A call only validates, runs and converts (the
-conversions are `mcp_django.results`').
+conversions are `mcp_django.runtime.results`').
 
 The classes here are what `Registry.tool()`, `.resource()`, `.prompt()` and
 `.completion()` build; users meet them through those decorators. One module a job:
@@ -24,7 +24,7 @@ from mcp_django.declarations.docstrings import parse_docstring
 from mcp_django.declarations.prompts import Prompt
 from mcp_django.declarations.resources import Resource, ResourceTemplate, UriTemplate
 from mcp_django.declarations.tools import Tool
-from mcp_django.results import MAX_COMPLETION_VALUES, ToolError, resource_contents, to_content
+from mcp_django.runtime.results import MAX_COMPLETION_VALUES, ToolError, resource_contents, to_content
 
 __all__ = [
     "APP_MIME_TYPE",

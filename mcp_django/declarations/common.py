@@ -12,9 +12,9 @@ from typing_extensions import TypedDict
 
 from mcp_django.declarations.django_values import evaluate, needs_evaluation
 from mcp_django.exceptions import DeclarationError  # defined there; importable from here too
-from mcp_django.executor import run_sync
 from mcp_django.permissions import Permissions, parse_permissions
-from mcp_django.results import is_failure
+from mcp_django.runtime.executor import run_sync
+from mcp_django.runtime.results import is_failure
 from mcp_django.scopes import Scope
 
 __all__ = [
@@ -62,7 +62,7 @@ class Runner:
     What the function returns comes back with Django values evaluated where the ORM may run
     (`declarations.django_values.evaluate`): a sync function's in its own thread, an async one's
     through `run_sync` when it returned a QuerySet or model instances. An atomic runner (tools) runs a
-    sync function in a transaction on each `ATOMIC_REQUESTS` database (`mcp_django.transactions`).
+    sync function in a transaction on each `ATOMIC_REQUESTS` database (`mcp_django.runtime.transactions`).
     """
 
     __slots__ = ("_call", "_evaluate", "fn", "is_async")

@@ -6,11 +6,11 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias
 
-from mcp_django import results
 from mcp_django.declarations.common import AnyFunction, DeclarationError, Runner
 from mcp_django.declarations.signatures import Signature, with_context
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import internal_errors
+from mcp_django.runtime import results
 
 completion_logger = logging.getLogger("mcp_django.completions")
 

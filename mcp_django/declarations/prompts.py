@@ -6,7 +6,6 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcp_django import results
 from mcp_django.declarations.common import (
     AnyFunction,
     Icon,
@@ -20,6 +19,7 @@ from mcp_django.declarations.common import (
 from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with_context
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams
+from mcp_django.runtime import results
 from mcp_django.scopes import Scope
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qsl, unquote
 
-from mcp_django import content, results
+from mcp_django import content
 from mcp_django.declarations.common import (
     AnyFunction,
     DeclarationError,
@@ -26,6 +26,7 @@ from mcp_django.declarations.common import (
 from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with_context
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import ResourceNotFound
+from mcp_django.runtime import results
 from mcp_django.scopes import Scope
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class Resource:
     """A function served as an MCP resource at a fixed URI.
 
     The function takes no arguments (apart from an optional `Context`) and
-    returns the contents: see `mcp_django.results.resource_contents()`. Returning None answers
+    returns the contents: see `mcp_django.runtime.results.resource_contents()`. Returning None answers
     "resource not found". `scope` is the minimum `Scope` a caller needs to see and read it; `permissions`
     the Django permissions (one name or a list) the caller must also hold, all of them.
     """

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pydantic
 import pydantic_core
 
-from mcp_django import results
 from mcp_django.declarations.apps import App, app_of
 from mcp_django.declarations.common import (
     AnyFunction,
@@ -35,8 +34,9 @@ from mcp_django.declarations.signatures import (
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.meta import param_headers_of
+from mcp_django.runtime import results
+from mcp_django.runtime.transactions import unit_of_work
 from mcp_django.scopes import Scope
-from mcp_django.transactions import unit_of_work
 
 if TYPE_CHECKING:
     import mcp_types
@@ -83,7 +83,7 @@ class Tool:
             (`transaction.non_atomic_requests` for a tool).
         using: the database alias (or aliases) `atomic=True` makes the call atomic on.
         timeout: seconds a call may run before it answers a timeout error; None follows the
-            endpoint's `tool_timeout`, then `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
+            endpoint's `tool_timeout`, then `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.runtime.time_limits`).
         task: `"optional"` or `"required"` to run the tool as a task of the tasks extension for clients
             that declare it (docs/tasks.md); None (the default) always runs it inline.
         task_inputs: input requests by key (`{"method": "elicitation/create", "params": ...}`) asked
@@ -229,5 +229,5 @@ class Tool:
             return results.tool_failure(self.name, exc, tool_logger, f"Tool {self.name}")
 
     def result(self, value: Any) -> dict[str, Any]:
-        """Convert a return value into a `CallToolResult` (`mcp_django.results.tool_result`)."""
+        """Convert a return value into a `CallToolResult` (`mcp_django.runtime.results.tool_result`)."""
         return results.tool_result(value, self.name, output=self._output, verbatim_output=self._verbatim_output)

@@ -20,7 +20,6 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from mcp_django import notifications
 from mcp_django.client.config import RemoteServer
 from mcp_django.endpoints import Endpoint
 from mcp_django.extensions import Extension, ServerEntries
@@ -29,6 +28,7 @@ from mcp_django.gateway.remote_chain import server_entries_hook
 from mcp_django.gateway.source import RemoteSource
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
+from mcp_django.runtime import notifications
 from mcp_django.scopes import Scope
 from mcp_django.sources import Source
 

@@ -28,8 +28,8 @@ from mcp_django.client.connection import (
 )
 from mcp_django.client.connection import config_problems as connection_problems
 from mcp_django.conf import mcp_settings
+from mcp_django.endpoints.overlay import installed, on_change
 from mcp_django.gateway.upstream import connection_for
-from mcp_django.overlay import installed, on_change
 
 logger = logging.getLogger("mcp_django.gateway")
 

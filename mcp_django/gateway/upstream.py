@@ -24,9 +24,9 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 from mcp_django.client.connection import BackendUnavailable, RemoteConnection, RemoteServer, connect, pool
 from mcp_django.conf import mcp_settings
-from mcp_django.executor import run_sync
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
+from mcp_django.runtime.executor import run_sync
 
 if TYPE_CHECKING:
     from cryptography.fernet import MultiFernet

@@ -13,10 +13,10 @@ from urllib.parse import urlsplit
 from django.apps import AppConfig
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
-from mcp_django.admission import LOCAL_HOSTS
 from mcp_django.checks.support import setting as _setting
 from mcp_django.client.conf import client_settings
 from mcp_django.client.connection import OAUTH_KEYS, oauth_of, sends_own_authorization
+from mcp_django.endpoints.admission import LOCAL_HOSTS
 from mcp_django.gateway.upstream import CONNECT_PAGE
 
 _DOCS: Final = "(docs/federation.md)"

@@ -18,9 +18,9 @@ from asgiref.sync import sync_to_async
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
-from mcp_django.executor import run_sync
 from mcp_django.interceptors.base import PHASES, Interceptor, Invocation
 from mcp_django.protocol.errors import validation_problems
+from mcp_django.runtime.executor import run_sync
 
 ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY", "MODE", "FAIL_OPEN", "TIMEOUT")
 MODES: Final = ("active", "audit")

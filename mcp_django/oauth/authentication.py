@@ -8,7 +8,7 @@ user is inactive. A bearer value it does not know is left to the next class (a D
 without the prefix of this site's tokens (`mcp_django.oauth.tokens`) costs no query.
 
 Its credential is the `Authorization` header alone, so admission caches the result per endpoint and
-Host (`mcp_django.auth_cache`), never past the token's expiry; revoking a token (the revocation
+Host (`mcp_django.endpoints.auth_cache`), never past the token's expiry; revoking a token (the revocation
 endpoint, the admin) deletes it, which drops the cached credentials on every worker.
 """
 

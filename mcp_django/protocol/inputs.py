@@ -76,7 +76,7 @@ class ResponseRelay(Protocol):
 
     A client may post its answer to a server-to-client request to any worker. The worker
     whose request waits `watch`es the request's id; a worker that receives an answer it is
-    not waiting for `forward`s it. (`mcp_django.relay.ChannelLayerRelay` does this over the
+    not waiting for `forward`s it. (`mcp_django.runtime.relay.ChannelLayerRelay` does this over the
     Channels layer.)
     """
 

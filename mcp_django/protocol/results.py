@@ -1,6 +1,6 @@
 """The wire shapes of results the protocol core builds itself: a tool's `isError` result, a capped completion.
 
-`mcp_django.results` converts Python values to results and builds on these two; they live here so
+`mcp_django.runtime.results` converts Python values to results and builds on these two; they live here so
 the Django-free core uses the same code without importing upward.
 """
 

@@ -2,7 +2,7 @@
 
 A provider only lists (and runs what it listed); its source finds a name or URI by scanning
 those lists (a `ToolProvider` may define `get_tool(name, ctx)` to answer one name directly),
-runs sync methods in a worker thread, and converts what they return through `mcp_django.results`.
+runs sync methods in a worker thread, and converts what they return through `mcp_django.runtime.results`.
 """
 
 from __future__ import annotations
@@ -14,19 +14,19 @@ from typing import Any
 
 from asgiref.sync import iscoroutinefunction
 
-from mcp_django import results
 from mcp_django.context import Context
 from mcp_django.declarations.django_values import evaluate, needs_evaluation
-from mcp_django.executor import run_sync
 from mcp_django.permissions import parse_permissions, permitted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import internal_errors
 from mcp_django.protocol.jsonrpc import InvalidParams, MCPError, ResourceNotFound
 from mcp_django.protocol.meta import param_headers_of
 from mcp_django.providers.base import PromptProvider, Provider, ResourceProvider, ToolProvider
+from mcp_django.runtime import results
+from mcp_django.runtime.executor import run_sync
+from mcp_django.runtime.transactions import unit_of_work
 from mcp_django.scopes import Scope
 from mcp_django.sources import Source, ToolComponent
-from mcp_django.transactions import unit_of_work
 
 logger = logging.getLogger("mcp_django.providers")
 
@@ -42,7 +42,7 @@ def _runner(method: Callable[..., Any], unit: Callable[..., Any] | None = None) 
 
     Either way, a QuerySet or model instances they return are evaluated where the ORM may run
     (`declarations.django_values.evaluate`). A sync method with a `unit` (`call_tool`) runs as a unit
-    of work (`mcp_django.transactions.unit_of_work`).
+    of work (`mcp_django.runtime.transactions.unit_of_work`).
     """
     if iscoroutinefunction(method):
         return functools.partial(_evaluated_async, method)

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
-from mcp_django.executor import run_sync
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.features.base import MethodSpec, Server
 from mcp_django.protocol.jsonrpc import InvalidParams, MissingClientCapability
 from mcp_django.protocol.versions import Era
+from mcp_django.runtime.executor import run_sync
 
 if TYPE_CHECKING:
     from mcp_django.tasks.models import MCPTask

@@ -17,11 +17,11 @@ from typing import Any, Final
 
 from django.utils.module_loading import import_string
 
-from mcp_django.admission import CLIENT_ADDRESS
-from mcp_django.executor import run_sync
+from mcp_django.endpoints.admission import CLIENT_ADDRESS
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, InvalidRequest
 from mcp_django.protocol.versions import Era
+from mcp_django.runtime.executor import run_sync
 from mcp_django.tasks import store
 from mcp_django.tasks.conf import tasks_settings
 from mcp_django.tasks.methods import negotiated, require_extension

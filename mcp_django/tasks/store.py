@@ -1,6 +1,6 @@
 """Reading and writing `MCPTask` rows, and their wire form (SEP-2663's `Task` and `DetailedTask`).
 
-Every function here is sync (ORM); async callers go through `mcp_django.executor.run_sync`. A row is
+Every function here is sync (ORM); async callers go through `mcp_django.runtime.executor.run_sync`. A row is
 changed with conditional updates, so a cancellation and a worker finishing the task at the same time
 cannot both win: whichever reaches the database first settles the status.
 """

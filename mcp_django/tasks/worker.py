@@ -18,17 +18,17 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
-from mcp_django.executor import run_sync
 from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.inputs import CAPABILITY_OF
 from mcp_django.protocol.jsonrpc import InternalError, InvalidRequest, MCPError, Message
 from mcp_django.protocol.observers import UNOBSERVED, Observation, compose_observers
 from mcp_django.protocol.versions import STATELESS_VERSIONS, Era
+from mcp_django.runtime.executor import run_sync
+from mcp_django.runtime.time_limits import ToolTimeout
 from mcp_django.tasks import store
 from mcp_django.tasks.conf import tasks_settings
 from mcp_django.tasks.models import MCPTask
 from mcp_django.tasks.start import TASK_RUN, take_turns
-from mcp_django.time_limits import ToolTimeout
 
 logger = logging.getLogger("mcp_django.tasks")
 

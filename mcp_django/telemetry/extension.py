@@ -55,8 +55,8 @@ class TelemetryExtension(Extension):
 
     def telemetry(self) -> ServerTelemetry:
         """The process's one `ServerTelemetry`: its instruments are the process's, whatever endpoint records."""
-        from mcp_django.refusals import refused
-        from mcp_django.sessions import session_ended, sessions_expired
+        from mcp_django.endpoints.sessions import session_ended, sessions_expired
+        from mcp_django.runtime.refusals import refused
         from mcp_django.telemetry import interceptors
         from mcp_django.telemetry.server import ServerTelemetry
 

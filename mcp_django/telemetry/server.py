@@ -21,11 +21,11 @@ try:  # where the API keeps the providers set; no public name says "not configur
 except ImportError:  # pragma: no cover - a later API: ask the public functions
     _metrics_api = None  # type: ignore[assignment]
 
+from mcp_django.endpoints.sessions import ExpiredSession, StoredSession
 from mcp_django.protocol.context import META_PROTOCOL_VERSION, Connection
 from mcp_django.protocol.errors import is_unavailable
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.observers import UNOBSERVED, RemotePeer, Unobserved
-from mcp_django.sessions import ExpiredSession, StoredSession
 from mcp_django.telemetry import content, semconv
 from mcp_django.telemetry.client import ClientRequest, failed, failure_of, inject, peer_attributes, span_name
 from mcp_django.telemetry.content import content_options

@@ -26,15 +26,15 @@ from typing import Any, Literal
 from asgiref.sync import async_to_sync
 from django.utils.module_loading import import_string
 
-from mcp_django.admission import ADMITTED_SCOPE
 from mcp_django.endpoints import Endpoint, get_endpoint
+from mcp_django.endpoints.admission import ADMITTED_SCOPE
+from mcp_django.endpoints.sessions import principal_id
 from mcp_django.exceptions import MCPCallError
 from mcp_django.protocol import Connection, MessageHandler, MethodNotFound
 from mcp_django.protocol.context import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.registry import Registry
 from mcp_django.scopes import Scope, User
-from mcp_django.sessions import principal_id
 
 _MAX_INPUT_ROUNDS = 10
 

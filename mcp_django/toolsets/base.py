@@ -74,7 +74,7 @@ def caller(ctx: Context) -> Any:
     """The caller as a user object of this call's own, without the permissions Django cached on it.
 
     The user admission found may be shared by every request that presents the same credentials
-    (`mcp_django.auth_cache`), and `ModelBackend` caches a user's permissions on the instance: checked on
+    (`mcp_django.endpoints.auth_cache`), and `ModelBackend` caches a user's permissions on the instance: checked on
     the shared one, a permission granted or revoked in the admin would not count until the credential
     cache drops. A copy without those caches reads them afresh (`mcp_django.permissions.fresh_user`).
     """

@@ -27,7 +27,7 @@ from django.db import models
 from mcp_django.context import Context
 from mcp_django.declarations import Tool, ToolError
 from mcp_django.declarations.django_values import serializer_schema
-from mcp_django.results import describe_errors
+from mcp_django.runtime.results import describe_errors
 from mcp_django.toolsets.base import Toolset, ToolsetTool, caller_request, http_status, parameter, tool_function
 from mcp_django.toolsets.lookups import resolve_field, value_annotation
 from mcp_django.toolsets.naming import model_nouns, pk_argument, tool_nouns

@@ -28,7 +28,7 @@ from django.forms.models import model_to_dict
 from mcp_django.context import Context
 from mcp_django.declarations import Tool, ToolError
 from mcp_django.declarations.django_values import instance_fields, model_schema, serializer_schema
-from mcp_django.results import describe_errors
+from mcp_django.runtime.results import describe_errors
 from mcp_django.scopes import Scope
 from mcp_django.toolsets.base import Toolset, ToolsetTool, caller, caller_request, parameter, tool_function
 from mcp_django.toolsets.lookups import (

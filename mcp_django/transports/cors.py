@@ -1,7 +1,7 @@
 """CORS for browser-based MCP clients: the preflight, and the headers an answer to a browser page carries.
 
 A page on another origin may call an endpoint when its `Origin` is one admission admits
-(`MCP_DJANGO["ALLOWED_ORIGINS"]`, and localhost on any port: `mcp_django.admission.origin_allowed`).
+(`MCP_DJANGO["ALLOWED_ORIGINS"]`, and localhost on any port: `mcp_django.endpoints.admission.origin_allowed`).
 Its preflight (`OPTIONS` with `Access-Control-Request-Method`) is answered before admission, since a
 browser sends no credentials with it; the actual request is admitted as any other, and its answer
 (a 401 included, so the page can read `WWW-Authenticate`) names the origin and exposes the headers
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from mcp_django.admission import Refused, allowed_origins, check_host, origin_allowed
+from mcp_django.endpoints.admission import Refused, allowed_origins, check_host, origin_allowed
 
 ALLOWED_METHODS: Final = "GET, POST, DELETE"
 ALLOWED_HEADERS: Final = frozenset(

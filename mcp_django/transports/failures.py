@@ -3,7 +3,7 @@ whose serving raised outside the protocol core (admission, sessions).
 
 An error saying the service is unavailable now (`protocol.errors.is_unavailable`) is a 503 with
 `Retry-After: MCP_DJANGO["RETRY_AFTER"]`, in either era. A database that is unavailable now
-(`mcp_django.unavailable`) is a `ServiceUnavailable` answering the request's own id: a body not read
+(`mcp_django.runtime.unavailable`) is a `ServiceUnavailable` answering the request's own id: a body not read
 yet (the database failed during admission) is read for it, within the usual limits.
 Anything else is logged and answered as an internal error, with a null id.
 """
@@ -34,7 +34,7 @@ def error_status(era: Era, error: Any) -> tuple[int, dict[str, str]]:
 async def failure(exc: Exception, method: str, path: str, body: bytes | ReadOnce) -> tuple[Exception, RequestId | None]:
     """The error a failed request is answered with, and the request id to answer it with."""
     if not isinstance(exc, ServiceUnavailable):
-        from mcp_django.unavailable import database_unavailable, is_database_unavailable
+        from mcp_django.runtime.unavailable import database_unavailable, is_database_unavailable
 
         if not is_database_unavailable(exc):
             logger.exception("Unhandled error while serving %s /%s", method, path, exc_info=exc)

@@ -23,10 +23,10 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
-from mcp_django import notifications
-from mcp_django.admission import CLIENT_ADDRESS, Admission, Credentials, Refused
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint
+from mcp_django.endpoints.admission import CLIENT_ADDRESS, Admission, Credentials, Refused
+from mcp_django.endpoints.sessions import SessionRefused, StoredSession
 from mcp_django.protocol import (
     Connection,
     Era,
@@ -44,7 +44,7 @@ from mcp_django.protocol.jsonrpc import (
     parse_json,
     request_id_of,
 )
-from mcp_django.sessions import SessionRefused, StoredSession
+from mcp_django.runtime import notifications
 from mcp_django.transports import resumable
 from mcp_django.transports.body import (
     CLIENT_GONE,

@@ -16,8 +16,8 @@ from django.http.response import HttpResponseBase
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from mcp_django.admission import Credentials
 from mcp_django.endpoints import Endpoint
+from mcp_django.endpoints.admission import Credentials
 from mcp_django.protocol import Era
 from mcp_django.transports.http import HTTPResponse, StreamableHTTP, failed_response, resource_metadata_url
 
@@ -40,7 +40,7 @@ class MCPView(View):
         initkwargs.setdefault("transport", StreamableHTTP(endpoint))
         # MCP clients are not browsers holding a CSRF cookie; the Origin check guards against web pages.
         # Not wrapped in ATOMIC_REQUESTS (Django refuses it for an async view): each tool call is atomic
-        # on its own thread (mcp_django.transactions), and the audit row stays outside it.
+        # on its own thread (mcp_django.runtime.transactions), and the audit row stays outside it.
         return transaction.non_atomic_requests(csrf_exempt(super().as_view(**initkwargs)))
 
     async def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]  # async view

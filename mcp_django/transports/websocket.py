@@ -16,7 +16,7 @@
 - Requests run concurrently; the notifications a request emits are sent as frames before its response.
 - Text that is not JSON gets a `-32700` error frame, a binary frame or one over `MAX_REQUEST_BYTES`
   a `-32600` one; the socket stays open.
-- Server-initiated notifications arrive through the endpoint's Channels group (`mcp_django.notifications`).
+- Server-initiated notifications arrive through the endpoint's Channels group (`mcp_django.runtime.notifications`).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from typing import Any, Final
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from mcp_django import notifications
-from mcp_django.admission import Credentials, Refused
 from mcp_django.conf import django_http_settings, mcp_settings
 from mcp_django.endpoints import Endpoint, get_endpoint
+from mcp_django.endpoints.admission import Credentials, Refused
 from mcp_django.protocol import InvalidRequest
+from mcp_django.runtime import notifications
 from mcp_django.transports.duplex import DuplexTransport, too_large
 
 logger = logging.getLogger("mcp_django.transports.websocket")
@@ -114,7 +114,7 @@ class MCPWebSocketConsumer(AsyncWebsocketConsumer):
             await self.transport.aclose()
 
     async def mcp_notification(self, event: dict[str, Any]) -> None:
-        """Forward a notification sent to the endpoint's group (`mcp_django.notifications`)."""
+        """Forward a notification sent to the endpoint's group (`mcp_django.runtime.notifications`)."""
         if self.transport is not None:
             await self.transport.push(event["message"])
 

@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from mcp_django.declarations.apps import APP_MIME_TYPE, App
-from mcp_django.executor import run_sync
 from mcp_django.extensions import Extension
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.jsonrpc import InvalidParams
+from mcp_django.runtime.executor import run_sync
 from mcp_django.scopes import Scope
 from mcp_django.sources import ResourceComponent, Source
 from mcp_django.ui import APP_ORIGIN, EXTENSION, ORIGIN_META, AppTool, apps_of

@@ -15,8 +15,8 @@ from rest_framework import authentication
 from rest_framework.authtoken.models import Token
 
 from mcp_django.auth import TokenAuthentication, is_authorization_only
-from mcp_django.auth_cache import AUTH, AuthCache, auth_cache
 from mcp_django.control.state import control_state
+from mcp_django.endpoints.auth_cache import AUTH, AuthCache, auth_cache
 from mcp_django.models import GroupScope, StateVersion
 from mcp_django.scopes import GroupScopePolicy, Scope, get_scope_policy
 from tests.access_support import Caller, names, result, send, text

@@ -138,7 +138,8 @@ def test_a_stateless_list_costs_the_token_and_the_scope_query_once_then_none(
     with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "STATE_CHECK_INTERVAL": 60, "INTERCEPTORS": []}):
         send(client, "tools/list", caller=alice)  # warm up: the endpoint's handler is built, the state stamp read
 
-        with django_assert_num_queries(2):  # bob's first request: the token, then the scope (mcp_django.auth_cache)
+        # bob's first request: the token, then the scope (mcp_django.endpoints.auth_cache)
+        with django_assert_num_queries(2):
             assert send(client, "tools/list", caller=bob).status_code == 200
         with django_assert_num_queries(0):
             assert send(client, "tools/list", caller=bob).status_code == 200

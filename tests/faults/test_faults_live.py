@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from mcp_django.executor import ABANDONED_EXIT_STATUS
+from mcp_django.runtime.executor import ABANDONED_EXIT_STATUS
 from tests.conftest import LiveServer, serve_example
 
 pytestmark = pytest.mark.live

@@ -13,9 +13,9 @@ from django.test import override_settings
 from mcp_django import Context
 from mcp_django.declarations import DeclarationError, Tool
 from mcp_django.endpoints import Endpoint
-from mcp_django.executor import database_threads, dedicated_threads, run_sync, running_jobs
 from mcp_django.models import ToolCallRecord
 from mcp_django.registry import Registry
+from mcp_django.runtime.executor import database_threads, dedicated_threads, run_sync, running_jobs
 from mcp_django.testing import MCPCallError, MCPTestClient
 
 # Pool threads run close_old_connections() around every job, which touches the database.
@@ -106,7 +106,7 @@ async def test_a_sync_tool_past_the_endpoints_limit_answers_a_timeout_error_and_
 async def test_the_abandoned_code_is_logged_when_abandoned_and_when_it_returns(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="mcp_django.executor"):
+    with caplog.at_level(logging.WARNING, logger="mcp_django.runtime.executor"):
         with dedicated_threads(), pytest.raises(MCPCallError):
             await _client(tool_timeout=0.2).call_tool("blocked")
         release.set()

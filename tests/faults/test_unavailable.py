@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.db import IntegrityError, InterfaceError, OperationalError, connection
 
-from mcp_django.unavailable import is_database_unavailable
+from mcp_django.runtime.unavailable import is_database_unavailable
 
 
 def _as_django(error: sqlite3.Error) -> OperationalError:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 
+from mcp_django.endpoints.sessions import DatabaseSessionStore, ExpiredSession, SessionStore, sessions_expired
 from mcp_django.protocol import SessionState
-from mcp_django.sessions import DatabaseSessionStore, ExpiredSession, SessionStore, sessions_expired
 from mcp_django.telemetry import TelemetryExtension
 from tests.http_support import HANDSHAKE_VERSION, open_session
 from tests.telemetry.conftest import Telemetry

@@ -8,7 +8,7 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
-from mcp_django.executor import dedicated_threads
+from mcp_django.runtime.executor import dedicated_threads
 from mcp_django.testing import MCPTestClient, assert_mcp_error
 from tests.telemetry.conftest import Telemetry
 from tests.telemetry.tools import endpoint, started

@@ -40,7 +40,7 @@ from mcp_django.client.auth import authorization
 from mcp_django.client.auth.authorization import ClientKey, Discovery, Registration, UpstreamAuthError
 from mcp_django.client.config import Challenge, UpstreamOAuth
 from mcp_django.client.remote import BackendUnavailable, RemoteServer
-from mcp_django.executor import run_sync
+from mcp_django.runtime.executor import run_sync
 
 _LEEWAY_S: Final = 30
 """A token this close to expiry is refreshed before it is sent: it could expire on its way."""

@@ -17,7 +17,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.core.management.base import BaseCommand, CommandError
 
-from mcp_django.sessions import SessionStore, get_session_store
+from mcp_django.endpoints.sessions import SessionStore, get_session_store
 
 
 class Command(BaseCommand):

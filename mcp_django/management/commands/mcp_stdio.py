@@ -17,9 +17,9 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from mcp_django.admission import Credentials, Refused
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints import Endpoint, get_endpoint
+from mcp_django.endpoints.admission import Credentials, Refused
 from mcp_django.transports.stdio import protect_stdout, serve_stdio, threaded_reader, writer
 
 

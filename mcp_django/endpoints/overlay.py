@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from mcp_django.mounts import Mounted
+from mcp_django.endpoints.mounts import Mounted
 from mcp_django.protocol.hooks import OperationHook
 from mcp_django.sources import Source
 

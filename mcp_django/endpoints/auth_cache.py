@@ -17,7 +17,7 @@ past the credential's own expiry (`credential_lifetime`). Saving or deleting a D
 a user (not a bare `last_login` update), a group, a `GroupScope`, or changing a user's groups drops
 both caches in this process at once and moves the `"auth"` stamp, so every other worker drops its
 own within `MCP_DJANGO["STATE_CHECK_INTERVAL"]` (the installed overlay reads the stamps and tells the
-`mcp_django.overlay.on_change` listeners). A change the signals do not see (`QuerySet.update()`, raw
+`mcp_django.endpoints.overlay.on_change` listeners). A change the signals do not see (`QuerySet.update()`, raw
 SQL, another token model) applies within the TTL, or at once after `forget_credentials()`.
 """
 
@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Final
 from django.db import DatabaseError, transaction
 
 from mcp_django.conf import mcp_settings
-from mcp_django.overlay import on_change
+from mcp_django.endpoints.overlay import on_change
 from mcp_django.scopes import Scope, get_scope_policy
 
 __all__ = [
@@ -235,11 +235,13 @@ def connect() -> None:
     if apps.is_installed("knox"):
         senders.append((apps.get_app_config("knox").get_model("AuthToken"), _changed))
     for model, on_save in senders:
-        uid = f"mcp_django.auth_cache.{model._meta.label_lower}"
+        uid = f"mcp_django.endpoints.auth_cache.{model._meta.label_lower}"
         post_save.connect(on_save, sender=model, dispatch_uid=uid)
         post_delete.connect(_forget, sender=model, dispatch_uid=uid)
     groups = getattr(user_model, "groups", None)
     if groups is not None:
-        m2m_changed.connect(_memberships_changed, sender=groups.through, dispatch_uid="mcp_django.auth_cache.groups")
+        m2m_changed.connect(
+            _memberships_changed, sender=groups.through, dispatch_uid="mcp_django.endpoints.auth_cache.groups"
+        )
     on_change(AUTH, auth_cache.clear)
     mcp_settings.on_reload(auth_cache.clear)

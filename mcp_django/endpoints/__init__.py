@@ -29,21 +29,21 @@ from typing import TYPE_CHECKING, Any, Final, Required, TypedDict, Unpack
 from django.core.checks import CheckMessage, Error, Tags, register
 from django.core.signals import setting_changed
 
-from mcp_django import notifications
-from mcp_django.admission import ADMITTED_SCOPE, admitted_scope
-from mcp_django.composition import MODES, REMOTE_ONLY, Composition, Mode
 from mcp_django.conf import mcp_settings
+from mcp_django.endpoints.admission import ADMITTED_SCOPE, admitted_scope
+from mcp_django.endpoints.composition import MODES, REMOTE_ONLY, Composition, Mode
+from mcp_django.endpoints.mounts import EndpointRegistry, canonical_path, mounted_in
+from mcp_django.endpoints.overlay import Overlay, on_change
+from mcp_django.endpoints.sessions import SessionStore, get_session_store, principal_id
 from mcp_django.extensions import Extension, ServedExtensions, chain_options
-from mcp_django.mounts import EndpointRegistry, canonical_path, mounted_in
-from mcp_django.overlay import Overlay, on_change
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.inputs import RequestStateCodec
 from mcp_django.providers import Provider
-from mcp_django.relay import channel_layer_relay
+from mcp_django.runtime import notifications
+from mcp_django.runtime.relay import channel_layer_relay
 from mcp_django.scopes import Scope
-from mcp_django.sessions import SessionStore, get_session_store, principal_id
 
 if TYPE_CHECKING:
     from mcp_django.registry import Registry
@@ -128,10 +128,10 @@ class Endpoint(Composition):
         interceptors: this endpoint's interceptor list; None follows `MCP_DJANGO["INTERCEPTORS"]`.
         fast_path: let `mcp_django.asgi` serve it outside Django's request cycle; False leaves it
             to the Django view (and so to the project's middleware) on every server.
-        overlay: what amends the served sources, interceptors and hooks (`mcp_django.overlay`);
+        overlay: what amends the served sources, interceptors and hooks (`mcp_django.endpoints.overlay`);
             None asks the installed one (the admin's), at each handler build.
         tool_timeout: seconds a tool call may run here (a tool's own `timeout` wins); None
-            follows `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.time_limits`).
+            follows `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.runtime.time_limits`).
         extensions: protocol extensions offered here besides the installed ones (instances, classes,
             dotted paths; None: none); one with an installed one's identifier replaces it here. Each
             decides whether it is served here (`Extension.capability`).

@@ -4,7 +4,7 @@
 and the call answers `ToolTimeout` (a JSON-RPC error, `-32603` with `data.reason = "timeout"`, as
 an interceptor's timeout does). An async tool is cancelled where it awaits. A sync tool runs on a
 thread, and Python cannot stop a thread: the caller gets its answer and the thread runs on to its
-end (`mcp_django.executor`), so its effects may still happen after the timeout was answered. The
+end (`mcp_django.runtime.executor`), so its effects may still happen after the timeout was answered. The
 audit trail records such a call with the outcome `"timeout"`, which says exactly that: the caller
 was told the call did not finish, not that nothing happened (docs/deployment.md).
 """

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from django.utils.module_loading import import_string
 
-from mcp_django.admission import Access
 from mcp_django.conf import mcp_settings
 from mcp_django.declarations.tools import ToolRunner
+from mcp_django.endpoints.admission import Access
+from mcp_django.endpoints.overlay import Overlay, installed
 from mcp_django.extensions import ServedExtensions, offered_extensions
-from mcp_django.overlay import Overlay, installed
 from mcp_django.protocol.backend import Backend
 from mcp_django.providers import Provider, ProviderSource, provider_registry
 from mcp_django.scopes import Scope, ScopeResolver

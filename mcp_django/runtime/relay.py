@@ -19,7 +19,7 @@ from channels.layers import get_channel_layer
 
 from mcp_django.protocol.jsonrpc import Message
 
-logger = logging.getLogger("mcp_django.relay")
+logger = logging.getLogger("mcp_django.runtime.relay")
 
 EVENT_TYPE: Final = "mcp.answer"
 

@@ -46,7 +46,7 @@ from typing import Any, Final, Generic, ParamSpec, TypeVar
 
 from asgiref.sync import SyncToAsync, sync_to_async
 
-logger = logging.getLogger("mcp_django.executor")
+logger = logging.getLogger("mcp_django.runtime.executor")
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -87,7 +87,7 @@ async def run_sync(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> 
 
     Raises:
         ServiceUnavailable: `fn` raised a database error that means "unavailable now"
-            (`mcp_django.unavailable`); anything else `fn` raises passes through.
+            (`mcp_django.runtime.unavailable`); anything else `fn` raises passes through.
     """
     job: _Job[R] = _Job(fn, args, kwargs)
     try:
@@ -101,7 +101,7 @@ async def run_sync(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> 
         job.abandon()
         raise
     except Exception as exc:
-        from mcp_django.unavailable import database_unavailable, is_database_unavailable
+        from mcp_django.runtime.unavailable import database_unavailable, is_database_unavailable
 
         if is_database_unavailable(exc):
             raise database_unavailable(exc) from exc

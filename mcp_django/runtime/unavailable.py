@@ -1,6 +1,6 @@
 """Which database errors mean "unavailable now, retry later": locked past its timeout, read-only, down.
 
-`run_sync` (`mcp_django.executor`) turns such an error, raised by any sync code it runs, into the
+`run_sync` (`mcp_django.runtime.executor`) turns such an error, raised by any sync code it runs, into the
 protocol's `ServiceUnavailable`, which every transport answers with the request's id (HTTP: 503 with
 `Retry-After: MCP_DJANGO["RETRY_AFTER"]`). Errors that are bugs, not weather (a missing table, bad
 SQL, an integrity error), stay what they are. Nothing is remembered between requests: the next request
@@ -16,7 +16,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError
 
 from mcp_django.protocol.errors import ServiceUnavailable
 
-logger = logging.getLogger("mcp_django.unavailable")
+logger = logging.getLogger("mcp_django.runtime.unavailable")
 
 SQLITE_MESSAGES: Final = (
     "database is locked",

@@ -28,11 +28,11 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from mcp_django.conf import mcp_settings
-from mcp_django.executor import run_sync
-from mcp_django.overlay import on_change
+from mcp_django.endpoints.overlay import on_change
+from mcp_django.endpoints.session_cache import SessionCache, session_bytes
 from mcp_django.protocol import InvalidParams, InvalidRequest, MCPError, SessionState
 from mcp_django.protocol.jsonrpc import dump_json
-from mcp_django.session_cache import SessionCache, session_bytes
+from mcp_django.runtime.executor import run_sync
 
 
 class SessionRefused(Exception):

@@ -28,11 +28,11 @@ from mcp_django.auth import (
     is_authorization_only,
     needs_django_request,
 )
-from mcp_django.auth_cache import auth_cache, credential_digest, credential_lifetime
 from mcp_django.conf import django_allowed_hosts, django_csrf_trusted_origins, mcp_settings, normalize_origin
-from mcp_django.executor import run_sync
+from mcp_django.endpoints.auth_cache import auth_cache, credential_digest, credential_lifetime
 from mcp_django.protocol import Connection
 from mcp_django.protocol.context import RequestContext
+from mcp_django.runtime.executor import run_sync
 from mcp_django.scopes import (
     ANONYMOUS_SCOPE,
     Scope,
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
     from django.http import HttpRequest
 
-    from mcp_django.overlay import Overlay
+    from mcp_django.endpoints.overlay import Overlay
 
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 ADMITTED_SCOPE: Final = "mcp_django.admitted_scope"
@@ -221,7 +221,7 @@ async def authenticate_credentials(
     the credentials, the user the transport already knows (`credentials.user`) is the caller.
     Classes that cannot recognise this request are not run: header-only classes without an
     `Authorization` header, session authentication without a Django request. A header-only
-    class's result comes from `mcp_django.auth_cache` while it is there (no query, no thread),
+    class's result comes from `mcp_django.endpoints.auth_cache` while it is there (no query, no thread),
     kept per `audience` (the endpoint and the Host it was addressed by: a credential accepted
     for one endpoint, such as an OAuth token bound to it, is not taken from the cache for another).
 

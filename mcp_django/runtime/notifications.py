@@ -4,7 +4,7 @@ Every WebSocket connected to an endpoint, and every `mcp_stdio` process serving 
 Channels group named after the endpoint. Anything in the project (a signal handler, an admin action,
 a management command, a Celery task) can notify them all::
 
-    from mcp_django.notifications import send_notification, send_notification_sync
+    from mcp_django.runtime.notifications import send_notification, send_notification_sync
 
     await send_notification("server", "notifications/tools/list_changed")
     send_notification_sync("server", "notifications/resources/updated", {"uri": "demo://books"})

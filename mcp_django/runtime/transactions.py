@@ -26,7 +26,7 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from mcp_django.executor import abandoned, innermost
+from mcp_django.runtime.executor import abandoned, innermost
 
 R = TypeVar("R")
 
@@ -43,7 +43,7 @@ def atomic_databases(excluded: Iterable[str] = ()) -> tuple[str, ...]:
         from django.core.signals import setting_changed
         from django.db import connections
 
-        setting_changed.connect(_databases_changed, dispatch_uid="mcp_django.transactions")
+        setting_changed.connect(_databases_changed, dispatch_uid="mcp_django.runtime.transactions")
         aliases = _decided[skip] = tuple(
             alias for alias, db in connections.settings.items() if db.get("ATOMIC_REQUESTS") and alias not in skip
         )
