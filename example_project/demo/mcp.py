@@ -157,14 +157,14 @@ IMPORT_MAX_BOOKS = 50
 """The most books one `import_books` call adds."""
 
 
-@mcp_django.tool(permissions="demo.add_book", annotations={"destructiveHint": False})
+@mcp_django.tool(permissions="demo.add_book", annotations={"destructiveHint": False}, atomic=True)
 def import_books(
     books: Annotated[list[NewBook], Field(min_length=1, max_length=IMPORT_MAX_BOOKS, description="The books to add")],
 ) -> str:
     """Add several books to the catalogue, all or none: one that cannot be added leaves the catalogue as it was.
 
-    Needs the demo.add_book permission. With ATOMIC_REQUESTS on (MCP_EXAMPLE_ATOMIC_REQUESTS=1), the call
-    is one transaction: the books added before the failing one are rolled back (docs/declarations.md).
+    Needs the demo.add_book permission. The call is one transaction (atomic=True), whether or not the project
+    sets ATOMIC_REQUESTS: the books added before the failing one are rolled back (docs/declarations.md).
     """
     for number, book in enumerate(books, 1):
         if Book.objects.filter(title__iexact=book.title).exists():

@@ -33,6 +33,8 @@ MAX_FILES: Final = 512
 """SEP-2640's limit of resources per skill, `SKILL.md` included."""
 MAX_TOTAL_BYTES: Final = 16 * 1024 * 1024
 """SEP-2640's limit of the total size of a skill's files."""
+MAX_FILE_BYTES: Final = MAX_TOTAL_BYTES
+"""The largest file of a skill that is served: a larger one is never read (each read holds it in memory)."""
 NAME_RULE: Final = re.compile(r"^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 """The Agent Skills naming rules: 1-64 lowercase letters, digits and hyphens, no hyphen at either end or twice."""
 RESERVED_METADATA_PREFIX: Final = "io.modelcontextprotocol/"
@@ -171,7 +173,12 @@ class Catalogue:
         self._directories: dict[str, tuple[Skill, list[dict[str, Any]]]] = {}
         for origin, root in self.roots:
             for directory in _skill_directories(root):
-                if directory.name not in self._skills:
+                if _links_outside(root, directory):
+                    label = f"Skill {_cut(directory.name, 16)!r} ({_cut(origin, 12)})"
+                    message = f"{label}: its directory links outside {_cut(origin, 12)}."
+                    hint = "It is not served: move the skill's directory in instead."
+                    self.problems.append(Problem("mcp_django_skills.W133", message, hint, str(directory)))
+                elif directory.name not in self._skills:
                     skill = self._load(origin, directory)
                     if skill is not None:
                         self._add(skill)
@@ -263,6 +270,11 @@ def _skill_directories(root: Path) -> Iterator[Path]:
             yield child
 
 
+def _links_outside(root: Path, directory: Path) -> bool:
+    """Whether a skill's directory is a link, or leads outside the directory of skills it was found in."""
+    return directory.is_symlink() or not directory.resolve().is_relative_to(root.resolve())
+
+
 def _files_of(directory: Path, label: str, obj: str) -> tuple[list[SkillFile], list[Problem]]:
     """The files of a skill, hashed, and the problems met (unreadable files, links leading outside)."""
     files: list[SkillFile] = []
@@ -281,10 +293,15 @@ def _files_of(directory: Path, label: str, obj: str) -> tuple[list[SkillFile], l
                 )
                 continue
             try:
-                data = path.read_bytes()
+                too_large = path.stat().st_size > MAX_FILE_BYTES
+                data = b"" if too_large else path.read_bytes()
             except OSError as error:
                 message = f"{label}: {_cut(relative, 12)} cannot be read."
                 problems.append(Problem("mcp_django_skills.E135", message, _reason(error), obj))
+                continue
+            if too_large:
+                message = f"{label}: {_cut(relative, 12)} is over 16 MiB."
+                problems.append(Problem("mcp_django_skills.W134", message, "It is not served: split it.", obj))
                 continue
             uri = f"{SCHEME}{name}/{relative}"
             files.append(SkillFile(path, relative, uri, digest_of(data), len(data), mime_type_of(path, data)))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import ResourceNotFound
 from mcp_django.scopes import Scope
-from mcp_django.skills.catalogue import Catalogue, Skill, SkillFile, digest_of, is_text
+from mcp_django.skills.catalogue import MAX_FILE_BYTES, Catalogue, Skill, SkillFile, digest_of, is_text
 from mcp_django.skills.conf import skills_settings
 from mcp_django.sources import ResourceComponent, Source
 
@@ -97,7 +98,7 @@ class SkillFileComponent:
         """
         file = self.file
         try:
-            data = await asyncio.to_thread(file.path.read_bytes)
+            data = await asyncio.to_thread(_read_bounded, file.path)
         except OSError:
             data = None
         if data is None or digest_of(data) != file.digest:
@@ -113,3 +114,10 @@ class SkillFileComponent:
         else:
             content["blob"] = base64.b64encode(data).decode("ascii")
         return {"contents": [content]}
+
+
+def _read_bounded(path: Path) -> bytes | None:
+    """The file's bytes; None when it has grown past `MAX_FILE_BYTES` (it is never read whole then)."""
+    with path.open("rb") as opened:
+        data = opened.read(MAX_FILE_BYTES + 1)
+    return None if len(data) > MAX_FILE_BYTES else data

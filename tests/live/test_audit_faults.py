@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
@@ -268,3 +269,44 @@ async def test_a_full_spool_with_drop_lets_calls_through_and_counts_the_lost_row
         dashboard = AdminUser(fault.server).get(DASHBOARD)
         assert f"Audit records dropped by this worker: {len(lost)}" in dashboard
     assert trail(fault.database, lost + after) == Counter(after[-1:])
+
+
+LOCKED_WAIT_S = 120.0
+"""The demo's SQLite connections wait 20 s for a lock (`OPTIONS["timeout"]`), each query that meets it."""
+
+
+async def test_without_wal_a_locked_sqlite_fails_calls_before_they_are_audited_so_the_spool_stays_empty(
+    live_server_env: dict[str, str], tmp_path: Path
+) -> None:
+    """SQLite's default journal: an exclusive lock blocks readers too. A call's own queries (its token's
+    first) wait for the lock as long as the connection's timeout, then the call is answered 503 with
+    Retry-After, before any tool or audit row: the spool's bound is never reached (docs/interceptors.md)."""
+    query = markers(1)[0]
+    settings = {**FAULT_SETTINGS, "AUDIT_SPOOL_MAX_BYTES": 1, "AUDIT_WHEN_FULL": "refuse"}
+    body = {"name": "search_books", "arguments": {"query": query}}
+    with fault_server(live_server_env, tmp_path, settings) as fault:
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {fault.server.tokens['alice']}",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "search_books",
+        }
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
+        }
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {**body, "_meta": meta}}
+        with exclusive_lock(fault.database):
+            async with httpx2.AsyncClient(timeout=LOCKED_WAIT_S) as http:
+                answer = await http.post(fault.server.url("/mcp"), json=message, headers=headers)
+            assert spooled(fault, [query]) == Counter()
+        after = markers(1)
+        await call(fault, after)
+
+    assert answer.status_code == 503, answer.text
+    assert "Retry-After" in answer.headers, answer.headers
+    assert answer.json()["error"]["data"] == {"reason": "database_unavailable"}, answer.text
+    assert trail(fault.database, [query, *after]) == Counter(after)

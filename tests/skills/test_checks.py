@@ -16,7 +16,7 @@ from mcp_django.checks.endpoints import check_endpoint_extensions
 from mcp_django.extensions import check_extensions
 from mcp_django.scopes import Scope
 from mcp_django.skills import SkillsExtension
-from mcp_django.skills.catalogue import catalogue
+from mcp_django.skills.catalogue import MAX_FILE_BYTES, catalogue
 from mcp_django.skills.source import skill_scope
 from tests.skills.support import write_skill
 
@@ -199,7 +199,8 @@ def test_skill_scopes_that_name_no_scope_are_e138_and_hide_the_skill() -> None:
 
 
 def test_a_skill_over_the_limits_is_w130_and_still_served(skills_dir: Path) -> None:
-    directory = write_skill(skills_dir, "huge", files={"big.bin": b"\0" * (16 * 1024 * 1024 + 1)})
+    half = b"\0" * (8 * 1024 * 1024 + 1)  # two files, each under the 16 MiB a file may take (W134)
+    directory = write_skill(skills_dir, "huge", files={"one.bin": half, "two.bin": half})
     assert checks() == [
         Warning(
             "Skill 'huge' (SKILL_DIRS): over the limit of 512 files or 16 MiB.",
@@ -254,3 +255,35 @@ def test_every_message_of_a_skill_with_a_name_of_sixteen_characters_fits_in_80_c
         "mcp_django_skills.W132",
     ]
     assert max(len(message.msg) for message in messages) < 80
+
+
+def test_a_skill_directory_linking_outside_the_skills_is_w133_and_not_served(
+    skills_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = write_skill(tmp_path_factory.mktemp("elsewhere"), "borrowed", files={"secret.md": "s"})
+    os.symlink(elsewhere, skills_dir / "borrowed")
+    assert checks() == [
+        Warning(
+            "Skill 'borrowed' (SKILL_DIRS): its directory links outside SKILL_DIRS.",
+            hint="It is not served: move the skill's directory in instead.",
+            obj=str(skills_dir / "borrowed"),
+            id="mcp_django_skills.W133",
+        )
+    ]
+    assert catalogue().get("skill://borrowed/SKILL.md") is None
+
+
+def test_a_skill_file_over_16_mib_is_w134_never_read_and_not_served(skills_dir: Path) -> None:
+    directory = write_skill(skills_dir, "heavy", files={"small.md": "s"})
+    with (directory / "big.bin").open("wb") as big:
+        big.truncate(MAX_FILE_BYTES + 1)  # sparse: the size without the bytes
+    assert checks() == [
+        Warning(
+            "Skill 'heavy' (SKILL_DIRS): big.bin is over 16 MiB.",
+            hint="It is not served: split it.",
+            obj=str(directory),
+            id="mcp_django_skills.W134",
+        )
+    ]
+    assert catalogue().file("skill://heavy/big.bin") is None
+    assert catalogue().file("skill://heavy/small.md") is not None

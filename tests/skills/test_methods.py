@@ -13,7 +13,7 @@ from django.test import override_settings
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext
 from mcp_django.scopes import Scope
-from mcp_django.skills.catalogue import Catalogue, digest_of
+from mcp_django.skills.catalogue import MAX_FILE_BYTES, Catalogue, digest_of
 from tests.skills.support import handshake, serve, stateless, write_skill
 
 
@@ -188,6 +188,18 @@ async def test_a_file_changed_on_disk_is_served_as_it_is_now_and_skills_get_give
 async def test_a_file_removed_from_disk_is_not_found_and_leaves_the_manifest(skills: Catalogue, tmp_path: Path) -> None:
     handler, _ = serve(skills)
     (tmp_path / "alpha" / "references" / "guide.md").unlink()
+    reply = await stateless(handler, "resources/read", {"uri": "skill://alpha/references/guide.md"})
+    assert reply["error"]["code"] == -32602
+    entry = (await stateless(handler, "skills/get", {"uri": "skill://alpha/SKILL.md"}))["result"]["skill"]
+    assert "skill://alpha/references/guide.md" not in {resource["uri"] for resource in entry["resources"]}
+
+
+async def test_a_file_grown_past_16_mib_on_disk_is_not_read_whole_and_not_found(
+    skills: Catalogue, tmp_path: Path
+) -> None:
+    handler, _ = serve(skills)
+    with (tmp_path / "alpha" / "references" / "guide.md").open("r+b") as guide:
+        guide.truncate(MAX_FILE_BYTES + 1)  # sparse: a 300 MB file was read whole, then base64-encoded
     reply = await stateless(handler, "resources/read", {"uri": "skill://alpha/references/guide.md"})
     assert reply["error"]["code"] == -32602
     entry = (await stateless(handler, "skills/get", {"uri": "skill://alpha/SKILL.md"}))["result"]["skill"]

@@ -45,3 +45,22 @@ async def test_seed_demo_s_users_reach_the_ninja_api_and_its_superuser_the_admin
     admin = mcp_client("mcp/adapter", user=users["admin"])
     listed = assert_tool_result(await admin.call_tool("book_changelist", {"search": "dune"}))
     assert [row["title"] for row in listed["structuredContent"]["rows"]] == ["Dune"]
+
+
+async def test_the_demos_import_books_adds_all_or_none_without_atomic_requests(
+    mcp_client: Callable[..., MCPTestClient], transactional_db: None
+) -> None:
+    from django.conf import settings
+
+    from example_project.demo.models import Book
+
+    await sync_to_async(call_command)("seed_demo", stdout=io.StringIO())
+    bob = await get_user_model().objects.aget(username="bob")  # seed_demo grants him demo.add_book
+    assert not any(database.get("ATOMIC_REQUESTS") for database in settings.DATABASES.values())
+    books = [{"title": "A Book Not Yet There", "author": "Someone", "year": 2001}]
+    books.append({"title": "Dune", "author": "Frank Herbert", "year": 1965})  # seeded: the call fails here
+
+    failed = await mcp_client("mcp", user=bob).call_tool("import_books", {"books": books})
+
+    assert_tool_error(failed, "'Dune', is already in the catalogue: nothing added.")
+    assert not await Book.objects.filter(title="A Book Not Yet There").aexists()
