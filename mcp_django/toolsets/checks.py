@@ -49,8 +49,13 @@ def check_toolsets(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 @register(Tags.models)
 def check_tool_names(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """Warn when two toolsets name a tool alike: wherever both are served, one of them is out of reach."""
+    return tool_name_collisions(all_toolsets())
+
+
+def tool_name_collisions(toolsets: Iterable[Toolset]) -> list[CheckMessage]:
+    """W260 for each tool name two of `toolsets` share."""
     owners: dict[str, list[str]] = {}
-    for toolset in all_toolsets():
+    for toolset in toolsets:
         for name in toolset.tools:
             owners.setdefault(name, []).append(type(toolset).__name__)
     return [
