@@ -1,7 +1,7 @@
-"""What a remote MCP server entry of `MCP_DJANGO["SERVERS"]` says, resolved: `RemoteServer`, its `UpstreamOAuth`,
+"""What a remote MCP server entry of `MCP_DJANGO["SERVERS"]` says, resolved: `ServerConfig`, its `UpstreamOAuth`,
 and the `ClientAuth` seam its HTTP connection authenticates through (with the `Challenge` it is given).
 
-`client.connection.remote_server` builds one from a name or a dict; the connections read it.
+`client.servers` builds one from a name or a dict; the connections read it.
 """
 
 from __future__ import annotations
@@ -55,15 +55,23 @@ class Challenge:
         )
 
 
-@dataclass(frozen=True)
-class RemoteServer:
-    """Where a remote MCP server is and how to talk to it: a Streamable HTTP `url`, or a stdio `command`.
+HTTP_BACKEND: Final = "mcp_django.client.http.HTTPConnection"
+"""The `BACKEND` of a `SERVERS` entry with a `URL` and none of its own: Streamable HTTP."""
+STDIO_BACKEND: Final = "mcp_django.client.stdio.StdioConnection"
+"""The `BACKEND` of a `SERVERS` entry with a `COMMAND` and none of its own: a subprocess over stdio."""
 
-    `headers` and `token` (sent as `Authorization: Bearer <token>`) are the gateway's own credentials
-    for the server, from settings; a caller's credentials are never sent. `protocol_version` pins a
-    revision; None tries 2026-07-28 (`server/discover`) first and falls back to `initialize`. With
-    `oauth`, each caller's own token for the server (`gateway.upstream`) is the `token` of a copy. With
-    `auth` (a `client.auth.oauth.ClientAuth`), the connection answers the server's 401 and 403 challenges
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Where a remote MCP server is and how to talk to it: a resolved `MCP_DJANGO["SERVERS"]` entry.
+
+    `backend` is the import path of the `RemoteConnection` class that talks to it (the entry's `BACKEND`,
+    else Streamable HTTP at `url` or a stdio subprocess running `command`); the fields below `command`
+    are the built-in kinds' own. `headers` and `token` (sent as `Authorization: Bearer <token>`) are the
+    gateway's own credentials for the server, from settings; a caller's credentials are never sent.
+    `protocol_version` pins a revision; None tries 2026-07-28 (`server/discover`) first and falls back to
+    `initialize`. With `oauth`, each caller's own token for the server (`gateway.upstream`) is the `token`
+    of a copy. With `auth` (a `ClientAuth`), the connection answers the server's 401 and 403 challenges
     itself: it asks `auth` for a token and sends the request again.
     With `elicitation` (an `MCPClient`'s handler), the connection declares the `elicitation` capability
     and the handler answers the server's questions; a gateway's connections have none and refuse them.
@@ -82,16 +90,14 @@ class RemoteServer:
     oauth: UpstreamOAuth | None = None
     auth: ClientAuth | None = field(default=None, compare=True)
     elicitation: ElicitationHandler | None = None
+    backend: str = HTTP_BACKEND
+    options: tuple[tuple[str, Any], ...] = ()
+    """A third-party `BACKEND`'s own keys of the entry (what its `configure` keeps), as sorted pairs."""
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
         """The client capabilities the connection declares: `elicitation` (form mode) with a handler, else none."""
         return {"elicitation": {}} if self.elicitation is not None else {}
-
-    @property
-    def transport(self) -> str:
-        """`"http"` or `"stdio"`."""
-        return "http" if self.url else "stdio"
 
     @property
     def http_headers(self) -> dict[str, str]:
@@ -109,11 +115,11 @@ class ClientAuth(Protocol):
     `client.auth.oauth.OAuthClientAuth` is the package's implementation.
     """
 
-    async def authorization(self, server: RemoteServer) -> str | None:
+    async def authorization(self, server: ServerConfig) -> str | None:
         """The `Authorization` header value for the next request to `server`; None sends none."""
         ...
 
-    async def challenged(self, server: RemoteServer, challenge: Challenge, status: int) -> bool:
+    async def challenged(self, server: ServerConfig, challenge: Challenge, status: int) -> bool:
         """`server` answered `status` (401 or 403) with `challenge`: True when a new token is there to retry with.
 
         Raises:

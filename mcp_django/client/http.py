@@ -22,7 +22,7 @@ import base64
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
 import httpx2
@@ -59,7 +59,12 @@ def _param_header_value(value: Any) -> str | None:
 
 
 class HTTPConnection(RemoteConnection):
-    """A remote MCP server at a Streamable HTTP URL."""
+    """A remote MCP server at a Streamable HTTP URL (`"BACKEND": "mcp_django.client.http.HTTPConnection"`,
+    the kind of an entry with a `URL`)."""
+
+    transport = "http"
+    config_keys = frozenset({"URL"})
+    signs_in = True
 
     _client: httpx2.AsyncClient | None = None
     _session_id: str | None = None
@@ -75,6 +80,21 @@ class HTTPConnection(RemoteConnection):
     def url(self) -> str:
         assert self.server.url is not None
         return self.server.url
+
+    @classmethod
+    def config_problems(cls, config: Mapping[str, Any]) -> list[str]:
+        url = config.get("URL")
+        if not (isinstance(url, str) and url.startswith(("http://", "https://"))):
+            return ["URL must be an http:// or https:// URL"]
+        return []
+
+    @classmethod
+    def configure(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {"url": config["URL"]}
+
+    @classmethod
+    def location(cls, config: Mapping[str, Any]) -> str:
+        return str(config["URL"])
 
     async def _start(self) -> None:
         self._session_id = None

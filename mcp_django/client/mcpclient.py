@@ -8,12 +8,12 @@ both), or a list of their own::
     from mcp_django.client import MCPClient, SyncMCPClient
 
     async def view(request):
-        client = MCPClient("github", user=request.user)   # a SERVERS name, a config dict, or a RemoteServer
+        client = MCPClient("github", user=request.user)   # a SERVERS name, a config dict, or a ServerConfig
         result = await client.call_tool("search_issues", {"query": "is:open"})
 
     def command():
         with SyncMCPClient({"URL": "https://mcp.example/mcp", "TOKEN": "..."}) as client:
-            tools = client.list_tools()["tools"]
+            tools = client.list_tools()
 
 The request phase runs before the request is sent (mutations, then validations, then sinks, unless
 `INTERCEPTOR_DIRECTIONS` says otherwise), the response phase on the answer. A refused `tools/call`
@@ -29,17 +29,17 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from asgiref.sync import async_to_sync
-
 from mcp_django.client.conf import client_settings
 from mcp_django.client.config import ClientAuth, ElicitationHandler
 from mcp_django.client.connection import (
     BackendUnavailable,
     RemoteConnection,
-    RemoteServer,
+    ServerConfig,
     pool,
-    remote_server,
 )
+from mcp_django.client.limits import over_limit
+from mcp_django.client.methods import MCPClientMethods, SyncClient
+from mcp_django.client.servers import server_config
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints.overlay import installed, on_change
 from mcp_django.extensions import chain_options
@@ -58,12 +58,12 @@ on_change("state", _forget_settings_chain)
 mcp_settings.on_reload(_forget_settings_chain)
 
 
-class MCPClient:
+class MCPClient(MCPClientMethods):
     """An async MCP client to one server whose requests go through the interceptor chain.
 
     Args:
         server: the server: a name in `MCP_DJANGO["SERVERS"]`, a config dict (`URL` or `COMMAND`,
-            `HEADERS`, `TOKEN`, timeouts: docs/gateway.md) or a `RemoteServer`.
+            `HEADERS`, `TOKEN`, timeouts: docs/gateway.md) or a `ServerConfig`.
         interceptors: the chain, in the settings' format (import strings, dicts, `{"SERVER": name}`);
             None runs the settings' chain, `MCP_DJANGO["INTERCEPTORS"]`.
         user: who the requests are made for (a Django user): the interceptors' `context.principal`, and,
@@ -75,6 +75,8 @@ class MCPClient:
             params in, the `ElicitResult` out); only then is the `elicitation` capability declared.
             In the stateless era its answers go back with the retried request, by itself.
 
+    Its methods are `MCPClientMethods`' (`call_tool`, `list_tools`, ... each the wire result; a `list_*`
+    returns every item, across at most `REMOTE_MAX_LIST_PAGES` pages) and `list_interceptors`.
     Connections are pooled per event loop and shared with the gateway; nothing needs closing.
 
     Raises:
@@ -83,14 +85,14 @@ class MCPClient:
 
     def __init__(
         self,
-        server: str | Mapping[str, Any] | RemoteServer,
+        server: str | Mapping[str, Any] | ServerConfig,
         *,
         interceptors: Sequence[Any] | None = None,
         user: Any = None,
         auth: ClientAuth | None = None,
         elicitation: ElicitationHandler | None = None,
     ) -> None:
-        self.server = remote_server(server)
+        self.server = server_config(server)
         if auth is not None:
             self.server = dataclasses.replace(self.server, auth=auth)
         if elicitation is not None:  # a connection of its own: the gateway's declare no capability
@@ -102,6 +104,7 @@ class MCPClient:
             )
         self.interceptors = None if interceptors is None else list(interceptors)
         self.user = user
+        self.max_list_pages = client_settings.REMOTE_MAX_LIST_PAGES
         self._chain: dict[str, Any] | None = None
 
     def chain(self) -> dict[str, Any]:
@@ -170,33 +173,8 @@ class MCPClient:
 
         return answered
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """`tools/call`: the `CallToolResult` (an `isError` one when the server or the chain refused it)."""
-        return await self.request("tools/call", {"name": name, "arguments": dict(arguments or {})})
-
-    async def list_tools(self, cursor: str | None = None) -> dict[str, Any]:
-        """`tools/list`: one page, `{"tools": [...], "nextCursor"?: ...}`."""
-        return await self.request("tools/list", _page(cursor))
-
-    async def list_prompts(self, cursor: str | None = None) -> dict[str, Any]:
-        """`prompts/list`: one page."""
-        return await self.request("prompts/list", _page(cursor))
-
-    async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """`prompts/get`."""
-        return await self.request("prompts/get", {"name": name, "arguments": dict(arguments or {})})
-
-    async def list_resources(self, cursor: str | None = None) -> dict[str, Any]:
-        """`resources/list`: one page."""
-        return await self.request("resources/list", _page(cursor))
-
-    async def list_resource_templates(self, cursor: str | None = None) -> dict[str, Any]:
-        """`resources/templates/list`: one page."""
-        return await self.request("resources/templates/list", _page(cursor))
-
-    async def read_resource(self, uri: str) -> dict[str, Any]:
-        """`resources/read`."""
-        return await self.request("resources/read", {"uri": uri})
+    def too_many_pages(self, method: str) -> Exception:
+        return over_limit(self.server.name, f"{method} went past {self.max_list_pages} pages")
 
     async def list_interceptors(self, event: str | None = None) -> dict[str, Any]:
         """`interceptors/list` on the server itself, not intercepted (the seed's direct passthrough)."""
@@ -218,7 +196,7 @@ async def _listening(connection: RemoteConnection) -> None:
     """Open the server's own stream first (handshake era, HTTP), where a server may ask questions unrelated
     to the request's stream; waited for within the connect timeout, and not at all by a server that has none."""
     await connection.open()
-    if connection.era is not Era.HANDSHAKE or connection.server.transport != "http":
+    if connection.era is not Era.HANDSHAKE or connection.transport != "http":
         return
     if connection not in _listened:
         _listened.add(connection)
@@ -226,73 +204,32 @@ async def _listening(connection: RemoteConnection) -> None:
     await connection.stream_ready(connection.server.connect_timeout)
 
 
-def _page(cursor: str | None) -> dict[str, Any]:
-    return {} if cursor is None else {"cursor": cursor}
-
-
-class SyncMCPClient:
+class SyncMCPClient(SyncClient):
     """`MCPClient` for sync code: the same methods, each run to completion on an event loop of its own.
 
     Each call opens the connection, sends, waits for the remote sinks it started, and closes it
     (the sync world has no loop to keep a connection on). Call it from sync code only, never from a
-    coroutine (use `MCPClient` there); it also works as a context manager.
+    coroutine (use `MCPClient` there); it also works as a context manager. `client` is the `MCPClient`.
     """
+
+    client: MCPClient
 
     def __init__(
         self,
-        server: str | Mapping[str, Any] | RemoteServer,
+        server: str | Mapping[str, Any] | ServerConfig,
         *,
         interceptors: Sequence[Any] | None = None,
         user: Any = None,
         auth: ClientAuth | None = None,
         elicitation: ElicitationHandler | None = None,
     ) -> None:
-        self.client = MCPClient(server, interceptors=interceptors, user=user, auth=auth, elicitation=elicitation)
+        client = MCPClient(server, interceptors=interceptors, user=user, auth=auth, elicitation=elicitation)
+        super().__init__(client, finish=_end_of_loop)
 
-    def __enter__(self) -> SyncMCPClient:
-        return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        return None
+async def _end_of_loop() -> None:
+    """What a sync call leaves behind on its loop: the remote sinks it started finish, its connections close."""
+    from mcp_django.gateway.remote_chain import drain_sinks  # built on this package: loaded after it
 
-    def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """`MCPClient.request`, from sync code."""
-        return self._run("request", method, params)
-
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        return self._run("call_tool", name, arguments)
-
-    def list_tools(self, cursor: str | None = None) -> dict[str, Any]:
-        return self._run("list_tools", cursor)
-
-    def list_prompts(self, cursor: str | None = None) -> dict[str, Any]:
-        return self._run("list_prompts", cursor)
-
-    def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
-        return self._run("get_prompt", name, arguments)
-
-    def list_resources(self, cursor: str | None = None) -> dict[str, Any]:
-        return self._run("list_resources", cursor)
-
-    def list_resource_templates(self, cursor: str | None = None) -> dict[str, Any]:
-        return self._run("list_resource_templates", cursor)
-
-    def read_resource(self, uri: str) -> dict[str, Any]:
-        return self._run("read_resource", uri)
-
-    def list_interceptors(self, event: str | None = None) -> dict[str, Any]:
-        return self._run("list_interceptors", event)
-
-    def _run(self, name: str, *args: Any) -> dict[str, Any]:
-        result: dict[str, Any] = async_to_sync(self._call)(name, *args)
-        return result
-
-    async def _call(self, name: str, *args: Any) -> dict[str, Any]:
-        from mcp_django.gateway.remote_chain import drain_sinks  # built on this package: loaded after it
-
-        try:
-            result: dict[str, Any] = await getattr(self.client, name)(*args)
-            return result
-        finally:
-            await drain_sinks()  # the loop ends with this call: let the remote sinks it started finish
-            await pool.aclose()
+    await drain_sinks()
+    await pool.aclose()

@@ -1,27 +1,27 @@
-"""What every connection to a remote MCP server shares: its configuration, its errors, and the protocol.
+"""What every connection to a remote MCP server shares: the session, its errors, and the protocol.
 
 `RemoteConnection` speaks MCP as a client over a transport its subclasses provide
 (`http.HTTPConnection`, `stdio.StdioConnection`): the opening handshake in either era
 (`server/discover` in 2026-07-28, else `initialize`), the per-request `_meta` of the stateless era,
-the listeners of the server's notifications, and re-opening after the server forgot the session.
+and re-opening after the server forgot the session. What the server sends of its own accord (its
+notifications, its requests, the stream they come on) is `streams.ServerStream`'s. Each subclass is a
+kind of remote a `SERVERS` entry's `BACKEND` names: it says which keys it reads and what they give.
 Callers get one through `connection.connect(server)`, which pools them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import inspect
 import itertools
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final
 
-from mcp_django.client.config import RemoteServer, UpstreamOAuth  # defined there; importable from here too
+from mcp_django.client.config import ServerConfig, UpstreamOAuth  # defined there; importable from here too
+from mcp_django.client.streams import NotificationListener, ServerStream, SessionExpired
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
 from mcp_django.extensions import installed_extensions
-from mcp_django.protocol import jsonrpc
 from mcp_django.protocol.context import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -29,7 +29,8 @@ from mcp_django.protocol.context import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
-from mcp_django.protocol.jsonrpc import MCPError, Message, request_id_of
+from mcp_django.protocol import jsonrpc
+from mcp_django.protocol.jsonrpc import MCPError, Message
 from mcp_django.protocol.observers import ClientObserver, RemotePeer, compose_client_observers
 from mcp_django.protocol.versions import (
     HANDSHAKE_VERSIONS,
@@ -47,7 +48,7 @@ __all__ = [
     "NotificationListener",
     "RemoteConnection",
     "RemoteError",
-    "RemoteServer",
+    "ServerConfig",
     "SessionExpired",
     "UpstreamOAuth",
 ]
@@ -56,20 +57,10 @@ logger = logging.getLogger("mcp_django.gateway")
 
 CLIENT_INFO: Final[Mapping[str, str]] = {"name": "mcp-django-gateway", "version": __version__}
 _PROTOCOL_META_PREFIX: Final = "io.modelcontextprotocol/"
-_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
-_LIST_CHANGED: Final[Mapping[str, str]] = {
-    "tools": "toolsListChanged",
-    "prompts": "promptsListChanged",
-    "resources": "resourcesListChanged",
-}
 
 _request_ids = itertools.count(1)
 """Request ids, unique in the process rather than per connection: a stateless server has no session to tell
 two connections' requests apart by, and a retry must never reuse the id of the request it retries."""
-
-NotificationListener = Callable[[Message], Awaitable[None] | None]
-"""Called with each notification the server sends outside a request (list_changed, resource updates, logs)."""
-
 
 _observer: list[ClientObserver | None] = []
 """The installed extensions' client observers as one (None: none), gathered on first use."""
@@ -86,17 +77,6 @@ def client_observer() -> ClientObserver | None:
 mcp_settings.on_reload(_observer.clear)
 
 
-def _without_subscription_id(message: Message) -> Message:
-    """A notification without our own listen stream's subscription id (it means nothing to whoever gets it)."""
-    params = message.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    if not isinstance(params, dict) or not isinstance(meta, dict) or _SUBSCRIPTION_ID not in meta:
-        return message
-    meta = {key: value for key, value in meta.items() if key != _SUBSCRIPTION_ID}
-    params = {key: value for key, value in params.items() if key != "_meta"} | ({"_meta": meta} if meta else {})
-    return {key: value for key, value in message.items() if key != "params"} | ({"params": params} if params else {})
-
-
 class NotForwardable(MCPError):
     """What the caller asked cannot travel through the gateway in its era (docs/gateway.md lists what)."""
 
@@ -104,20 +84,43 @@ class NotForwardable(MCPError):
     default_message = "Not forwardable through the gateway"
 
 
-class SessionExpired(Exception):
-    """The server answered 404 to a request carrying our session id: open a new session and retry once."""
-
-
-class RemoteConnection:
+class RemoteConnection(ServerStream):
     """A client connection to one remote MCP server, opened on first use and shared by concurrent callers.
 
     After `open()` (done by the first `request`), `protocol_version`, `capabilities`, `server_info` and
     `instructions` describe what the server negotiated. Subclasses provide the transport: `_start`,
     `_round_trip` (one request, its answer), `_notify`, `_listen` (the server's own notifications) and
     `_stop`. Every request goes out through `_exchange`, which the installed client observers watch.
+
+    A subclass is also a kind of remote, which a `SERVERS` entry's `BACKEND` names by its import path: it
+    says which of the entry's keys it reads (`config_keys`), what is wrong with them (`config_problems`,
+    which the system checks show) and which `ServerConfig` fields they give (`configure`).
     """
 
-    def __init__(self, server: RemoteServer) -> None:
+    transport: ClassVar[str] = ""
+    """How it reaches the server, as telemetry's `network.transport` names it (`"http"`, `"stdio"`)."""
+    config_keys: ClassVar[frozenset[str]] = frozenset()
+    """The keys of a `SERVERS` entry it reads, besides those of every kind (`servers.COMMON_KEYS`)."""
+    signs_in: ClassVar[bool] = False
+    """Whether its server can take OAuth (`AUTH`): a resource behind an authorization server, over HTTP."""
+
+    @classmethod
+    def config_problems(cls, config: Mapping[str, Any]) -> list[str]:
+        """What is wrong with its keys of the entry `config`, in words a system check shows (empty if fine)."""
+        return []
+
+    @classmethod
+    def configure(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        """The `ServerConfig` fields its keys of the (checked) entry `config` give; `options` holds any others."""
+        return {"options": tuple(sorted((key, config[key]) for key in cls.config_keys if key in config))}
+
+    @classmethod
+    def location(cls, config: Mapping[str, Any]) -> str:
+        """Where the entry's server is, in a few words: the name of an entry that has none, and the admin's."""
+        return cls.__name__
+
+    def __init__(self, server: ServerConfig) -> None:
+        super().__init__()
         self.server = server
         self.protocol_version: str | None = None
         self.capabilities: dict[str, Any] = {}
@@ -125,10 +128,6 @@ class RemoteConnection:
         self.instructions: str | None = None
         self._open_lock = asyncio.Lock()
         self._opened = False
-        self._listeners: list[NotificationListener] = []
-        self._listen_task: asyncio.Task[None] | None = None
-        self.stream_open = asyncio.Event()
-        """Set while the server's own stream (the handshake era's GET) is open: what it asks there is answered."""
 
     # -- what callers use --------------------------------------------------------------------------
 
@@ -220,32 +219,6 @@ class RemoteConnection:
         except TimeoutError:
             raise self.unavailable("timeout", f"no answer to {method} within {self.server.read_timeout:g}s") from None
 
-    def add_listener(self, listener: NotificationListener) -> None:
-        """Receive the server's notifications from now on (its list_changed ones among them)."""
-        self._listeners.append(listener)
-        if self._opened:
-            self._start_listening()
-
-    async def stream_ready(self, within: float) -> bool:
-        """Wait up to `within` seconds for the server's own stream to open (or to fail: it has none); True if open."""
-        listening = self._listen_task
-        if listening is None or listening.done() or self.stream_open.is_set():
-            return self.stream_open.is_set()
-        opened = asyncio.ensure_future(self.stream_open.wait())
-        try:
-            await asyncio.wait({opened, listening}, timeout=within, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            opened.cancel()
-        return self.stream_open.is_set()
-
-    def remove_listener(self, listener: NotificationListener) -> None:
-        """Stop calling `listener`; the last one removed closes the notification stream."""
-        with contextlib.suppress(ValueError):
-            self._listeners.remove(listener)
-        if not self._listeners and self._listen_task is not None:
-            self._listen_task.cancel()
-            self._listen_task = None
-
     async def reset(self) -> None:
         """Forget the negotiated state and stop the transport; the next request opens it again."""
         async with self._open_lock:
@@ -254,10 +227,7 @@ class RemoteConnection:
 
     async def aclose(self) -> None:
         """Close the connection for good (the pool's shutdown)."""
-        self._listeners.clear()
-        if self._listen_task is not None:
-            self._listen_task.cancel()
-            self._listen_task = None
+        self._stop_listening()
         await self.reset()
 
     def unavailable(self, reason: str, detail: str) -> BackendUnavailable:
@@ -361,15 +331,6 @@ class RemoteConnection:
             out["_meta"] = extra
         return out
 
-    def listen_params(self) -> dict[str, Any]:
-        """`subscriptions/listen` params asking for every list_changed the server advertises (stateless era)."""
-        wanted = {
-            flag: True
-            for feature, flag in _LIST_CHANGED.items()
-            if isinstance(self.capabilities.get(feature), dict) and self.capabilities[feature].get("listChanged")
-        }
-        return {"notifications": wanted, "_meta": self._stateless_meta()}
-
     def result_of(self, message: Any, method: str) -> dict[str, Any]:
         """The result of a response message, or its error raised as a `RemoteError`."""
         if not isinstance(message, dict):
@@ -387,66 +348,6 @@ class RemoteConnection:
         if not isinstance(result, dict):
             raise self.unavailable("protocol", f"the answer to {method} has no result object")
         return result
-
-    async def dispatch(self, message: Message, on_notification: NotificationListener | None = None) -> Message | None:
-        """Handle a message the server sent us that is not an answer; return the reply it needs, if any.
-
-        Notifications go to `on_notification` (the request they relate to) or else to the listeners.
-        The server's own requests: `ping` is answered, `elicitation/create` by the server's `elicitation`
-        handler when it has one (an `MCPClient`'s); anything else (sampling, roots) is refused, since
-        the gateway declares no client capabilities.
-        """
-        method = message.get("method")
-        request_id = request_id_of(message)
-        if isinstance(method, str) and method.startswith("notifications/subscriptions/"):
-            return None  # the listen stream's own bookkeeping
-        if request_id is not None:
-            if method == "ping":
-                return {"jsonrpc": "2.0", "id": request_id, "result": {}}
-            if method == "elicitation/create" and self.server.elicitation is not None:
-                params = message.get("params")
-                try:
-                    answer = await self.server.elicitation(params if isinstance(params, dict) else {})
-                except Exception:
-                    logger.exception("The elicitation handler for remote MCP server %r failed", self.server.name)
-                    failed = {"code": jsonrpc.INTERNAL_ERROR, "message": "The client could not answer the elicitation"}
-                    return {"jsonrpc": "2.0", "id": request_id, "error": failed}
-                return {"jsonrpc": "2.0", "id": request_id, "result": dict(answer)}
-            error = {"code": jsonrpc.METHOD_NOT_FOUND, "message": f"Method not supported by the gateway: {method}"}
-            return {"jsonrpc": "2.0", "id": request_id, "error": error}
-        message = _without_subscription_id(message)
-        targets = [on_notification] if on_notification is not None else list(self._listeners)
-        for target in targets:
-            try:
-                outcome = target(message)
-                if inspect.isawaitable(outcome):
-                    await outcome
-            except Exception:
-                logger.exception("A listener of remote MCP server %r failed", self.server.name)
-        return None
-
-    def _start_listening(self) -> None:
-        if self._listen_task is None or self._listen_task.done():
-            self._listen_task = asyncio.get_running_loop().create_task(self._listen_forever())
-
-    async def _listen_forever(self) -> None:
-        """Keep the server's notification stream open while anyone listens, reconnecting with a backoff."""
-        delay = 0.25
-        while self._listeners:
-            try:
-                await self.open()
-                if not await self._listen():
-                    return  # the server has no such stream
-                delay = 0.25
-            except asyncio.CancelledError:
-                raise
-            except SessionExpired:
-                await self.reset()
-                continue
-            except Exception as error:
-                logger.info("Notification stream of remote MCP server %r dropped: %s", self.server.name, error)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
 
     # -- the transport (subclasses) ----------------------------------------------------------------
 
@@ -467,7 +368,7 @@ class RemoteConnection:
         if observer is None:
             return self.result_of(await self._round_trip(request, on_notification), method)
         server = self.server
-        peer = RemotePeer(server.name, server.transport, server.url, self.protocol_version, self.session_id)
+        peer = RemotePeer(server.name, self.transport, server.url, self.protocol_version, self.session_id)
         with observer.sending(request, peer) as observation:
             answer = await self._round_trip(request, on_notification)
             observation.answered(answer)
@@ -484,10 +385,6 @@ class RemoteConnection:
 
     async def _notify(self, method: str, params: dict[str, Any] | None) -> None:
         """Send one notification."""
-        raise NotImplementedError
-
-    async def _listen(self) -> bool:
-        """Read the server's notification stream until it ends; return False when the server has none."""
         raise NotImplementedError
 
     async def _stop(self) -> None:

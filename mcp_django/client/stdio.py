@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import Mapping
 from typing import Any, Final
 
 from mcp_django.client.conf import client_settings
@@ -25,7 +26,31 @@ _EXIT_GRACE: Final = 2.0
 
 
 class StdioConnection(RemoteConnection):
-    """A remote MCP server run as a subprocess (`RemoteServer.command`)."""
+    """A remote MCP server run as a subprocess (`"BACKEND": "mcp_django.client.stdio.StdioConnection"`, the
+    kind of an entry with a `COMMAND`): `COMMAND` the argument list, `ENV` added to its environment, `CWD`."""
+
+    transport = "stdio"
+    config_keys = frozenset({"COMMAND", "ENV", "CWD"})
+
+    @classmethod
+    def config_problems(cls, config: Mapping[str, Any]) -> list[str]:
+        problems = []
+        command = config.get("COMMAND")
+        if not (isinstance(command, (list, tuple)) and command and all(isinstance(part, str) for part in command)):
+            problems.append("COMMAND must be a non-empty list of strings")
+        env = config.get("ENV", {})
+        if not (isinstance(env, Mapping) and all(isinstance(value, str) for value in env.values())):
+            problems.append("ENV must be a dict of strings")
+        return problems
+
+    @classmethod
+    def configure(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        env = config.get("ENV") or {}
+        return {"command": tuple(config["COMMAND"]), "env": tuple(sorted(env.items())), "cwd": config.get("CWD")}
+
+    @classmethod
+    def location(cls, config: Mapping[str, Any]) -> str:
+        return " ".join(config["COMMAND"])
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -27,6 +27,7 @@ from typing import Any, Final
 from django.apps import apps
 from django.utils.module_loading import import_string
 
+from mcp_django.client.servers import COMMON_KEYS, POLICY_KEYS
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints.overlay import changed
 from mcp_django.models import InterceptorState, ProviderState, ScopedState, StateVersion, ToolState
@@ -238,8 +239,8 @@ class ControlState:
                 result.pop(name, None)
                 continue
             entry = dict(result.get(name) or {})
-            if override.url:
-                entry.pop("COMMAND", None)
+            if override.url:  # served over HTTP from now on: the keys of its former kind go
+                entry = {key: value for key, value in entry.items() if key in COMMON_KEYS | POLICY_KEYS}
                 entry["URL"] = override.url
             if override.headers is not None:
                 entry["HEADERS"] = dict(override.headers)
@@ -247,7 +248,7 @@ class ControlState:
                 entry["FAIL_OPEN"] = override.fail_open
             if override.timeout_ms is not None:
                 entry["TIMEOUT"] = override.timeout_ms / 1000
-            if entry.get("URL") or entry.get("COMMAND"):
+            if name in result or override.url:
                 result[name] = entry  # a row with a new name and no URL adds nothing
         return result
 

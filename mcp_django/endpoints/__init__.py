@@ -112,7 +112,7 @@ class Endpoint(Composition):
             "NAMESPACE": "gh", "SCOPE": "TEAM", "TOOL_SCOPES": {"pattern": scope}, "TOOLS": ["pattern"]}`
             ("" as `NAMESPACE`: names unchanged). Needs the gateway (check `mcp_django.E144`).
         backend: a gateway's one remote server (docs/gateway.md): a `SERVERS` name, a dict shaped like
-            an entry, or a client `RemoteServer`; served without a namespace and with no local source, it
+            an entry, or a client `ServerConfig`; served without a namespace and with no local source, it
             mirrors the server's info and instructions. The same as `servers=[{"SERVER": backend,
             "NAMESPACE": "", "SCOPE": scope, "TOOL_SCOPES": tool_scopes}]` with `mode=None`.
         scope: with `backend`, the least scope a caller needs to see anything of it (default USER).

@@ -17,6 +17,7 @@ from django.http import HttpRequest
 
 from mcp_django.admin import ScopedStateAdminMixin, switch_actions
 from mcp_django.client.conf import client_settings
+from mcp_django.client.servers import location
 from mcp_django.control import inventory
 from mcp_django.gateway.models import RemoteServer, UpstreamCredential
 
@@ -77,7 +78,7 @@ class RemoteServerAdmin(ScopedStateAdminMixin, _RemoteServerAdminBase):
         configured = client_settings.SERVERS.get(obj.name) if obj.name else None
         if not isinstance(configured, dict):
             return "no: added here (give its URL)"
-        return f"yes: {configured.get('URL') or ' '.join(configured.get('COMMAND') or ())}"
+        return f"yes: {location(configured) or 'misconfigured'}"
 
     @admin.display(description="endpoints")
     def endpoints(self, obj: RemoteServer) -> str:

@@ -17,7 +17,7 @@ from mcp_django.checks.support import is_number
 from mcp_django.checks.support import setting as _setting
 from mcp_django.checks.support import short as _short
 from mcp_django.client.conf import client_settings
-from mcp_django.client.connection import config_problems
+from mcp_django.client.servers import config_problems
 from mcp_django.endpoints import Endpoint, mounted_endpoints
 from mcp_django.gateway.extension import entry_problems, is_hub, remote_sources
 from mcp_django.gateway.source import NAMESPACE

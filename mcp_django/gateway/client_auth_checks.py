@@ -14,7 +14,7 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from mcp_django.checks.support import setting as _setting
 from mcp_django.client.conf import client_settings
-from mcp_django.client.connection import client_credentials_problem, sends_own_authorization
+from mcp_django.client.servers import client_credentials_problem, sends_own_authorization, signs_in
 
 _DOCS: Final = "(docs/client.md)"
 
@@ -42,7 +42,7 @@ def _problems(where: str, config: Mapping[str, Any], auth: Mapping[str, Any]) ->
     if problem is not None:
         hint = f"AUTH {problem}: CLIENT_ID, then CLIENT_SECRET or PRIVATE_KEY {_DOCS}."
         return [Error(f"{where} has a malformed client_credentials AUTH.", hint=hint, id="mcp_django_gateway.E240")]
-    if config.get("COMMAND") is not None or not isinstance(config.get("URL"), str):
+    if not signs_in(config):
         hint = "Client credentials need a URL: a stdio server has no authorization server."
         return [
             Error(f"{where} AUTH client_credentials is for HTTP servers only.", hint=hint, id="mcp_django_gateway.E241")

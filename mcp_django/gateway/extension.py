@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from mcp_django.client.config import RemoteServer
+from mcp_django.client.config import ServerConfig
 from mcp_django.endpoints import Endpoint
 from mcp_django.extensions import Extension, ServerEntries
 from mcp_django.gateway.forwarding import ensure_input_schemas
@@ -102,7 +102,7 @@ def _source(endpoint: Endpoint, entry: Any, tolerates_down: bool) -> RemoteSourc
     if isinstance(entry, str):
         entry = {"SERVER": entry, "NAMESPACE": entry}
     spec = entry["SERVER"]
-    label = spec if isinstance(spec, str) else spec.name if isinstance(spec, RemoteServer) else ""
+    label = spec if isinstance(spec, str) else spec.name if isinstance(spec, ServerConfig) else ""
     label = label or f"gateway {endpoint.name}"
     namespace = entry.get("NAMESPACE", label if isinstance(spec, str) else "")
     source = RemoteSource(

@@ -18,15 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from mcp_django.client.conf import client_settings
-from mcp_django.client.connection import (
-    CONFIG_KEYS,
-    POLICY_KEYS,
-    BackendUnavailable,
-    RemoteError,
-    RemoteServer,
-    remote_server,
-)
-from mcp_django.client.connection import config_problems as connection_problems
+from mcp_django.client.connection import BackendUnavailable, RemoteError, ServerConfig
+from mcp_django.client.servers import POLICY_KEYS, server_config
+from mcp_django.client.servers import config_problems as connection_problems
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints.overlay import installed, on_change
 from mcp_django.gateway.upstream import connection_for
@@ -47,7 +41,7 @@ class InterceptorServerConfig:
     """
 
     name: str
-    remote: RemoteServer | None
+    remote: ServerConfig | None
     fail_open: bool = False
     timeout_ms: int = round(DEFAULT_TIMEOUT * 1000)
     problem: str = ""
@@ -71,10 +65,10 @@ def interceptor_server(name: str, config: Any) -> InterceptorServerConfig:
     problems = server_problems(config)
     if problems:
         return InterceptorServerConfig(name, None, problem="; ".join(problems))
-    connection = {key: value for key, value in config.items() if key in CONFIG_KEYS}
+    connection = {key: value for key, value in config.items() if key not in POLICY_KEYS}
     return InterceptorServerConfig(
         name,
-        remote_server(connection, name=name),
+        server_config(connection, name=name),
         fail_open=bool(config.get("FAIL_OPEN", False)),
         timeout_ms=round(config.get("TIMEOUT", DEFAULT_TIMEOUT) * 1000),
     )

@@ -28,6 +28,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from mcp_django.client.servers import location
 from mcp_django.conf import mcp_settings
 from mcp_django.gateway.interceptor_servers import (
     Discovery,
@@ -364,7 +365,7 @@ def chain_servers(config: Any) -> list[InterceptorServerConfig]:
         elif isinstance(spec, str):
             named = [servers.get(spec) or InterceptorServerConfig(spec, None, problem="no such interceptor server")]
         else:
-            where = spec.get("URL") or spec.get("COMMAND") if isinstance(spec, Mapping) else None
+            where = location(spec) if isinstance(spec, Mapping) else None
             named = [interceptor_server(str(where or f"server {index}"), spec)]
         chosen += [server for server in named if server not in chosen]
     return chosen

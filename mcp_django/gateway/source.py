@@ -41,11 +41,11 @@ from mcp_django.client.connection import (
     BackendUnavailable,
     RemoteConnection,
     RemoteError,
-    RemoteServer,
+    ServerConfig,
     connect,
-    remote_server,
 )
 from mcp_django.client.limits import call_deadline, remember
+from mcp_django.client.servers import server_config
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
 from mcp_django.gateway.listing import Listing
 from mcp_django.gateway.tasks import RemoteTasks
@@ -84,7 +84,7 @@ class RemoteSource(RemoteTasks, Source):
 
     Args:
         server: the server: the name of an `MCP_DJANGO["SERVERS"]` entry, a dict shaped like one, or a
-            `RemoteServer` (resolved on first use; `connection.remote_server`).
+            `ServerConfig` (resolved on first use; `servers.server_config`).
         namespace: put before every name (`ns_name`) and URI (`ns+uri`); "" passes them unchanged.
         scope: the least scope a caller needs to reach anything of the server.
         tool_scopes: `{"pattern": scope}`: tools whose remote name matches a pattern (`fnmatch`, the
@@ -111,7 +111,7 @@ class RemoteSource(RemoteTasks, Source):
 
     def __init__(
         self,
-        server: str | Mapping[str, Any] | RemoteServer,
+        server: str | Mapping[str, Any] | ServerConfig,
         *,
         namespace: str = "",
         scope: Scope | str = Scope.USER,
@@ -130,11 +130,11 @@ class RemoteSource(RemoteTasks, Source):
         self.tool_patterns = None if tools is None else tuple(tools)
         self.tolerates_down = tolerates_down
         self.name = name or (
-            server if isinstance(server, str) else server.name if isinstance(server, RemoteServer) else ""
+            server if isinstance(server, str) else server.name if isinstance(server, ServerConfig) else ""
         )
         self.param_headers: OrderedDict[str, dict[str, str]] = OrderedDict()
         self.on_notification: Any = None
-        self._remote: RemoteServer | None = None
+        self._remote: ServerConfig | None = None
         self._described: Description | None = None
         self._listened: weakref.WeakSet[RemoteConnection] = weakref.WeakSet()
 
@@ -144,14 +144,14 @@ class RemoteSource(RemoteTasks, Source):
     # -- the server --------------------------------------------------------------------------------
 
     @property
-    def remote(self) -> RemoteServer:
+    def remote(self) -> ServerConfig:
         """The remote server, resolved from `server` on first use.
 
         Raises:
-            LookupError, ValueError: see `connection.remote_server` (system check `mcp_django_gateway.E031`).
+            LookupError, ValueError: see `servers.server_config` (system check `mcp_django_gateway.E031`).
         """
         if self._remote is None:
-            self._remote = remote_server(self.spec, name=self.name or None)
+            self._remote = server_config(self.spec, name=self.name or None)
             self.name = self.name or self._remote.name
         return self._remote
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from mcp_django.client.config import RemoteServer
+from mcp_django.client.config import ServerConfig
 from mcp_django.gateway.forwarding import local_result
 from mcp_django.gateway.task_handles import outer_task, remote_task
 from mcp_django.protocol.context import RequestContext
@@ -31,7 +31,7 @@ class _Remote(Protocol):
     """What `RemoteTasks` needs of the source it is part of."""
 
     @property
-    def remote(self) -> RemoteServer: ...
+    def remote(self) -> ServerConfig: ...
 
     def description(self) -> Any: ...
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlencode, urljoin, urlsplit
 
-from mcp_django.client.connection import BackendUnavailable, RemoteConnection, RemoteServer, connect, pool
+from mcp_django.client.connection import BackendUnavailable, RemoteConnection, ServerConfig, connect, pool
 from mcp_django.conf import mcp_settings
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
@@ -160,7 +160,7 @@ def save_tokens(
     return credential
 
 
-def _access_token(server: RemoteServer, user_pk: Any) -> tuple[str, str | None]:
+def _access_token(server: ServerConfig, user_pk: Any) -> tuple[str, str | None]:
     """The caller's access token for `server`, refreshed when expired: `(token, the one it replaced)`.
 
     Raises:
@@ -177,7 +177,7 @@ def _access_token(server: RemoteServer, user_pk: Any) -> tuple[str, str | None]:
     return _refreshed(server, credential.pk)
 
 
-def _usable(server: RemoteServer, credential: UpstreamCredential | None) -> str | None:
+def _usable(server: ServerConfig, credential: UpstreamCredential | None) -> str | None:
     """`credential`'s access token while it has not expired; None when it must be refreshed.
 
     Raises:
@@ -210,7 +210,7 @@ def _locked(pk: Any) -> UpstreamCredential | None:
     return rows.select_for_update().first()
 
 
-def _refreshed(server: RemoteServer, pk: Any) -> tuple[str, str | None]:
+def _refreshed(server: ServerConfig, pk: Any) -> tuple[str, str | None]:
     """Refresh the row `pk`'s token once across every worker: under the row's lock, read again first (another
     worker may have just refreshed it, spending the refresh token this one holds).
 
@@ -229,7 +229,7 @@ def _refreshed(server: RemoteServer, pk: Any) -> tuple[str, str | None]:
     return outcome
 
 
-def _refresh_locked(server: RemoteServer, pk: Any) -> tuple[str, str | None] | MCPError:
+def _refresh_locked(server: ServerConfig, pk: Any) -> tuple[str, str | None] | MCPError:
     """`_refreshed`'s work inside its transaction: the tokens, or the error to raise after it."""
     from mcp_django.client.auth import authorization
 
@@ -271,7 +271,7 @@ def _refresh_locked(server: RemoteServer, pk: Any) -> tuple[str, str | None] | M
 _refreshing: weakref.WeakValueDictionary[tuple[Any, ...], asyncio.Lock] = weakref.WeakValueDictionary()
 
 
-async def connection_for(server: RemoteServer, principal: Any) -> RemoteConnection:
+async def connection_for(server: ServerConfig, principal: Any) -> RemoteConnection:
     """The pooled connection to `server` for the caller `principal`: with their own token when it uses OAuth.
 
     Raises:
@@ -296,14 +296,14 @@ async def connection_for(server: RemoteServer, principal: Any) -> RemoteConnecti
     return connect(dataclasses.replace(server, token=token))
 
 
-def _forget(server: RemoteServer, user_pk: Any) -> None:
+def _forget(server: ServerConfig, user_pk: Any) -> None:
     from mcp_django.gateway.models import UpstreamCredential
 
     UpstreamCredential.objects.filter(user_id=user_pk, server=server.name).delete()
 
 
 async def refused(
-    server: RemoteServer, principal: Any, connection: RemoteConnection, error: BackendUnavailable
+    server: ServerConfig, principal: Any, connection: RemoteConnection, error: BackendUnavailable
 ) -> None:
     """After `error` on the caller's own connection: a server that refused their token (revoked, or not
     enough) makes them connect again; anything else is left to the caller.

@@ -15,7 +15,7 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from mcp_django.checks.support import setting as _setting
 from mcp_django.client.conf import client_settings
-from mcp_django.client.connection import OAUTH_KEYS, oauth_of, sends_own_authorization
+from mcp_django.client.servers import OAUTH_KEYS, oauth_of, sends_own_authorization, signs_in
 from mcp_django.endpoints.admission import LOCAL_HOSTS
 from mcp_django.gateway.upstream import CONNECT_PAGE
 
@@ -49,7 +49,7 @@ def _problems(where: str, config: Mapping[str, Any]) -> list[CheckMessage]:
     if not (auth == "oauth" or (isinstance(auth, Mapping) and auth.get("TYPE") == "oauth" and set(auth) <= OAUTH_KEYS)):
         hint = f"Say 'oauth', or {{'TYPE': 'oauth', 'CLIENT_ID': ..., 'SCOPES': [...]}} {_DOCS}."
         return [Error(f"{where} AUTH is not 'oauth' nor an OAuth dict.", hint=hint, id="mcp_django_gateway.E165")]
-    if config.get("COMMAND") is not None or not isinstance(config.get("URL"), str):
+    if not signs_in(config):
         hint = "Per-user OAuth needs a URL: a stdio server has no authorization server."
         return [Error(f"{where} AUTH 'oauth' is for HTTP servers only.", hint=hint, id="mcp_django_gateway.E166")]
     if sends_own_authorization(config):

@@ -25,7 +25,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from mcp_django.client.auth import authorization
 from mcp_django.client.conf import client_settings
-from mcp_django.client.connection import RemoteServer, remote_server
+from mcp_django.client.config import ServerConfig
+from mcp_django.client.servers import server_config
 from mcp_django.gateway.models import UpstreamCredential
 from mcp_django.gateway.upstream import CONNECT_PAGE, decrypt, encrypt, save_tokens
 
@@ -34,12 +35,12 @@ _PENDING_KEPT: Final = 5
 """Flows one session may have started and not finished (a user with several tabs); older ones lapse."""
 
 
-def oauth_servers() -> list[RemoteServer]:
+def oauth_servers() -> list[ServerConfig]:
     """The `SERVERS` entries that sign each user in with OAuth, in settings order (broken ones left out: checks)."""
     found = []
     for name in client_settings.SERVERS:
         try:
-            server = remote_server(name)
+            server = server_config(name)
         except (LookupError, ValueError):
             continue
         if server.oauth is not None and server.url is not None:
@@ -47,7 +48,7 @@ def oauth_servers() -> list[RemoteServer]:
     return found
 
 
-def _server(name: str) -> RemoteServer:
+def _server(name: str) -> ServerConfig:
     for server in oauth_servers():
         if server.name == name:
             return server

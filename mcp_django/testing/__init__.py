@@ -16,9 +16,9 @@ import importlib
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
+    from mcp_django.client.methods import MCPClientMethods
     from mcp_django.exceptions import MCPCallError
     from mcp_django.testing.client import (
-        MCPClientMethods,
         MCPTestClient,
         RaisedMCPError,
         assert_mcp_error,
@@ -41,7 +41,8 @@ __all__ = [
 ]
 
 _HOMES: Final = {name: "mcp_django.testing.client" for name in __all__} | {
-    "MCPHTTPTestClient": "mcp_django.testing.http"
+    "MCPHTTPTestClient": "mcp_django.testing.http",
+    "MCPClientMethods": "mcp_django.client.methods",
 }
 
 

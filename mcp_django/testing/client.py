@@ -10,7 +10,8 @@ but the same validation, results and errors a real client gets::
         result = await client.call_tool("add", {"a": 1, "b": 2})
         assert result["structuredContent"] == {"result": 3}
 
-Sync tests use `client.sync` (the same methods, run through `async_to_sync`).
+Its methods are the MCP client's own (`mcp_django.client.methods.MCPClientMethods`); sync tests use
+`client.sync` (the same methods, through the client's one sync facade, `SyncClient`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ import dataclasses
 import inspect
 import itertools
 import re
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any, Literal
 
-from asgiref.sync import async_to_sync
 from django.utils.module_loading import import_string
 
+from mcp_django.client.methods import MCPClientMethods, SyncClient
 from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.endpoints.admission import ADMITTED_SCOPE
 from mcp_django.endpoints.sessions import principal_id
@@ -114,56 +115,6 @@ def assert_mcp_error(code: int | None = None, match: str | None = None) -> Itera
         assert re.search(match, raised.value.message), f"{match!r} not in the error {raised.value.message!r}"
 
 
-class MCPClientMethods:
-    """What every test client offers on top of `request`: subclasses implement `request` (in memory, over HTTP)."""
-
-    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Send one request and return its result.
-
-        Raises:
-            MCPCallError: the server answered with a JSON-RPC error.
-        """
-        raise NotImplementedError(f"{type(self).__name__} must implement request()")
-
-    async def list_tools(self) -> list[dict[str, Any]]:
-        """Every tool the endpoint lists to this user, across all pages."""
-        return await self._collect("tools/list", "tools")
-
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Call a tool and return its `CallToolResult`."""
-        return await self.request("tools/call", {"name": name, "arguments": arguments or {}})
-
-    async def list_resources(self) -> list[dict[str, Any]]:
-        return await self._collect("resources/list", "resources")
-
-    async def list_resource_templates(self) -> list[dict[str, Any]]:
-        return await self._collect("resources/templates/list", "resourceTemplates")
-
-    async def read_resource(self, uri: str) -> dict[str, Any]:
-        return await self.request("resources/read", {"uri": uri})
-
-    async def list_prompts(self) -> list[dict[str, Any]]:
-        return await self._collect("prompts/list", "prompts")
-
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
-        return await self.request("prompts/get", {"name": name, "arguments": arguments or {}})
-
-    async def complete(self, ref: dict[str, Any], argument: str, value: str) -> dict[str, Any]:
-        """Ask for completions of `argument` of a prompt or template reference."""
-        params = {"ref": ref, "argument": {"name": argument, "value": value}}
-        return (await self.request("completion/complete", params))["completion"]  # type: ignore[no-any-return]
-
-    async def _collect(self, method: str, key: str) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        cursor: str | None = None
-        while True:
-            page = await self.request(method, {"cursor": cursor} if cursor else {})
-            items += page[key]
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return items
-
-
 class MCPTestClient(MCPClientMethods):
     """An in-memory MCP client for one endpoint or registry.
 
@@ -218,7 +169,8 @@ class MCPTestClient(MCPClientMethods):
         self.notifications: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._initialized = False
-        self.sync = _SyncFacade(self)
+        self.sync = SyncClient(self)
+        """The same methods for sync tests: `client.sync.call_tool(...)`."""
 
     async def initialize(self) -> dict[str, Any]:
         """Run the handshake (only in the handshake era) and return the `InitializeResult`."""
@@ -234,7 +186,7 @@ class MCPTestClient(MCPClientMethods):
         self._initialized = True
         return result
 
-    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its result.
 
         Raises:
@@ -303,14 +255,3 @@ def _resolve(target: str) -> object:
             return get_endpoint(target)
         except LookupError:
             raise LookupError(f"{target!r} is neither a dotted path nor a mounted endpoint's name or path") from None
-
-
-class _SyncFacade:
-    """`client.sync.call_tool(...)`: the client's coroutine methods, callable from sync code."""
-
-    def __init__(self, client: MCPTestClient) -> None:
-        self._client = client
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        method: Callable[..., Coroutine[Any, Any, Any]] = getattr(self._client, name)
-        return async_to_sync(method)

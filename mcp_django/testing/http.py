@@ -13,15 +13,16 @@ The pytest plugin's `mcp_http_client` fixture builds one against pytest-django's
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Literal
 
 from mcp_django.client.http import HTTPConnection
-from mcp_django.client.remote import RemoteError, RemoteServer
+from mcp_django.client.methods import MCPClientMethods
+from mcp_django.client.remote import RemoteError, ServerConfig
 from mcp_django.exceptions import MCPCallError
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.scopes import User
-from mcp_django.testing.client import MCPClientMethods
 
 DEFAULT_TIMEOUT_S = 30.0
 
@@ -58,7 +59,7 @@ class MCPHTTPTestClient(MCPClientMethods):
         self.notifications: list[dict[str, Any]] = []
         self._connection: HTTPConnection | None = None
 
-    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request over HTTP and return its result; `_meta` in `params` is sent along.
 
         Raises:
@@ -96,7 +97,7 @@ class MCPHTTPTestClient(MCPClientMethods):
             token = self.token
             if token is None and self.user is not None and self.user.is_authenticated:
                 token = await _token_for(self.user)
-            server = RemoteServer(
+            server = ServerConfig(
                 name="mcp-test",
                 url=self.url,
                 headers=tuple(self.headers.items()),

@@ -39,7 +39,7 @@ def scenario(*names: str) -> Callable[[Scenario], Scenario]:
 
 @scenario("initialize", "tools_call", "tools-call")
 def list_then_call_first_tool(client: Any, context: dict[str, Any]) -> None:
-    tools = client.list_tools()["tools"]
+    tools = client.list_tools()
     if tools:
         client.call_tool(tools[0]["name"], {"a": 2, "b": 3})
 
@@ -47,7 +47,7 @@ def list_then_call_first_tool(client: Any, context: dict[str, Any]) -> None:
 @scenario("elicitation-sep1034-client-defaults")
 def call_every_tool(client: Any, context: dict[str, Any]) -> None:
     # The tool asks the client to elicit: the runner's handler (`accept_the_defaults`) answers what reaches it.
-    for tool in client.list_tools()["tools"]:
+    for tool in client.list_tools():
         client.call_tool(tool["name"], {})
 
 
@@ -73,17 +73,17 @@ def list_tools(client: Any, context: dict[str, Any]) -> None:
 
 @scenario("json-schema-2020-12-preservation")
 def echo_the_listed_schema(client: Any, context: dict[str, Any]) -> None:
-    tools = {tool["name"]: tool for tool in client.list_tools()["tools"]}
+    tools = {tool["name"]: tool for tool in client.list_tools()}
     client.call_tool("json_schema_echo", {"schema": tools["json_schema_2020_12_tool"]["inputSchema"]})
 
 
 @scenario("http-standard-headers")
 def use_every_feature(client: Any, context: dict[str, Any]) -> None:
-    for tool in client.list_tools()["tools"]:
+    for tool in client.list_tools():
         client.call_tool(tool["name"], {})
-    for resource in client.list_resources()["resources"]:
+    for resource in client.list_resources():
         client.read_resource(resource["uri"])
-    for prompt in client.list_prompts()["prompts"]:
+    for prompt in client.list_prompts():
         client.get_prompt(prompt["name"], {})
 
 
@@ -97,7 +97,7 @@ def make_the_calls_of_the_context(client: Any, context: dict[str, Any]) -> None:
 @scenario("http-invalid-tool-headers")
 def call_every_listed_tool(client: Any, context: dict[str, Any]) -> None:
     # The client drops the tools whose `x-mcp-header` annotations are invalid: only valid ones are called.
-    for tool in client.list_tools()["tools"]:
+    for tool in client.list_tools():
         properties = tool.get("inputSchema", {}).get("properties", {})
         client.call_tool(tool["name"], {name: "value" for name in properties})
 
@@ -177,7 +177,7 @@ def auth(*names: str) -> Callable[[AuthFactory], AuthFactory]:
 
 def use_the_server(client: Any, context: dict[str, Any]) -> None:
     # A listing, then a call (which may need a wider token: step-up), then another listing with the token kept.
-    tools = client.list_tools()["tools"]
+    tools = client.list_tools()
     for tool in tools[:1]:
         client.call_tool(tool["name"], {})
     client.list_tools()

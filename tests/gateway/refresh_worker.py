@@ -21,7 +21,7 @@ def main(command: str, username: str, *rest: str) -> None:
     from django.test import Client
     from django.utils import timezone
 
-    from mcp_django.client.connection import remote_server
+    from mcp_django.client.servers import server_config
     from mcp_django.gateway.models import UpstreamCredential
     from mcp_django.gateway.upstream import _access_token
 
@@ -38,7 +38,7 @@ def main(command: str, username: str, *rest: str) -> None:
     if command == "expire":
         UpstreamCredential.objects.filter(user=user).update(expires_at=timezone.now())
         return
-    print(_access_token(remote_server("accounts"), user.pk)[0], flush=True)
+    print(_access_token(server_config("accounts"), user.pk)[0], flush=True)
 
 
 if __name__ == "__main__":

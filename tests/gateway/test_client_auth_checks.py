@@ -11,7 +11,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from django.core.checks import CheckMessage, Error, Warning
 
 from mcp_django.client.auth.oauth import OAuthClientAuth
-from mcp_django.client.connection import remote_server
+from mcp_django.client.servers import server_config
 from mcp_django.gateway.client_auth_checks import check_client_credentials
 
 URL = "https://mcp.example.com/mcp"
@@ -34,7 +34,7 @@ def test_a_well_formed_entry_passes_and_its_connections_share_one_oauth_client(s
     auth = {"TYPE": "client_credentials", "CLIENT_ID": "ci", "CLIENT_SECRET": "s3", "SCOPES": ["mcp:team"]}
 
     assert checked(settings, URL=URL, AUTH=auth) == []
-    first, second = remote_server("gh"), remote_server("gh")
+    first, second = server_config("gh"), server_config("gh")
     assert isinstance(first.auth, OAuthClientAuth)
     assert first.auth is second.auth
     assert first.oauth is None  # not a per-user server: nobody connects

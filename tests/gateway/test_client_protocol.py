@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mcp_django.client.http import HTTPConnection
-from mcp_django.client.remote import RemoteConnection, RemoteError, RemoteServer
+from mcp_django.client.remote import RemoteConnection, RemoteError, ServerConfig
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.meta import param_header_error
 
@@ -19,7 +19,7 @@ Answer = Callable[[Message], dict[str, Any]]
 class InProcessConnection(RemoteConnection):
     """A `RemoteConnection` whose transport is a function: each request goes to `answer`, which is the server."""
 
-    def __init__(self, server: RemoteServer, answer: Answer) -> None:
+    def __init__(self, server: ServerConfig, answer: Answer) -> None:
         super().__init__(server)
         self.answer = answer
         self.sent: list[Message] = []
@@ -63,7 +63,7 @@ def versions_sent(connection: InProcessConnection) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("pinned", [None, "2026-07-28"])
 async def test_a_version_refused_with_32022_is_sent_again_in_the_newest_both_sides_list(pinned: str | None) -> None:
-    server = RemoteServer(name="negotiating", url="http://negotiating.invalid/mcp", protocol_version=pinned)
+    server = ServerConfig(name="negotiating", url="http://negotiating.invalid/mcp", protocol_version=pinned)
     connection = InProcessConnection(server, refusing_the_first(["2026-07-28"]))
 
     listed = await connection.request("tools/list")
@@ -78,7 +78,7 @@ async def test_a_version_refused_with_32022_is_sent_again_in_the_newest_both_sid
 
 
 async def test_a_refusal_listing_no_version_we_speak_is_raised_not_retried() -> None:
-    server = RemoteServer(name="too-new", url="http://too-new.invalid/mcp", protocol_version="2026-07-28")
+    server = ServerConfig(name="too-new", url="http://too-new.invalid/mcp", protocol_version="2026-07-28")
     connection = InProcessConnection(server, refusing_the_first(["2099-01-01"]))
 
     with pytest.raises(RemoteError) as raised:
@@ -102,7 +102,7 @@ async def test_a_request_refused_after_the_handshake_is_retried_once_in_the_vers
             {"result": {"tools": [{"name": "t"}]}},
         ]
     )
-    server = RemoteServer(name="flaky", url="http://flaky.invalid/mcp", protocol_version="2026-07-28")
+    server = ServerConfig(name="flaky", url="http://flaky.invalid/mcp", protocol_version="2026-07-28")
     connection = InProcessConnection(server, lambda request: next(answers))
 
     listed = await connection.request("tools/list")
@@ -114,7 +114,7 @@ async def test_a_request_refused_after_the_handshake_is_retried_once_in_the_vers
 
 def test_request_ids_are_never_reused_by_another_connection_to_the_same_server() -> None:
     # SyncMCPClient opens a connection per call: a retry on a fresh one must not reuse the first call's id.
-    server = RemoteServer(name="stateless", url="http://stateless.invalid/mcp")
+    server = ServerConfig(name="stateless", url="http://stateless.invalid/mcp")
     first, second = InProcessConnection(server, dict), InProcessConnection(server, dict)
 
     ids = [first.next_id(), second.next_id(), first.next_id(), second.next_id()]
@@ -162,7 +162,7 @@ def test_string_integer_and_boolean_arguments_may_be_mirrored_in_headers() -> No
 
 
 def test_a_listing_leaves_out_the_tools_whose_header_annotations_are_invalid(caplog: pytest.LogCaptureFixture) -> None:
-    connection = HTTPConnection(RemoteServer(name="listing", url="http://listing.invalid/mcp"))
+    connection = HTTPConnection(ServerConfig(name="listing", url="http://listing.invalid/mcp"))
     result = {
         "tools": [
             _tool("valid_tool", region={"type": "string", "x-mcp-header": "Region"}),

@@ -15,11 +15,9 @@ import pytest
 from mcp_django.client.connection import (
     BackendUnavailable,
     RemoteError,
-    RemoteServer,
-    config_problems,
+    ServerConfig,
     connect,
     pool,
-    remote_server,
 )
 from mcp_django.client.http import HTTPConnection
 from mcp_django.client.stdio import StdioConnection
@@ -171,7 +169,7 @@ async def test_a_server_that_is_down_is_reported_at_once_not_waited_for() -> Non
 
 
 async def test_a_command_that_cannot_start_is_reported() -> None:
-    connection = connect(RemoteServer(name="missing", command=("/nonexistent/mcp-server",)))
+    connection = connect(ServerConfig(name="missing", command=("/nonexistent/mcp-server",)))
 
     with pytest.raises(BackendUnavailable) as down:
         await connection.request("tools/list")
@@ -220,33 +218,3 @@ async def test_only_the_configured_credentials_reach_the_server(sdk_backend_url:
     assert headers["authorization"] == "Bearer gateway-token"
     assert headers["x-gateway-key"] == "k1"
     assert "cookie" not in headers
-
-
-def test_a_named_backend_comes_from_settings_with_the_default_timeouts(settings: Any) -> None:
-    settings.MCP_DJANGO = {
-        **settings.MCP_DJANGO,
-        "SERVERS": {"github": {"URL": "https://example.com/mcp", "TOKEN": "t"}},
-        "REMOTE_READ_TIMEOUT": 7,
-    }
-
-    server = remote_server("github")
-
-    assert server == RemoteServer(
-        name="github", url="https://example.com/mcp", token="t", connect_timeout=10.0, read_timeout=7.0
-    )
-    with pytest.raises(LookupError, match="No server named 'gitlab'"):
-        remote_server("gitlab")
-
-
-def test_a_backend_configuration_with_mistakes_names_each_one() -> None:
-    assert config_problems({"URL": "ftp://x", "COMMAND": ["a"], "HEADERS": {"a": 1}, "READ_TIMEOUT": 0, "X": 1}) == [
-        "unknown key 'X'",
-        "needs exactly one of URL and COMMAND",
-        "URL must be an http:// or https:// URL",
-        "HEADERS must be a dict of strings",
-        "READ_TIMEOUT must be a positive number of seconds",
-    ]
-    assert config_problems({"COMMAND": ["python", "server.py"]}) == []
-    assert config_problems("http://x") == ["must be a dict with URL or COMMAND"]
-    with pytest.raises(ValueError, match=r"Remote server \(unnamed\): needs exactly one of URL and COMMAND"):
-        remote_server({})

@@ -14,7 +14,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
-from mcp_django.client.connection import connect, pool, remote_server
+from mcp_django.client.connection import connect, pool
+from mcp_django.client.servers import server_config
 from mcp_django.client.stdio import StdioConnection
 from mcp_django.gateway.forwarding import ensure_input_schemas
 from mcp_django.models import ToolCallRecord
@@ -171,7 +172,7 @@ async def test_a_backend_that_is_down_gives_a_clear_error_not_a_hang() -> None:
 
 async def test_a_backend_killed_mid_call_fails_that_call_and_serves_the_next() -> None:
     await send("/stdio/mcp", "tools/list")
-    connection = connect(remote_server("stdio"))
+    connection = connect(server_config("stdio"))
     assert isinstance(connection, StdioConnection)
     assert connection._process is not None
     call = asyncio.ensure_future(send("/stdio/mcp", "tools/call", {"name": "slow", "arguments": {"seconds": 60}}))

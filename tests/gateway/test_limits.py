@@ -22,7 +22,8 @@ import httpx2
 import pytest
 from django.test import AsyncClient
 
-from mcp_django.client.connection import BackendUnavailable, connect, pool, remote_server
+from mcp_django.client.connection import BackendUnavailable, connect, pool
+from mcp_django.client.servers import server_config
 from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.gateway.extension import remote_sources
 from tests.conftest import ROOT, LiveServer, serve_example
@@ -212,7 +213,7 @@ async def test_g2_tool_names_a_remote_makes_up_are_remembered_up_to_the_bound(se
 
     endpoint = get_endpoint("gw-rotating-names")
     assert isinstance(endpoint, Endpoint)
-    connection: Any = connect(remote_server("hostile-rotating-names"))
+    connection: Any = connect(server_config("hostile-rotating-names"))
     assert len(remote_sources(endpoint)[0].param_headers) <= 500
     assert len(connection._param_headers) <= 500
     assert called["result"]["content"][0]["text"].startswith("called t")

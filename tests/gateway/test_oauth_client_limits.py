@@ -24,7 +24,7 @@ from mcp_django.client.auth.authorization import (
     client_credentials,
     discover,
 )
-from mcp_django.client.remote import RemoteServer
+from mcp_django.client.remote import ServerConfig
 
 HUGE = 64 * 1024 * 1024
 """What the hostile token endpoint would send: far past the bound, and more than the socket buffers hold."""
@@ -95,7 +95,7 @@ def hostile() -> Iterator[tuple[str, int]]:
 def test_a_token_answer_past_the_bound_is_cut_as_it_streams(hostile: tuple[str, int], settings: Any) -> None:
     host, port = hostile
     base = f"http://{host}:{port}"
-    server = RemoteServer(name="hostile", url=f"{base}/mcp")
+    server = ServerConfig(name="hostile", url=f"{base}/mcp")
     discovery = Discovery(f"{base}/mcp", base, f"{base}/a", f"{base}/token", None, ())
 
     with pytest.raises(AnswerTooLarge) as cut:
@@ -108,7 +108,7 @@ def test_a_token_answer_past_the_bound_is_cut_as_it_streams(hostile: tuple[str, 
 def test_a_compressed_metadata_answer_is_refused_before_it_inflates(hostile: tuple[str, int], settings: Any) -> None:
     _host, port = hostile
     base = f"http://127.0.0.3:{port}"
-    server = RemoteServer(name="hostile", url=f"{base}/mcp")
+    server = ServerConfig(name="hostile", url=f"{base}/mcp")
 
     with pytest.raises(AnswerTooLarge) as refused:
         discover(server, Challenge(f"{base}/.well-known/oauth-protected-resource/mcp"))
@@ -135,7 +135,7 @@ def test_a_name_that_resolves_elsewhere_on_its_second_lookup_is_connected_at_the
 
     monkeypatch.setattr(socket, "getaddrinfo", rebinding)
     issuer = f"http://as.rebind.test:{port}"
-    server = RemoteServer(name="rebind", url=f"http://localhost:{port}/mcp")
+    server = ServerConfig(name="rebind", url=f"http://localhost:{port}/mcp")
 
     with pytest.raises(UpstreamAuthError, match="the metadata is for resource"):  # it is not the server's: after
         discover(server, Challenge(f"{issuer}/.well-known/oauth-protected-resource/mcp"))

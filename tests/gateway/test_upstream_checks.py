@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from django.core.checks import CheckMessage, Error, Warning
 
-from mcp_django.client.connection import UpstreamOAuth, remote_server
+from mcp_django.client.config import UpstreamOAuth
+from mcp_django.client.servers import server_config
 from mcp_django.gateway.upstream_checks import check_upstream_oauth
 
 pytestmark = pytest.mark.urls("tests.gateway.upstream_urls")
@@ -23,7 +24,7 @@ def test_a_well_formed_oauth_entry_passes_and_becomes_the_servers_oauth_settings
     auth = {"TYPE": "oauth", "CLIENT_ID": "site", "CLIENT_SECRET": "s3", "SCOPES": ["repo", "read:org"]}
 
     assert checked(settings, URL="https://mcp.example.com/mcp", AUTH=auth) == []
-    assert remote_server("gh").oauth == UpstreamOAuth("site", "s3", ("repo", "read:org"))
+    assert server_config("gh").oauth == UpstreamOAuth("site", "s3", ("repo", "read:org"))
     assert checked(settings, URL="https://mcp.example.com/mcp", AUTH="oauth") == []
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from mcp_django.client.auth.authorization import UpstreamAuthError, check_url
-from mcp_django.client.remote import RemoteServer, UpstreamOAuth
+from mcp_django.client.remote import ServerConfig, UpstreamOAuth
 
-SERVER = RemoteServer(name="accounts", url="http://127.0.0.1:8123/mcp", oauth=UpstreamOAuth())
+SERVER = ServerConfig(name="accounts", url="http://127.0.0.1:8123/mcp", oauth=UpstreamOAuth())
 
 
 def test_urls_on_the_configured_servers_own_origin_are_fetched() -> None:

@@ -44,8 +44,8 @@ async def _close_the_pool() -> AsyncIterator[None]:
     await pool.aclose()
 
 
-def tool_names(result: dict[str, Any]) -> set[str]:
-    return {tool["name"] for tool in result["tools"]}
+def tool_names(tools: list[dict[str, Any]]) -> set[str]:
+    return {tool["name"] for tool in tools}
 
 
 @pytest.mark.parametrize(("user", "reaches_team"), [("bob", True), ("alice", False)])

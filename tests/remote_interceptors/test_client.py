@@ -39,7 +39,7 @@ async def test_the_client_runs_remote_and_local_interceptors_around_its_tool_cal
     )
     assert refused["isError"] is True
     assert text_of(refused) == REFUSED_TOOL_CALL
-    assert [tool["name"] for tool in (await client.list_tools())["tools"]] == ["echo"]
+    assert [tool["name"] for tool in await client.list_tools()] == ["echo"]
 
 
 async def test_the_client_follows_the_settings_chain_by_default(interceptor_host: LiveServer) -> None:

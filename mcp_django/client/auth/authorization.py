@@ -51,7 +51,7 @@ from mcp_django.client.auth.tokens import (
     refresh,
 )
 from mcp_django.client.config import Challenge, UpstreamOAuth
-from mcp_django.client.remote import CLIENT_INFO, RemoteServer
+from mcp_django.client.remote import CLIENT_INFO, ServerConfig
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION
 
 __all__ = [
@@ -119,7 +119,7 @@ def _covers(resource: str, url: str) -> bool:
     return under == path or under.startswith(f"{path}/")
 
 
-def challenge_of(server: RemoteServer) -> Challenge:
+def challenge_of(server: ServerConfig) -> Challenge:
     """Ask `server` unauthenticated (an `initialize`) and return its 401's challenge (empty if it has none)."""
     assert server.url is not None
     probe = {
@@ -137,7 +137,7 @@ def challenge_of(server: RemoteServer) -> Challenge:
     return Challenge.parse(answer.headers.get("www-authenticate", "") if answer.status_code == 401 else "")
 
 
-def discover(server: RemoteServer, challenge: Challenge | None = None) -> Discovery:
+def discover(server: ServerConfig, challenge: Challenge | None = None) -> Discovery:
     """Find the authorization server of `server` and what it supports (RFC 9728, then RFC 8414).
 
     Args:
@@ -208,7 +208,7 @@ def _secret_method(discovery: Discovery) -> str:
 
 
 def register(
-    server: RemoteServer, discovery: Discovery, redirect_uri: str, oauth: UpstreamOAuth | None = None
+    server: ServerConfig, discovery: Discovery, redirect_uri: str, oauth: UpstreamOAuth | None = None
 ) -> Registration:
     """The site's client at the authorization server: configured, a metadata document URL, or registered.
 
@@ -272,7 +272,7 @@ def scope_for(discovery: Discovery, configured: tuple[str, ...] = (), *, refresh
 
 
 def authorization_url(
-    server: RemoteServer,
+    server: ServerConfig,
     discovery: Discovery,
     registration: Registration,
     redirect_uri: str,

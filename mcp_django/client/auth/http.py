@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from mcp_django.client.conf import client_settings
-from mcp_django.client.config import RemoteServer
+from mcp_django.client.config import ServerConfig
 
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 
@@ -105,7 +105,7 @@ def origin(url: str) -> tuple[str, str, int | None]:
     return parts.scheme, (parts.hostname or "").lower(), parts.port
 
 
-def check_url(url: str, server: RemoteServer) -> str | None:
+def check_url(url: str, server: ServerConfig) -> str | None:
     """Refuse a URL the site must not fetch for `server`: the address to connect to, None for the server's origin.
 
     Raises:
@@ -152,7 +152,7 @@ class _Bounded(httpx2.SyncByteStream):
 class _GuardedTransport(httpx2.HTTPTransport):
     """Every OAuth request: its URL checked, its connection pinned to the checked address, its answer bounded."""
 
-    def __init__(self, server: RemoteServer, **kwargs: Any) -> None:
+    def __init__(self, server: ServerConfig, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._server = server
 
@@ -180,7 +180,7 @@ class _GuardedTransport(httpx2.HTTPTransport):
         )
 
 
-def oauth_client(server: RemoteServer, **kwargs: Any) -> Any:
+def oauth_client(server: ServerConfig, **kwargs: Any) -> Any:
     """Authlib's OAuth 2 client on httpx2, every request through `_GuardedTransport`."""
     from authlib.integrations.httpx_client import OAuth2Client
 

@@ -7,7 +7,7 @@
     auth = OAuthClientAuth(ClientCredentials("my-client", secret="..."))
     client = MCPClient({"URL": "https://mcp.example/mcp"}, auth=auth)
 
-A connection with an `auth` (`RemoteServer.auth`; `MCPClient(auth=...)`; a `SERVERS` entry's `"AUTH":
+A connection with an `auth` (`ServerConfig.auth`; `MCPClient(auth=...)`; a `SERVERS` entry's `"AUTH":
 {"TYPE": "client_credentials", ...}`) sends `await auth.authorization(server)` as its `Authorization`
 header. When the server answers 401, or 403 with `error="insufficient_scope"`, the connection gives the
 challenge to `await auth.challenged(server, challenge)` and, if it says a new token is there, sends the
@@ -39,7 +39,7 @@ from typing import Any, Final, Protocol
 from mcp_django.client.auth import authorization
 from mcp_django.client.auth.authorization import ClientKey, Discovery, Registration, UpstreamAuthError
 from mcp_django.client.config import Challenge, UpstreamOAuth
-from mcp_django.client.remote import BackendUnavailable, RemoteServer
+from mcp_django.client.remote import BackendUnavailable, ServerConfig
 from mcp_django.runtime.executor import run_sync
 
 _LEEWAY_S: Final = 30
@@ -50,7 +50,7 @@ DEFAULT_REDIRECT_URI: Final = "http://127.0.0.1/callback"
 class Grant(Protocol):
     """How `OAuthClientAuth` gets a token, once the authorization server is known (runs off the event loop)."""
 
-    def token(self, server: RemoteServer, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
+    def token(self, server: ServerConfig, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
         """A token endpoint answer (`access_token`, `expires_at`?, `refresh_token`?) for `scopes` (none: unsaid).
 
         Raises:
@@ -58,7 +58,7 @@ class Grant(Protocol):
         """
         ...
 
-    def registration(self, server: RemoteServer, discovery: Discovery) -> Registration:
+    def registration(self, server: ServerConfig, discovery: Discovery) -> Registration:
         """The client the grant's tokens were issued to (what a refresh authenticates as)."""
         ...
 
@@ -80,7 +80,7 @@ class AuthorizationCode:
     client_metadata_url: str | None = None
     _registrations: dict[str, Registration] = dataclasses.field(default_factory=dict, repr=False)
 
-    def registration(self, server: RemoteServer, discovery: Discovery) -> Registration:
+    def registration(self, server: ServerConfig, discovery: Discovery) -> Registration:
         """This grant's client at `discovery`'s authorization server (one per issuer, never reused at another)."""
         known = self._registrations.get(discovery.issuer)
         if known is None:
@@ -90,7 +90,7 @@ class AuthorizationCode:
             )
         return known
 
-    def token(self, server: RemoteServer, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
+    def token(self, server: ServerConfig, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
         """Send the user agent to authorize, check the answer (state, RFC 9207 `iss`), exchange the code."""
         registration = self.registration(server, discovery)
         state, verifier = secrets.token_urlsafe(32), secrets.token_urlsafe(48)
@@ -118,11 +118,11 @@ class ClientCredentials:
     secret: str | None = None
     key: ClientKey | None = None
 
-    def registration(self, server: RemoteServer, discovery: Discovery) -> Registration:
+    def registration(self, server: ServerConfig, discovery: Discovery) -> Registration:
         """The configured client."""
         return Registration(self.client_id, self.secret, None if self.key else "client_secret_basic")
 
-    def token(self, server: RemoteServer, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
+    def token(self, server: ServerConfig, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
         """A token for the client itself."""
         scope = authorization.scope_for(discovery, scopes, refreshable=False)
         return authorization.client_credentials(
@@ -146,11 +146,11 @@ class EnterpriseManaged:
     client_secret: str | None = None
     idp_client_secret: str | None = None
 
-    def registration(self, server: RemoteServer, discovery: Discovery) -> Registration:
+    def registration(self, server: ServerConfig, discovery: Discovery) -> Registration:
         """The configured client at the MCP server's authorization server."""
         return Registration(self.client_id, self.client_secret)
 
-    def token(self, server: RemoteServer, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
+    def token(self, server: ServerConfig, discovery: Discovery, scopes: tuple[str, ...]) -> dict[str, Any]:
         """Exchange the ID token at the IdP, then present the ID-JAG at the authorization server."""
         assertion = authorization.identity_assertion(
             server,
@@ -189,7 +189,7 @@ class OAuthClientAuth:
         # One token request at a time per loop: two would spend a rotated refresh token twice.
         return self._locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
 
-    async def authorization(self, server: RemoteServer) -> str | None:
+    async def authorization(self, server: ServerConfig) -> str | None:
         """`Bearer <token>` once there is a token (refreshed first when it is about to expire); else None."""
         async with self._lock():
             token, discovery = self._token, self._discovery
@@ -200,7 +200,7 @@ class OAuthClientAuth:
                 self._token = token = await self._run(server, self._refreshed, server, discovery, token)
             return None if token is None else f"Bearer {token['access_token']}"
 
-    async def challenged(self, server: RemoteServer, challenge: Challenge, status: int) -> bool:
+    async def challenged(self, server: ServerConfig, challenge: Challenge, status: int) -> bool:
         """Get a token the challenge asks for: a first one, a new one after a 401, a wider one after a 403."""
         async with self._lock():
             if status == 403:
@@ -216,13 +216,13 @@ class OAuthClientAuth:
             self._token = await self._run(server, self._fetch, server, challenge, wanted)
             return True
 
-    async def _run(self, server: RemoteServer, fn: Callable[..., Any], *args: Any) -> Any:
+    async def _run(self, server: ServerConfig, fn: Callable[..., Any], *args: Any) -> Any:
         try:
             return await run_sync(fn, *args)
         except UpstreamAuthError as error:
             raise BackendUnavailable(server.name, "refused", f"OAuth: {error}") from None
 
-    def _fetch(self, server: RemoteServer, challenge: Challenge, wanted: tuple[str, ...]) -> dict[str, Any]:
+    def _fetch(self, server: ServerConfig, challenge: Challenge, wanted: tuple[str, ...]) -> dict[str, Any]:
         discovery = authorization.discover(server, challenge)
         previous, token = self._discovery, self._token
         if wanted:
@@ -240,7 +240,7 @@ class OAuthClientAuth:
                 return refreshed
         return self.grant.token(server, discovery, discovery.scopes)
 
-    def _refreshed(self, server: RemoteServer, discovery: Discovery, token: dict[str, Any]) -> dict[str, Any] | None:
+    def _refreshed(self, server: ServerConfig, discovery: Discovery, token: dict[str, Any]) -> dict[str, Any] | None:
         refresh_token = token.get("refresh_token")
         if not isinstance(refresh_token, str):
             return None

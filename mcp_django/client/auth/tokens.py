@@ -19,7 +19,7 @@ from mcp_django.client.auth.http import (
     UpstreamAuthError,
     oauth_client,
 )
-from mcp_django.client.config import RemoteServer
+from mcp_django.client.config import ServerConfig
 
 TOKEN_EXCHANGE: Final = "urn:ietf:params:oauth:grant-type:token-exchange"
 JWT_BEARER: Final = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -42,7 +42,7 @@ def _token_auth(registration: Registration, discovery: Discovery | None, key: Cl
 
 
 def _token(
-    server: RemoteServer,
+    server: ServerConfig,
     registration: Registration,
     call: str,
     url: str,
@@ -76,7 +76,7 @@ def _token(
 
 
 def exchange_code(
-    server: RemoteServer,
+    server: ServerConfig,
     token_endpoint: str,
     registration: Registration,
     *,
@@ -104,7 +104,7 @@ def exchange_code(
 
 
 def client_credentials(
-    server: RemoteServer,
+    server: ServerConfig,
     discovery: Discovery,
     registration: Registration,
     scope: str | None,
@@ -130,7 +130,7 @@ def client_credentials(
 
 
 def identity_assertion(
-    server: RemoteServer,
+    server: ServerConfig,
     discovery: Discovery,
     *,
     idp_token_endpoint: str,
@@ -161,7 +161,7 @@ def identity_assertion(
 
 
 def jwt_bearer(
-    server: RemoteServer, discovery: Discovery, registration: Registration, assertion: str, scope: str | None
+    server: ServerConfig, discovery: Discovery, registration: Registration, assertion: str, scope: str | None
 ) -> dict[str, Any]:
     """A token for an identity assertion grant (RFC 7523 JWT bearer) at the authorization server.
 
@@ -181,7 +181,7 @@ def jwt_bearer(
 
 
 def refresh(
-    server: RemoteServer, token_endpoint: str, registration: Registration, refresh_token: str, resource: str
+    server: ServerConfig, token_endpoint: str, registration: Registration, refresh_token: str, resource: str
 ) -> dict[str, Any]:
     """New tokens for a refresh token.
 
