@@ -93,7 +93,7 @@ def test_a_bad_backend_is_e041() -> None:
             Error(
                 "MCP_DJANGO['SERVERS']['odd'] BACKEND 'myapp.Missing' cannot be imported.",
                 hint="Give URL or COMMAND, and optional HEADERS, TOKEN, FAIL_OPEN, TIMEOUT (docs/gateway.md).",
-                id="mcp_django.E041",
+                id="mcp_django_gateway.E041",
             )
         ]
 
@@ -104,7 +104,7 @@ def test_oauth_on_a_backend_that_cannot_sign_in_is_e166() -> None:
             Error(
                 "MCP_DJANGO['SERVERS']['gh'] AUTH 'oauth' is for HTTP servers only.",
                 hint="Per-user OAuth needs a URL: a stdio server has no authorization server.",
-                id="mcp_django.E166",
+                id="mcp_django_gateway.E166",
             )
         ]
 
