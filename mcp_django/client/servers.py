@@ -172,7 +172,7 @@ class ServerHandler:
 
     @property
     def settings(self) -> Mapping[str, Any]:
-        """The entries, as configured (`{}` when the setting is not a dict: check `mcp_django.E040`)."""
+        """The entries, as configured (`{}` when the setting is not a dict: check `mcp_django_gateway.E040`)."""
         entries = getattr(client_settings, self.settings_name)
         return entries if isinstance(entries, Mapping) else {}
 
