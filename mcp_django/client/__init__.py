@@ -1,13 +1,16 @@
-"""The MCP client: connections to remote MCP servers over Streamable HTTP or stdio (`connection`, `http`,
-`stdio`), the bounds on what they may send (`limits`), their OAuth client (`auth/`), and `MCPClient` /
-`SyncMCPClient`, which run the interceptor chain around their own requests (`mcpclient`). docs/client.md.
+"""The MCP client: connections to remote MCP servers (`connection`), each of the kind its `SERVERS` entry's
+`BACKEND` names (`servers`; Streamable HTTP in `http`, stdio in `stdio`, or a `RemoteConnection` of your
+own), the bounds on what they may send (`limits`), their OAuth client (`auth/`), and `MCPClient` /
+`SyncMCPClient`, which run the interceptor chain around their own requests (`mcpclient`) with the methods
+every client here shares (`methods`). docs/client.md.
 """
 
 from mcp_django.client.auth.authorization import ClientKey
 from mcp_django.client.auth.oauth import AuthorizationCode, ClientCredentials, EnterpriseManaged, OAuthClientAuth
-from mcp_django.client.config import ClientAuth, ElicitationHandler
+from mcp_django.client.config import ClientAuth, ElicitationHandler, ServerConfig
 from mcp_django.client.connection import BackendUnavailable, RemoteError, connect
 from mcp_django.client.mcpclient import MCPClient, SyncMCPClient
+from mcp_django.client.remote import RemoteConnection
 
 __all__ = [
     "AuthorizationCode",
@@ -19,7 +22,9 @@ __all__ = [
     "EnterpriseManaged",
     "MCPClient",
     "OAuthClientAuth",
+    "RemoteConnection",
     "RemoteError",
+    "ServerConfig",
     "SyncMCPClient",
     "connect",
 ]
