@@ -146,7 +146,7 @@ def probe_remote_server(name: str) -> str:
     from mcp_django.client import SyncMCPClient
 
     try:
-        tools = SyncMCPClient(name, interceptors=[]).list_tools().get("tools") or []
+        tools = SyncMCPClient(name, interceptors=[]).list_tools()
     except (LookupError, ValueError) as error:
         return f"not configured: {error}"
     except MCPError as error:
