@@ -66,9 +66,10 @@ class ServerConfig:
     """Where a remote MCP server is and how to talk to it: a resolved `MCP_DJANGO["SERVERS"]` entry.
 
     `backend` is the import path of the `RemoteConnection` class that talks to it (the entry's `BACKEND`,
-    else Streamable HTTP at `url` or a stdio subprocess running `command`); the fields below `command`
-    are the built-in kinds' own. `headers` and `token` (sent as `Authorization: Bearer <token>`) are the
-    gateway's own credentials for the server, from settings; a caller's credentials are never sent.
+    else Streamable HTTP at `url` or a stdio subprocess running `command`); `url`, `command`, `env` and
+    `cwd` are the built-in kinds' own, `options` another kind's. `headers` and `token` (sent as
+    `Authorization: Bearer <token>`) are the gateway's own credentials for the server, from settings; a
+    caller's credentials are never sent.
     `protocol_version` pins a revision; None tries 2026-07-28 (`server/discover`) first and falls back to
     `initialize`. With `oauth`, each caller's own token for the server (`gateway.upstream`) is the `token`
     of a copy. With `auth` (a `ClientAuth`), the connection answers the server's 401 and 403 challenges
@@ -90,9 +91,14 @@ class ServerConfig:
     oauth: UpstreamOAuth | None = None
     auth: ClientAuth | None = field(default=None, compare=True)
     elicitation: ElicitationHandler | None = None
-    backend: str = HTTP_BACKEND
+    backend: str = ""
+    """The import path of its connection class; left out, the one its `url` or `command` says, as for an entry."""
     options: tuple[tuple[str, Any], ...] = ()
     """A third-party `BACKEND`'s own keys of the entry (what its `configure` keeps), as sorted pairs."""
+
+    def __post_init__(self) -> None:
+        if not self.backend:
+            object.__setattr__(self, "backend", STDIO_BACKEND if self.command and not self.url else HTTP_BACKEND)
 
     @property
     def client_capabilities(self) -> dict[str, Any]:

@@ -136,3 +136,9 @@ def test_mcpclient_calls_a_server_of_a_backend_of_its_own() -> None:
     assert result["structuredContent"] == {"result": 3}
     assert [tool["name"] for tool in tools] == ["add"]
     assert MCPClient(IN_PROCESS).server.backend == "tests.client.backends.InProcess"
+
+
+def test_a_server_config_made_by_hand_is_of_the_kind_its_url_or_command_says() -> None:
+    assert ServerConfig(name="web", url="https://example.com/mcp").backend == HTTP_BACKEND
+    assert ServerConfig(name="local", command=("python", "server.py")).backend == STDIO_BACKEND
+    assert ServerConfig(name="mine", backend="tests.client.backends.InProcess").backend.endswith("InProcess")

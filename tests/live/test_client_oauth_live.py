@@ -115,5 +115,5 @@ async def test_a_gateway_with_client_credentials_upstream_serves_machine_callers
     listed = await asyncio.wait_for(send("/machine/mcp", "tools/list"), WAIT)
     called = await asyncio.wait_for(send("/machine/mcp", "tools/call", {"name": TEAM_TOOL, "arguments": {}}), WAIT)
 
-    assert TEAM_TOOL in tool_names(listed["result"]), listed
+    assert TEAM_TOOL in tool_names(listed["result"]["tools"]), listed
     assert called["result"]["content"][0]["text"] == "Reindexed the catalogue in 4 batches.", called
