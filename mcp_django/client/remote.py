@@ -22,6 +22,7 @@ from mcp_django.client.streams import NotificationListener, ServerStream, Sessio
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
 from mcp_django.extensions import installed_extensions
+from mcp_django.protocol import jsonrpc
 from mcp_django.protocol.context import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -29,7 +30,6 @@ from mcp_django.protocol.context import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
-from mcp_django.protocol import jsonrpc
 from mcp_django.protocol.jsonrpc import MCPError, Message
 from mcp_django.protocol.observers import ClientObserver, RemotePeer, compose_client_observers
 from mcp_django.protocol.versions import (
