@@ -50,7 +50,9 @@ async def ask_client(
         request_id, answer = pending.open(owner)
         try:
             await pending.watch(request_id)
-            outgoing = {"jsonrpc": "2.0", "id": request_id, "method": request["method"], "params": request["params"]}
+            outgoing = {"jsonrpc": "2.0", "id": request_id, "method": request["method"]}
+            if request.get("params") is not None:  # optional: a `roots/list` request often has none
+                outgoing["params"] = request["params"]
             with observer.asking(outgoing, ctx.connection) if observer else contextlib.nullcontext() as observation:
                 await emit(outgoing)
                 try:

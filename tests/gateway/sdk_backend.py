@@ -5,7 +5,9 @@
 
 Its tools let a test see what reached it: `seen_headers` returns the HTTP headers of the request,
 `slow` sleeps (so a test can kill the process or time out mid-call), `announce` sends
-`notifications/tools/list_changed`, `locate` mirrors its `region` argument in an `Mcp-Param-Region` header.
+`notifications/tools/list_changed` (`announce_here` on the call's own stream), `locate` mirrors its
+`region` argument in an `Mcp-Param-Region` header, `log` logs a message about the call, `roots` asks
+the client for its roots (`roots/list`, without params).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import asyncio
 import sys
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
+from mcp_types import ListRootsResult, ToolListChangedNotification
 from pydantic import Field
 
 server = MCPServer("sdk-backend", version="9.9.9", instructions="The official SDK behind a gateway.")
@@ -50,6 +53,30 @@ async def announce(ctx: Context) -> str:
     """Tell the client the tool list changed."""
     await ctx.session.send_tool_list_changed()
     return "announced"
+
+
+@server.tool()
+async def announce_here(ctx: Context) -> str:
+    """Tell the client the tool list changed, on this call's own stream."""
+    await ctx.session.send_notification(ToolListChangedNotification(), related_request_id=ctx.request_id)
+    return "announced here"
+
+
+@server.tool()
+async def log(text: str, ctx: Context) -> str:
+    """Log `text` at level info, about this call."""
+    await ctx.info(text)
+    return "logged"
+
+
+def _client_roots() -> ListRoots:
+    return ListRoots()
+
+
+@server.tool()
+def roots(listed: Annotated[ListRootsResult, Resolve(_client_roots)]) -> str:
+    """The client's roots, asked of it."""
+    return ",".join(str(root.uri) for root in listed.roots)
 
 
 if __name__ == "__main__":

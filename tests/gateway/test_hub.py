@@ -17,6 +17,7 @@ from mcp_django.client.connection import pool
 from mcp_django.endpoints import Endpoint, endpoint_registry
 from mcp_django.gateway.checks import _hub_problems
 from mcp_django.gateway.source import RemoteSource
+from mcp_django.testing import MCPTestClient
 from tests.conftest import ROOT
 from tests.gateway.conftest import sdk_stdio_command
 from tests.gateway.test_gateway import WAIT, _messages, send
@@ -63,6 +64,21 @@ async def test_a_hub_calls_each_tool_where_it_lives() -> None:
     over_stdio = await send("/hub/mcp", "tools/call", {"name": "io_echo", "arguments": {"text": "stdio"}})
 
     assert [text_of(local), text_of(over_http), text_of(over_stdio)] == ["here", "http", "stdio"]
+
+
+async def test_a_handshake_caller_answers_a_remotes_roots_question_asked_without_params() -> None:
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        asked.append((method, params))
+        return {"roots": [{"uri": "file:///work/", "name": "work"}]}
+
+    client = MCPTestClient("gw-hub", era="handshake", on_input=answer)
+    result = await asyncio.wait_for(client.call_tool("sdk_roots"), WAIT)
+
+    assert asked == [("roots/list", {})]
+    assert result["content"] == [{"type": "text", "text": "file:///work/"}]
+    assert not result.get("isError")
 
 
 async def test_a_call_to_a_tool_of_a_remote_that_is_down_is_a_clear_error() -> None:

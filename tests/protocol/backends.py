@@ -85,6 +85,9 @@ class EchoBackend:
                 }
             )
             return _text(",".join(sorted(answers)))
+        if name == "ask_roots":  # a request without params, as a remote's `roots/list` often is
+            answers = await ctx.request_input({"roots": {"method": "roots/list"}})
+            return _text(",".join(root["uri"] for root in answers["roots"]["roots"]))
         if name == "slow":
             self.started.set()
             await asyncio.sleep(30)

@@ -237,6 +237,18 @@ async def test_several_questions_are_asked_at_once(handler: MessageHandler) -> N
     assert final["result"]["content"][0]["text"] == "client_roots,greeting,user_name"
 
 
+async def test_a_question_without_params_goes_out_without_params(handler: MessageHandler) -> None:
+    connection = await _open_session(handler, ALL_CAPABILITIES)
+    stream = handler.stream(request("tools/call", {"name": "ask_roots", "arguments": {}}), connection)
+    asked = await anext(stream)
+    assert asked["method"] == "roots/list"
+    assert "params" not in asked
+    roots = {"roots": [{"uri": "file:///work", "name": "work"}]}
+    await handler.handle({"jsonrpc": "2.0", "id": asked["id"], "result": roots}, connection)
+    final = await anext(stream)
+    assert final["result"]["content"] == [{"type": "text", "text": "file:///work"}]
+
+
 async def test_an_error_answer_becomes_a_tool_error(handler: MessageHandler) -> None:
     connection = await _open_session(handler, ELICIT)
     stream = handler.stream(request("tools/call", {"name": "ask_name", "arguments": {}}), connection)
