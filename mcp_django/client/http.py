@@ -1,7 +1,8 @@
 """The Streamable HTTP side of a remote MCP connection, on `httpx2` (the client the official SDK uses).
 
-Both eras: in the handshake era the connection keeps the `Mcp-Session-Id` the server gave it (a 404
-means the server forgot it: open a new session), resumes a request's broken SSE stream with a GET
+Both eras: in the handshake era the connection keeps the `Mcp-Session-Id` the server gave it (a 404,
+or a 400 that answers no request, means the server forgot it, restarted: open a new session and send
+the request again, once), resumes a request's broken SSE stream with a GET
 and `Last-Event-ID`, and reads the server's own notifications on the GET stream. In 2026-07-28 every
 POST carries `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers a tool's
 `x-mcp-header` arguments need, and notifications come on a `subscriptions/listen` stream.
@@ -56,6 +57,11 @@ def _param_header_value(value: Any) -> str | None:
     if isinstance(value, (int, float, str)):
         return encode_header_value(str(value))
     return None
+
+
+def _answers(body: Any, request_id: Any) -> bool:
+    """Whether `body` is a JSON-RPC answer to the request `request_id` (not an error about something else)."""
+    return isinstance(body, dict) and ("result" in body or "error" in body) and request_id_of(body) == request_id
 
 
 class HTTPConnection(RemoteConnection):
@@ -268,7 +274,12 @@ class HTTPConnection(RemoteConnection):
                 content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
                 if content_type == "application/json":
                     body = await self._read_body(response, message["method"])
-                    return self._answer(self._parse(body, message["method"]), message["method"], response.status_code)
+                    answer = self._parse(body, message["method"])
+                    if response.status_code == 400 and self.session_id is not None and not _answers(answer, request_id):
+                        raise SessionExpired()  # "No valid session ID provided": the server restarted
+                    return self._answer(answer, message["method"], response.status_code)
+                if response.status_code == 400 and self.session_id is not None:
+                    raise SessionExpired()
                 if content_type != "text/event-stream":
                     raise self.unavailable(
                         "protocol", f"HTTP {response.status_code} with content type {content_type or 'none'!r}"

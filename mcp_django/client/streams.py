@@ -44,7 +44,7 @@ def _without_subscription_id(message: Message) -> Message:
 
 
 class SessionExpired(Exception):
-    """The server answered 404 to a request carrying our session id: open a new session and retry once."""
+    """The server forgot our session (404, or a 400 answering no request): open a new session and retry once."""
 
 
 class ServerStream:

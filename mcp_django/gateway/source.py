@@ -12,8 +12,9 @@ remote through this source as it reaches any other. It adds what fronting a serv
 - lists are fetched whole (following the remote cursors), cleaned and bounded (`listing.Listing`,
   `limits`), and paged again by the core; the `x-mcp-header` arguments of annotated tools are remembered
   (the latest `REMOTE_MAX_LIST_ITEMS`) for the HTTP transport's `Mcp-Param-*` check;
-- a remote that cannot be reached, in a composition that `tolerates_down`, drops out of lists with a
-  logged reason while the other sources answer; a call to one of its tools answers "backend unavailable";
+- a remote that cannot be reached or answers a list with an error, in a composition that `tolerates_down`,
+  drops out of that list with a logged reason while the other sources answer; a call to one of its tools
+  answers "backend unavailable";
 - each operation is forwarded in the caller's era (`mcp_django.gateway.forwarding`): progress and log
   messages reach the caller's stream, a remote `input_required` is asked of the caller, results lose
   the remote's era-bound fields.
@@ -271,7 +272,7 @@ class RemoteSource(RemoteTasks, Source):
             raise
 
     async def _list(self, method: str, key: str, ctx: RequestContext) -> list[dict[str, Any]]:
-        """Every item of a remote list; nothing (logged) when the remote is down and that is tolerated.
+        """Every item of a remote list; nothing (logged) when the remote is down or errs and that is tolerated.
 
         Nothing either for a feature the remote did not announce: a hub asks every source for every list.
         """
@@ -291,7 +292,7 @@ class RemoteSource(RemoteTasks, Source):
                     if not isinstance(cursor, str) or not cursor:
                         return listing.done()
             raise listing.too_many_pages()
-        except BackendUnavailable as error:
+        except (BackendUnavailable, RemoteError) as error:
             if not self.tolerates_down:
                 raise
             logger.warning("Remote server %r left out of %s: %s", self.name, method, error)

@@ -35,16 +35,18 @@ def mcp_stdio_command(endpoint: str = "conformance") -> list[str]:
 
 
 @contextlib.contextmanager
-def serve_module(module: str, log_dir: Path, ready_path: str) -> Iterator[str]:
-    """Run `python -m <module> http <free port>` from the repository root until the block ends; its base URL.
+def serve_module(
+    module: str, log_dir: Path, ready_path: str, *args: str, port: int | None = None
+) -> Iterator[str]:
+    """Run `python -m <module> http <port> <args>` from the repository root until the block ends; its base URL.
 
-    Ready once `ready_path` answers over HTTP; its output goes to `log_dir`.
+    `port` defaults to a free one. Ready once `ready_path` answers over HTTP; its output goes to `log_dir`.
     """
-    port = _free_port()
+    port = port or _free_port()
     log_path = log_dir / f"{module.rpartition('.')[2]}-{port}.log"
-    with log_path.open("wb") as log:
+    with log_path.open("ab") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", module, "http", str(port)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+            [sys.executable, "-m", module, "http", str(port), *args], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
         )
     try:
         _wait_until_answering(process, "127.0.0.1", port, log_path, path=ready_path)
@@ -58,6 +60,11 @@ def sdk_backend_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The official SDK's server (tests/gateway/sdk_backend.py) under uvicorn on a free loopback port."""
     with serve_module("tests.gateway.sdk_backend", tmp_path_factory.mktemp("sdk-backend"), "/mcp") as base:
         yield f"{base}/mcp"
+
+
+def plain_backend(log_dir: Path, behaviour: str, *, port: int | None = None) -> contextlib.AbstractContextManager[str]:
+    """tests/gateway/plain_backend.py behaving as `behaviour` (`ok`, `error`, `hang`, `garbage`); its MCP URL."""
+    return serve_module("tests.gateway.plain_backend", log_dir, "/", behaviour, port=port)
 
 
 @dataclass(frozen=True)
