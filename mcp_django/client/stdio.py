@@ -3,9 +3,10 @@
 One process serves every caller: requests are matched to answers by id, the server's notifications
 go to the request they name (progress by its token) or to the listeners. When the process exits,
 every pending request fails with `BackendUnavailable` and the next request starts a new process.
-Its stderr is passed through to ours (logs), never read as protocol. A line past
-`REMOTE_MAX_MESSAGE_BYTES` is dropped as it grows (`client.limits`), and every pending request fails
-with `reason = "limit"`: the answer it may have been is lost.
+Its stderr is passed through to ours (logs), never read as protocol. It starts with a few variables of
+our environment (`default_environment`, as the official SDKs do) and its entry's `ENV`, never Django's
+whole environment. A line past `REMOTE_MAX_MESSAGE_BYTES` is dropped as it grows (`client.limits`), and
+every pending request fails with `reason = "limit"`: the answer it may have been is lost.
 """
 
 from __future__ import annotations
@@ -23,6 +24,37 @@ from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notifica
 from mcp_django.protocol.versions import Era
 
 _EXIT_GRACE: Final = 2.0
+INHERITED_ENVIRONMENT: Final = (
+    (
+        "APPDATA",
+        "HOMEDRIVE",
+        "HOMEPATH",
+        "LOCALAPPDATA",
+        "PATH",
+        "PROCESSOR_ARCHITECTURE",
+        "SYSTEMDRIVE",
+        "SYSTEMROOT",
+        "TEMP",
+        "USERNAME",
+        "USERPROFILE",
+    )
+    if os.name == "nt"
+    else ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+)
+"""The variables of Django's environment a stdio server inherits: what the official SDKs pass (no secrets)."""
+
+
+def default_environment() -> dict[str, str]:
+    """The environment a stdio server starts with before its entry's `ENV`: `INHERITED_ENVIRONMENT`'s variables.
+
+    Django's own environment (`SECRET_KEY`, a database URL, `DJANGO_SETTINGS_MODULE`) stays out: a
+    server that needs more names it in `ENV`. A value that starts with `()` (a shell function) is left out.
+    """
+    return {
+        key: value
+        for key in INHERITED_ENVIRONMENT
+        if (value := os.environ.get(key)) is not None and not value.startswith("()")
+    }
 
 
 class StdioConnection(RemoteConnection):
@@ -64,7 +96,7 @@ class StdioConnection(RemoteConnection):
         if self._reader is not None and not self._reader.done():
             return  # the process is still talking to us
         await self._stop()
-        env = {**os.environ, **dict(self.server.env)}
+        env = {**default_environment(), **dict(self.server.env)}
         try:
             self._process = await asyncio.create_subprocess_exec(
                 *self.server.command,

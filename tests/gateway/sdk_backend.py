@@ -7,12 +7,14 @@ Its tools let a test see what reached it: `seen_headers` returns the HTTP header
 `slow` sleeps (so a test can kill the process or time out mid-call), `announce` sends
 `notifications/tools/list_changed` (`announce_here` on the call's own stream), `locate` mirrors its
 `region` argument in an `Mcp-Param-Region` header, `log` logs a message about the call, `roots` asks
-the client for its roots (`roots/list`, without params).
+the client for its roots (`roots/list`, without params), `environment` names the variables of the
+server's environment.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from typing import Annotated, Any
 
@@ -77,6 +79,12 @@ def _client_roots() -> ListRoots:
 def roots(listed: Annotated[ListRootsResult, Resolve(_client_roots)]) -> str:
     """The client's roots, asked of it."""
     return ",".join(str(root.uri) for root in listed.roots)
+
+
+@server.tool()
+def environment() -> list[str]:
+    """The names of the variables in this server's environment."""
+    return sorted(os.environ)
 
 
 if __name__ == "__main__":

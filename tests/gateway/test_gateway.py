@@ -162,6 +162,22 @@ async def test_a_stdio_backend_is_served_in_either_era_to_the_caller() -> None:
     assert answer["result"]["resultType"] == "complete"
 
 
+async def test_a_stdio_backend_starts_with_its_env_and_a_safe_few_of_djangos_variables_not_its_secrets(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SECRET_KEY", "the-sites-own-secret")
+    monkeypatch.setenv("DATABASE_URL", "postgres://user:password@db/site")
+    servers = settings.MCP_DJANGO["SERVERS"]
+    given = {**servers["stdio"], "ENV": {"GIVEN_TO_IT": "yes"}}
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "SERVERS": {**servers, "stdio": given}}
+
+    answer = await asyncio.wait_for(send("/stdio/mcp", "tools/call", {"name": "environment"}), WAIT)
+
+    names = set(answer["result"]["structuredContent"]["result"])
+    assert {"GIVEN_TO_IT", "PATH"} <= names
+    assert not names & {"SECRET_KEY", "DATABASE_URL", "DJANGO_SETTINGS_MODULE", "MCP_DJANGO_SERVERS"}
+
+
 async def test_a_backend_that_is_down_gives_a_clear_error_not_a_hang() -> None:
     answer = await asyncio.wait_for(send("/down/mcp", "tools/call", {"name": "echo", "arguments": {}}), WAIT)
 
