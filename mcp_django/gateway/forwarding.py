@@ -2,7 +2,7 @@
 
 What `RemoteSource` (and so every gateway and hub) does with each operation: the caller's progress
 token, trace context and log level go along; the remote's progress and log messages come back on the
-caller's stream; a remote `input_required` is asked of the caller in the caller's era; the result loses
+caller's stream (its list changes sent there go to the endpoint's listening clients); a remote `input_required` is asked of the caller in the caller's era; the result loses
 what belongs to the remote's era (`resultType`, cache hints), which the core adds again for the caller.
 """
 
@@ -16,6 +16,7 @@ from mcp_django.client.limits import call_deadline, input_rounds
 from mcp_django.gateway.task_handles import outer_task
 from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
 from mcp_django.protocol.jsonrpc import Message
+from mcp_django.protocol.versions import Era
 from mcp_django.tasks.methods import EXTENSION as TASKS
 from mcp_django.tasks.methods import negotiated
 
@@ -76,13 +77,14 @@ async def forward(
 ) -> dict[str, Any]:
     """Send one request on the caller's behalf: its progress and logs come back on the caller's stream."""
     meta = {key: ctx.meta[key] for key in _FORWARDED_META if key in ctx.meta}
-    if ctx.log_level is not None:
-        meta[META_LOG_LEVEL] = ctx.log_level
+    level = ctx.log_level if ctx.log_level is not None or ctx.era is not Era.HANDSHAKE else "debug"
+    if level is not None:  # a handshake caller that set no level takes every message: a 2026 remote is asked for all
+        meta[META_LOG_LEVEL] = level
     return await connection.request(
         method,
         params,
         meta=meta,
-        on_notification=relay(ctx),
+        on_notification=relay(ctx, connection),
         client_capabilities={
             **{key: ctx.client_capabilities[key] for key in _ASKABLE if key in ctx.client_capabilities},
             **passed_extensions(connection, ctx),
@@ -129,15 +131,25 @@ async def forward_asking(
     raise AssertionError("unreachable")  # pragma: no cover (input_rounds raises after its last round)
 
 
-def relay(ctx: RequestContext) -> Any:
-    """The listener passing a forwarded request's progress and log messages on to the caller."""
+def relay(ctx: RequestContext, connection: RemoteConnection) -> Any:
+    """The listener of a forwarded request's notifications: its progress and log messages go on to the caller.
+
+    Anything else the remote says on the request's stream (a `list_changed`, a resource update) is
+    about the server, not the request: it goes to the connection's listeners, as if sent on the
+    server's own stream (an endpoint passes it on to its listening clients).
+    """
 
     async def passed_on(message: Message) -> None:
         raw = message.get("params")
         params: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        if message.get("method") == "notifications/progress" and ctx.progress_token is not None:
-            await ctx.send_notification("notifications/progress", {**params, "progressToken": ctx.progress_token})
-        elif message.get("method") == "notifications/message" and ctx.wants_log(str(params.get("level"))):
-            await ctx.send_notification("notifications/message", params)
+        method = message.get("method")
+        if method == "notifications/progress":
+            if ctx.progress_token is not None:
+                await ctx.send_notification("notifications/progress", {**params, "progressToken": ctx.progress_token})
+        elif method == "notifications/message":
+            if ctx.wants_log(str(params.get("level"))):
+                await ctx.send_notification("notifications/message", params)
+        else:
+            await connection.dispatch(message)
 
     return passed_on

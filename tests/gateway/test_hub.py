@@ -81,6 +81,20 @@ async def test_a_handshake_caller_answers_a_remotes_roots_question_asked_without
     assert not result.get("isError")
 
 
+@pytest.mark.parametrize("era", ["handshake", "stateless"])
+@pytest.mark.parametrize("tool", ["io_log", "sdk_log"])
+async def test_a_remotes_log_messages_reach_the_caller_of_the_call_they_are_about(era: Any, tool: str) -> None:
+    client = MCPTestClient("gw-hub", era=era)
+    meta = {"io.modelcontextprotocol/logLevel": "info"} if era == "stateless" else {}
+    params = {"name": tool, "arguments": {"text": "about this call"}, "_meta": meta}
+
+    result = await asyncio.wait_for(client.request("tools/call", params), WAIT)
+
+    logged = [note["params"] for note in client.notifications if note["method"] == "notifications/message"]
+    assert result["content"] == [{"type": "text", "text": "logged"}]
+    assert [(entry["level"], entry["data"]) for entry in logged] == [("info", "about this call")]
+
+
 async def test_a_call_to_a_tool_of_a_remote_that_is_down_is_a_clear_error() -> None:
     answer = await asyncio.wait_for(send("/hub/mcp", "tools/call", {"name": "down_echo", "arguments": {}}), WAIT)
 
@@ -110,7 +124,8 @@ async def test_a_hub_answers_a_name_outside_every_namespace_as_unknown() -> None
     assert answer["error"]["message"] == "Unknown tool: io_slow"
 
 
-async def test_a_remotes_list_changed_reaches_the_hubs_listening_client_once() -> None:
+@pytest.mark.parametrize("tool", ["io_announce", "sdk_announce_here"])  # on the server's stream, on the call's
+async def test_a_remotes_list_changed_reaches_the_hubs_listening_client_once(tool: str) -> None:
     body = stateless("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=7)
     response: Any = await AsyncClient().post(
         "/hub/mcp",
@@ -123,7 +138,7 @@ async def test_a_remotes_list_changed_reaches_the_hubs_listening_client_once() -
     assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
 
     waiting = asyncio.ensure_future(anext(stream))
-    await send("/hub/mcp", "tools/call", {"name": "io_announce", "arguments": {}})
+    await send("/hub/mcp", "tools/call", {"name": tool, "arguments": {}})
     changed = await asyncio.wait_for(waiting, WAIT)
     again = asyncio.ensure_future(anext(stream))
     done, _ = await asyncio.wait({again}, timeout=1.0)  # a second copy would follow at once
