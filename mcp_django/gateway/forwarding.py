@@ -2,8 +2,9 @@
 
 What `RemoteSource` (and so every gateway and hub) does with each operation: the caller's progress
 token, trace context and log level go along; the remote's progress and log messages come back on the
-caller's stream (its list changes sent there go to the endpoint's listening clients); a remote `input_required` is asked of the caller in the caller's era; the result loses
-what belongs to the remote's era (`resultType`, cache hints), which the core adds again for the caller.
+caller's stream (its list changes sent there go to the endpoint's listening clients); a remote
+`input_required` is asked of the caller in the caller's era; the result loses what belongs to the
+remote's era (`resultType`, cache hints), which the core adds again for the caller.
 """
 
 from __future__ import annotations

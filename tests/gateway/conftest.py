@@ -35,9 +35,7 @@ def mcp_stdio_command(endpoint: str = "conformance") -> list[str]:
 
 
 @contextlib.contextmanager
-def serve_module(
-    module: str, log_dir: Path, ready_path: str, *args: str, port: int | None = None
-) -> Iterator[str]:
+def serve_module(module: str, log_dir: Path, ready_path: str, *args: str, port: int | None = None) -> Iterator[str]:
     """Run `python -m <module> http <port> <args>` from the repository root until the block ends; its base URL.
 
     `port` defaults to a free one. Ready once `ready_path` answers over HTTP; its output goes to `log_dir`.
