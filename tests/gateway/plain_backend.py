@@ -24,13 +24,13 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-LISTS = {
+LISTS: dict[str, dict[str, Any]] = {
     "tools/list": {"tools": [{"name": "hello", "description": "Say hello.", "inputSchema": {"type": "object"}}]},
     "resources/list": {"resources": [{"uri": "plain://note", "name": "note"}]},
     "resources/templates/list": {"resourceTemplates": [{"uriTemplate": "plain://notes/{id}", "name": "notes"}]},
     "prompts/list": {"prompts": [{"name": "greeting", "description": "A greeting."}]},
 }
-GARBAGE = {"tools": "not a list", "resources": 7, "resourceTemplates": {"uri": 1}, "prompts": [1, "two", None]}
+GARBAGE: dict[str, Any] = {"tools": "not a list", "resources": 7, "resourceTemplates": {"uri": 1}, "prompts": [1, "two", None]}
 sessions: set[str] = set()
 behaviour = "ok"
 hung = threading.Event()  # never set: what a hanging list waits for
