@@ -30,7 +30,12 @@ LISTS: dict[str, dict[str, Any]] = {
     "resources/templates/list": {"resourceTemplates": [{"uriTemplate": "plain://notes/{id}", "name": "notes"}]},
     "prompts/list": {"prompts": [{"name": "greeting", "description": "A greeting."}]},
 }
-GARBAGE: dict[str, Any] = {"tools": "not a list", "resources": 7, "resourceTemplates": {"uri": 1}, "prompts": [1, "two", None]}
+GARBAGE: dict[str, Any] = {
+    "tools": "not a list",
+    "resources": 7,
+    "resourceTemplates": {"uri": 1},
+    "prompts": [1, "two", None],
+}
 sessions: set[str] = set()
 behaviour = "ok"
 hung = threading.Event()  # never set: what a hanging list waits for

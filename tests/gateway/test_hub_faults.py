@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcp_django.gateway.connection import pool
+from mcp_django.client.connection import pool
 from mcp_django.testing import MCPTestClient
 from tests.conftest import _free_port
 from tests.gateway.conftest import plain_backend
