@@ -32,6 +32,10 @@ client_settings: Final = MCPSettings(
         "REMOTE_MAX_DESCRIPTION_CHARS": 8192,
         "REMOTE_MAX_INPUT_ROUNDS": 10,
         "REMOTE_CALL_TIMEOUT": 600.0,
+        # A hub's patience with each remote (docs/federation.md): one listing (or handshake) at most, and
+        # how long one that did not answer stays out before a list asks it again.
+        "REMOTE_LIST_TIMEOUT": 5.0,
+        "REMOTE_RETRY_AFTER": 30.0,
         # The site as an OAuth client of remote servers: the largest answer it reads from their
         # authorization servers (metadata, registration, tokens); whether a server on a loopback name
         # may use an authorization server on loopback too (development and tests only).
@@ -48,6 +52,8 @@ client_settings: Final = MCPSettings(
         "REMOTE_MAX_DESCRIPTION_CHARS": _COUNT,
         "REMOTE_MAX_INPUT_ROUNDS": _COUNT,
         "REMOTE_CALL_TIMEOUT": _SECONDS,
+        "REMOTE_LIST_TIMEOUT": _SECONDS,
+        "REMOTE_RETRY_AFTER": _SECONDS,
         "REMOTE_OAUTH_MAX_BYTES": _COUNT,
         "REMOTE_OAUTH_ALLOW_LOOPBACK": (lambda v: isinstance(v, bool), "True or False"),
     },

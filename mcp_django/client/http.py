@@ -81,6 +81,7 @@ class HTTPConnection(RemoteConnection):
         super().__init__(*args, **kwargs)
         self._param_headers: OrderedDict[str, dict[str, str]] = OrderedDict()
         self._tools_seen = False
+        self._cancels: set[asyncio.Task[None]] = set()
 
     @property
     def url(self) -> str:
@@ -290,8 +291,8 @@ class HTTPConnection(RemoteConnection):
                     if answer is not None:
                         return answer
         except BaseException as error:
-            if not isinstance(error, Exception) and self.era is Era.HANDSHAKE:  # cancelled: tell the server
-                await self._cancel(request_id)
+            if not isinstance(error, Exception) and self.era is Era.HANDSHAKE and message["method"] != "initialize":
+                self._cancel_soon(request_id)  # cancelled: tell the server, without waiting on one that hangs
             raise
         return await self._resume(request_id, last_event_id, message["method"], on_notification)
 
@@ -357,6 +358,13 @@ class HTTPConnection(RemoteConnection):
             raise self.unavailable("protocol", f"a broken event stream: {error}") from None
         except (httpx2.StreamError, ParseError, ValueError) as error:
             raise self.unavailable("protocol", f"a broken event stream: {error}") from None
+
+    def _cancel_soon(self, request_id: Any) -> None:
+        """`_cancel` on its own task: whoever was cancelled goes at once, the server hears of it meanwhile."""
+        with contextlib.suppress(RuntimeError):  # no loop to run it on any more
+            task = asyncio.get_running_loop().create_task(self._cancel(request_id))
+            self._cancels.add(task)
+            task.add_done_callback(self._cancels.discard)
 
     async def _cancel(self, request_id: Any) -> None:
         params = {"requestId": request_id, "reason": "the caller went away"}

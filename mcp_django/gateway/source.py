@@ -12,9 +12,11 @@ remote through this source as it reaches any other. It adds what fronting a serv
 - lists are fetched whole (following the remote cursors), cleaned and bounded (`listing.Listing`,
   `limits`), and paged again by the core; the `x-mcp-header` arguments of annotated tools are remembered
   (the latest `REMOTE_MAX_LIST_ITEMS`) for the HTTP transport's `Mcp-Param-*` check;
-- a remote that cannot be reached or answers a list with an error, in a composition that `tolerates_down`,
-  drops out of that list with a logged reason while the other sources answer; a call to one of its tools
-  answers "backend unavailable";
+- in a composition that `tolerates_down` (a hub), a remote never fails a list: one that does not
+  answer a list (or its handshake) within `REMOTE_LIST_TIMEOUT` or cannot be reached drops out of
+  every list until its circuit lets it be asked again, one that answers a list with an error or
+  nonsense drops out of that list, each with a logged reason, while the other sources answer
+  (`gateway.health`); a call to one of its tools answers "backend unavailable";
 - each operation is forwarded in the caller's era (`mcp_django.gateway.forwarding`): progress and log
   messages reach the caller's stream, a remote `input_required` is asked of the caller, results lose
   the remote's era-bound fields.
@@ -28,6 +30,7 @@ request but the operation's params does. docs/federation.md.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import fnmatch
 import logging
@@ -48,6 +51,7 @@ from mcp_django.client.connection import (
 from mcp_django.client.limits import call_deadline, remember
 from mcp_django.client.servers import server_config
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
+from mcp_django.gateway.health import Health, recorded_open, tolerated_list, tolerated_open
 from mcp_django.gateway.listing import Listing
 from mcp_django.gateway.tasks import RemoteTasks
 from mcp_django.gateway.upstream import NotConnected, ask_to_connect, connection_for, refused
@@ -91,14 +95,17 @@ class RemoteSource(RemoteTasks, Source):
         tool_scopes: `{"pattern": scope}`: tools whose remote name matches a pattern (`fnmatch`, the
             first match wins) need at least that scope (and never less than `scope`).
         tools: `fnmatch` patterns of the remote tool names served; None serves every tool.
-        tolerates_down: a remote that cannot be reached lists nothing (logged) instead of failing the list.
+        tolerates_down: a remote that cannot be reached, is slow or errs lists nothing (logged, `health`)
+            instead of failing the list.
         name: how logs, the manifest and errors name it (default: the server's name).
     """
 
     __slots__ = (
         "_described",
         "_listened",
+        "_opening",
         "_remote",
+        "health",
         "name",
         "namespace",
         "on_notification",
@@ -138,6 +145,9 @@ class RemoteSource(RemoteTasks, Source):
         self._remote: ServerConfig | None = None
         self._described: Description | None = None
         self._listened: weakref.WeakSet[RemoteConnection] = weakref.WeakSet()
+        self._opening: weakref.WeakKeyDictionary[RemoteConnection, asyncio.Future[None]] = weakref.WeakKeyDictionary()
+        self.health = Health()
+        """Whether the remote answers (`gateway.health`): the manifest shows it, a hub's lists follow its circuit."""
 
     def __repr__(self) -> str:
         return f"<RemoteSource {self.name!r} namespace={self.namespace!r}>"
@@ -174,10 +184,7 @@ class RemoteSource(RemoteTasks, Source):
         if self.on_notification is not None and connection not in self._listened:
             self._listened.add(connection)
             connection.add_listener(self._notified)
-        try:
-            await connection.open()
-        except (BackendUnavailable, RemoteError) as error:
-            logger.warning("Remote server %r cannot be reached: %s", self.name, error)
+        if not await self._open(connection):
             return None
         extensions = connection.capabilities.get("extensions")
         self._described = Description(
@@ -189,14 +196,40 @@ class RemoteSource(RemoteTasks, Source):
         )
         return self._described
 
+    async def _open(self, connection: RemoteConnection) -> bool:
+        """Open `connection` (at once when it is), its outcome in `health`; True once open.
+
+        In a hub, within `REMOTE_LIST_TIMEOUT` and only when the circuit admits it: the handshake runs
+        on its own, and one that takes longer goes on while the hub answers without the remote (the
+        callers meanwhile do not wait for it).
+        """
+        if not self.tolerates_down:
+            return await recorded_open(self.health, self.name, connection.open)
+        opening = self._opening.get(connection)
+        if opening is not None and not opening.done():
+            return False  # another caller began it and waited its budget: nobody waits twice
+        if not self.health.admits():
+            return False
+        opening = asyncio.ensure_future(recorded_open(self.health, self.name, connection.open))
+        self._opening[connection] = opening
+        return await tolerated_open(self.health, self.name, opening)
+
+    def _still_opening(self) -> bool:
+        """Whether the pooled connection's handshake, begun by `prepare`, is still going on."""
+        if self.remote.oauth is not None:
+            return False
+        opening = self._opening.get(self.connection)
+        return opening is not None and not opening.done()
+
     def description(self) -> Description | None:
         """What the server said about itself when last reached (`prepare`), or None."""
         return self._described
 
     def forget(self) -> None:
-        """Resolve the server again on next use (its settings may have changed) and forget its description."""
+        """Resolve the server again on next use (its settings may have changed); forget its description and health."""
         self._remote = None
         self._described = None
+        self.health = Health()
 
     async def _notified(self, message: Message) -> None:
         params = message.get("params")
@@ -212,7 +245,8 @@ class RemoteSource(RemoteTasks, Source):
         return {feature: {} for feature in features}
 
     def manifest(self) -> dict[str, Any]:
-        return {"kind": "remote", "name": self.name, "namespace": self.namespace}
+        """Its kind, name, namespace and health (`unknown`, `up`, `degraded`, `down`; the admin says why)."""
+        return {"kind": "remote", "name": self.name, "namespace": self.namespace, "health": self.health.state}
 
     # -- names -------------------------------------------------------------------------------------
 
@@ -272,31 +306,34 @@ class RemoteSource(RemoteTasks, Source):
             raise
 
     async def _list(self, method: str, key: str, ctx: RequestContext) -> list[dict[str, Any]]:
-        """Every item of a remote list; nothing (logged) when the remote is down or errs and that is tolerated.
+        """Every item of a remote list; in a hub (`tolerates_down`), never an error (`health.tolerated_list`).
 
-        Nothing either for a feature the remote did not announce: a hub asks every source for every list.
+        Nothing for a feature the remote did not announce (a hub asks every source for every list),
+        nor, in a hub, while its handshake is still going on.
         """
         if self._described is not None and method.split("/")[0] not in self._described.features:
             return []
+        if not self.tolerates_down:
+            return await self._fetch(method, key, ctx)
+        if self._still_opening():
+            return []
+        return await tolerated_list(self.health, self.name, method, lambda: self._fetch(method, key, ctx))
+
+    async def _fetch(self, method: str, key: str, ctx: RequestContext) -> list[dict[str, Any]]:
+        """Every page of a remote list, cleaned and bounded (`Listing`, `REMOTE_CALL_TIMEOUT`)."""
         server = self.remote.name
         listing = Listing(server, method)
         cursor: str | None = None
-        try:
-            async with call_deadline(server, method):
-                for _ in range(client_settings.REMOTE_MAX_LIST_PAGES):
-                    result = await self.forward(method, {"cursor": cursor} if cursor else {}, ctx)
-                    if method == "tools/list":
-                        result = ensure_input_schemas(result)
-                    listing.add(result.get(key))
-                    cursor = result.get("nextCursor")
-                    if not isinstance(cursor, str) or not cursor:
-                        return listing.done()
-            raise listing.too_many_pages()
-        except (BackendUnavailable, RemoteError) as error:
-            if not self.tolerates_down:
-                raise
-            logger.warning("Remote server %r left out of %s: %s", self.name, method, error)
-            return []
+        async with call_deadline(server, method):
+            for _ in range(client_settings.REMOTE_MAX_LIST_PAGES):
+                result = await self.forward(method, {"cursor": cursor} if cursor else {}, ctx)
+                if method == "tools/list":
+                    result = ensure_input_schemas(result)
+                listing.add(result.get(key))
+                cursor = result.get("nextCursor")
+                if not isinstance(cursor, str) or not cursor:
+                    return listing.done()
+        raise listing.too_many_pages()
 
     # -- the Source interface ----------------------------------------------------------------------
 

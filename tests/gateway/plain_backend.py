@@ -9,6 +9,7 @@ one resource, one template and one prompt, and behaves as `<behaviour>` says:
 - `ok`: answers everything;
 - `error`: answers every list (tools, resources, templates, prompts) with a JSON-RPC error;
 - `hang`: never answers a list (the connection stays open), answers everything else;
+- `silent`: accepts connections but never answers anything, its handshake included;
 - `garbage`: answers every list with a result that is not what the method returns.
 
 Like the reference `server-everything`, it keeps its sessions in memory and answers a request that
@@ -56,6 +57,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length") or 0))
+        if behaviour == "silent":
+            hung.wait()
         message = json.loads(body)
         method, request_id = message.get("method"), message.get("id")
         session = self.headers.get("mcp-session-id")

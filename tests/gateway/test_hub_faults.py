@@ -1,6 +1,6 @@
 """Remotes that misbehave, behind a hub or a gateway served in process: real server processes
-(tests/gateway/plain_backend.py) that answer lists with errors or nonsense, or restart and forget
-the session the gateway holds."""
+(tests/gateway/plain_backend.py) that answer lists with errors or nonsense, hang, or restart and forget
+the session the gateway holds. A hub degrades, it never fails."""
 
 from __future__ import annotations
 
@@ -12,14 +12,19 @@ from typing import Any
 import pytest
 
 from mcp_django.client.connection import pool
+from mcp_django.endpoints import endpoint_registry
 from mcp_django.testing import MCPTestClient
 from tests.conftest import _free_port
 from tests.gateway.conftest import plain_backend
+from tests.gateway.test_gateway import send
 
 pytestmark = [pytest.mark.live, pytest.mark.urls("tests.gateway.faults_urls"), pytest.mark.django_db(transaction=True)]
 
 WAIT = 20.0
 ERAS = ["handshake", "stateless"]
+BUDGET = 3.0
+"""The hub's REMOTE_LIST_TIMEOUT here: well under WAIT, well over what a healthy remote takes."""
+MARGIN = 4.0
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +52,16 @@ async def _close_the_pool() -> AsyncIterator[None]:
 
 def _servers(settings: Any, **servers: str) -> None:
     settings.MCP_DJANGO = {**settings.MCP_DJANGO, "SERVERS": {name: {"URL": url} for name, url in servers.items()}}
+
+
+def _health(name: str) -> str:
+    endpoints = endpoint_registry("tests.gateway.faults_urls").manifest()["endpoints"]
+    hub = next(entry for entry in endpoints if entry["name"] == "gw-faults")
+    return str(next(source["health"] for source in hub["sources"] if source["name"] == name))
+
+
+def _tools(answer: dict[str, Any]) -> list[str]:
+    return [tool["name"] for tool in answer["result"]["tools"]]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -82,3 +97,48 @@ async def test_a_gateway_opens_a_new_session_when_its_restarted_remote_answers_4
         after = await asyncio.wait_for(client.call_tool("hello"), WAIT)
 
     assert before["content"] == after["content"] == [{"type": "text", "text": "hello"}]
+
+
+@pytest.mark.parametrize("behaviour", ["hang", "silent"])  # its lists hang; it answers nothing, not even a handshake
+async def test_a_hub_answers_within_its_budget_with_the_healthy_remote_while_another_hangs(
+    settings: Any, logs: Path, good_url: str, behaviour: str
+) -> None:
+    with plain_backend(logs, behaviour) as base:
+        _servers(settings, good=good_url, bad=f"{base}/mcp")
+        settings.MCP_DJANGO = {**settings.MCP_DJANGO, "REMOTE_LIST_TIMEOUT": BUDGET}
+
+        first = await asyncio.wait_for(send("/faults/mcp", "tools/list"), BUDGET + MARGIN)
+        # The hung remote cost that one budget: the next caller does not wait for it again.
+        second = await asyncio.wait_for(send("/faults/mcp", "tools/list", id=2), BUDGET)
+
+    assert _tools(first) == _tools(second) == ["good_hello"]
+    assert _health("good") == "up"
+
+
+async def test_a_hub_shows_a_remote_that_did_not_answer_as_down_then_asks_it_again_once_it_may(
+    settings: Any, logs: Path, good_url: str
+) -> None:
+    port = _free_port()
+    _servers(settings, good=good_url, bad=f"http://127.0.0.1:{port}/mcp")
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "REMOTE_LIST_TIMEOUT": BUDGET, "REMOTE_RETRY_AFTER": 0.01}
+
+    with plain_backend(logs, "hang", port=port):
+        hung = await asyncio.wait_for(send("/faults/mcp", "tools/list"), BUDGET + MARGIN)
+        health_while_hung = _health("bad")
+    with plain_backend(logs, "ok", port=port):  # back, and its circuit lets the next list ask it
+        back = await asyncio.wait_for(send("/faults/mcp", "tools/list"), WAIT)
+
+    assert (_tools(hung), health_while_hung) == (["good_hello"], "down")
+    assert (_tools(back), _health("bad")) == (["good_hello", "bad_hello"], "up")
+
+
+@pytest.mark.parametrize("behaviour", ["error", "garbage"])
+async def test_a_hub_shows_a_remote_that_answers_a_list_with_an_error_as_degraded(
+    settings: Any, logs: Path, good_url: str, behaviour: str
+) -> None:
+    with plain_backend(logs, behaviour) as base:
+        _servers(settings, good=good_url, bad=f"{base}/mcp")
+        answer = await asyncio.wait_for(send("/faults/mcp", "tools/list"), WAIT)
+
+    assert _tools(answer) == ["good_hello"]
+    assert _health("bad") == ("degraded" if behaviour == "error" else "up")  # nonsense items are dropped
