@@ -24,7 +24,6 @@ A new `Source` method is also forwarded by `DelegatingSource`, which every wrapp
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Generic, Protocol, TypeVar
@@ -34,6 +33,7 @@ from mcp_django.permissions import Permissions, permitted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
 from mcp_django.protocol.meta import check_param_headers
+from mcp_django.runtime.concurrency import at_once
 from mcp_django.runtime.results import completion
 from mcp_django.runtime.time_limits import call_within_limit
 from mcp_django.scopes import Scope, ScopeResolver
@@ -327,9 +327,8 @@ _FEATURES: Final = ("tools", "resources", "prompts", "completions")
 class CompositeBackend:
     """Serves sources as one `Backend`: lists merge, and the first source that has a name or URI serves it.
 
-    Sources are asked in order (for a list, all at once, merged in order), and only those the caller's
-    scope reaches; for two items of the same name (or URI), the earlier source's wins, so static
-    declarations put first win.
+    Sources are asked in order (a list asks them all at once), and only those the caller's scope reaches;
+    for two items of the same name (or URI), the earlier source's wins, so static declarations put first win.
     Whatever no reachable source has answers exactly as an unknown name.
 
     Args:
@@ -402,7 +401,7 @@ class CompositeBackend:
 
     async def _merged(self, ctx: RequestContext, method: str, key: str) -> Items:
         scope, sources = await self.reach(ctx)
-        lists = await _each(sources, lambda source: getattr(source, method)(ctx, scope))
+        lists: list[Items] = await at_once([getattr(source, method)(ctx, scope) for source in sources])
         if len(lists) == 1 and (sources[0].distinct or len({item.get(key) for item in lists[0]}) == len(lists[0])):
             return lists[0]
         seen: set[Any] = set()
@@ -490,22 +489,6 @@ class CompositeBackend:
             raise InvalidParams(f"Unknown reference type: {ref.get('type')}")
         name, value = str(argument.get("name", "")), str(argument.get("value", ""))
         return await owner[0].complete(ref, name, value, context_arguments, ctx)
-
-
-async def _each(sources: Sequence[Source], ask: Callable[[Source], Awaitable[Items]]) -> list[Items]:
-    """Every source's answer, in order, asked all at once: a list waits for the slowest, not for all in turn.
-
-    The first failure cancels the others and is raised.
-    """
-    if len(sources) == 1:
-        return [await ask(sources[0])]
-    asked = [asyncio.ensure_future(ask(source)) for source in sources]
-    try:
-        return list(await asyncio.gather(*asked))
-    except BaseException:
-        for each in asked:
-            each.cancel()
-        raise
 
 
 async def _first(sources: Sequence[Source], lookup: Callable[[Source], Awaitable[C | None]]) -> tuple[Source, C] | None:

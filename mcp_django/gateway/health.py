@@ -144,7 +144,7 @@ async def tolerated_list(health: Health, server: str, method: str, fetch: Callab
     return items
 
 
-async def tolerated_open(health: Health, server: str, opening: asyncio.Future[bool]) -> bool:
+async def tolerated_open(health: Health, server: str, opening: asyncio.Task[bool]) -> bool:
     """Wait up to `REMOTE_LIST_TIMEOUT` for `opening` (a connection's handshake, run on its own); True once open.
 
     A handshake still going on at the budget's end goes on (a slow-starting stdio server is not

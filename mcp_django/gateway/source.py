@@ -145,7 +145,7 @@ class RemoteSource(RemoteTasks, Source):
         self._remote: ServerConfig | None = None
         self._described: Description | None = None
         self._listened: weakref.WeakSet[RemoteConnection] = weakref.WeakSet()
-        self._opening: weakref.WeakKeyDictionary[RemoteConnection, asyncio.Future[None]] = weakref.WeakKeyDictionary()
+        self._opening: weakref.WeakKeyDictionary[RemoteConnection, asyncio.Task[bool]] = weakref.WeakKeyDictionary()
         self.health = Health()
         """Whether the remote answers (`gateway.health`): the manifest shows it, a hub's lists follow its circuit."""
 
@@ -205,12 +205,12 @@ class RemoteSource(RemoteTasks, Source):
         """
         if not self.tolerates_down:
             return await recorded_open(self.health, self.name, connection.open)
-        opening = self._opening.get(connection)
-        if opening is not None and not opening.done():
+        begun = self._opening.get(connection)
+        if begun is not None and not begun.done():
             return False  # another caller began it and waited its budget: nobody waits twice
         if not self.health.admits():
             return False
-        opening = asyncio.ensure_future(recorded_open(self.health, self.name, connection.open))
+        opening = asyncio.get_running_loop().create_task(recorded_open(self.health, self.name, connection.open))
         self._opening[connection] = opening
         return await tolerated_open(self.health, self.name, opening)
 

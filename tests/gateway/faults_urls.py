@@ -11,14 +11,12 @@ urlpatterns = [
     # A hub of two remotes: `good` answers, `bad` misbehaves as the test makes it.
     *endpoint(
         "faults/mcp",
-        mode="gateway",
+        mode=None,  # remote servers only
         name="gw-faults",
         allow_anonymous=True,
         interceptors=[],
         servers=[{"SERVER": "good", "NAMESPACE": "good"}, {"SERVER": "bad", "NAMESPACE": "bad"}],
     ),
     # A gateway in front of a server the test restarts.
-    *endpoint(
-        "restarted/mcp", mode="gateway", name="gw-restarted", backend="restarted", allow_anonymous=True, interceptors=[]
-    ),
+    *endpoint("restarted/mcp", name="gw-restarted", backend="restarted", allow_anonymous=True, interceptors=[]),
 ]
