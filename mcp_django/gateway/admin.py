@@ -19,6 +19,7 @@ from mcp_django.admin import ScopedStateAdminMixin, switch_actions
 from mcp_django.client.conf import client_settings
 from mcp_django.client.servers import location
 from mcp_django.control import inventory
+from mcp_django.gateway.extension import remote_sources
 from mcp_django.gateway.models import RemoteServer, UpstreamCredential
 
 if TYPE_CHECKING:
@@ -54,11 +55,11 @@ class RemoteServerAdmin(ScopedStateAdminMixin, _RemoteServerAdminBase):
     list_filter = ["enabled", "interceptors_enabled", "present_in_code", "min_scope", "fail_open"]
     search_fields = ["name", "url"]
     fieldsets = [
-        (None, {"fields": ["name", "in_settings", "endpoints", "reachable"]}),
+        (None, {"fields": ["name", "in_settings", "endpoints", "reachable", "health"]}),
         ("Its tools, resources and prompts", {"fields": ["enabled", "min_scope"]}),
         ("Its interceptors", {"fields": ["interceptors_enabled", "url", "headers", "fail_open", "timeout_ms"]}),
     ]
-    readonly_fields = ["in_settings", "endpoints", "reachable"]
+    readonly_fields = ["in_settings", "endpoints", "reachable", "health"]
     actions = ["enable_selected", "disable_selected", "enable_interceptors", "disable_interceptors"]
 
     enable_selected, disable_selected = switch_actions("remote servers")
@@ -90,6 +91,17 @@ class RemoteServerAdmin(ScopedStateAdminMixin, _RemoteServerAdminBase):
     @admin.display(description="reachable, and its tools")
     def reachable(self, obj: RemoteServer) -> str:
         return inventory.probe_remote_server(obj.name) if obj.pk is not None else "—"
+
+    @admin.display(description="health in each endpoint (this worker)")
+    def health(self, obj: RemoteServer) -> str:
+        """What each endpoint serving it as a source last saw of it (`gateway.health`): state, why, next try."""
+        seen = [
+            f"{endpoint.name}: {source.health.summary()}"
+            for endpoint in inventory.mounted()
+            for source in remote_sources(endpoint)
+            if source.name == obj.name
+        ]
+        return "; ".join(seen) or "—"
 
 
 @admin.register(UpstreamCredential)

@@ -94,6 +94,15 @@ class Health:
         """Seconds until the circuit lets a probe through (0 when one may go now); None while closed."""
         return None if self._retry_at is None else max(0.0, self._retry_at - self._clock())
 
+    def summary(self) -> str:
+        """One line for the admin: the state, since when, why, and when a list asks it again."""
+        if self.state == "unknown":
+            return "not asked yet"
+        line = f"{self.state} since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(self.since))}"
+        line += f": {self.detail}" if self.detail else ""
+        retry_in = self.retry_in()
+        return line if retry_in is None else f"{line}; asked again in {retry_in:.0f} s"
+
     def as_dict(self) -> dict[str, Any]:
         """Everything known, for the admin: state, detail, since (epoch seconds), retry_in (seconds or None)."""
         return {"state": self.state, "detail": self.detail, "since": self.since, "retry_in": self.retry_in()}

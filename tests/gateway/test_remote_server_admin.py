@@ -95,3 +95,15 @@ def test_the_admin_lists_every_server_with_its_endpoints_and_tells_which_answers
     assert "gw-front, gw-hub, gw-sdk, gw-team" in listing  # the endpoints serving "sdk" as a source
     assert re.search(r"yes, \d+ tools: [^<]*\becho\b", answering)
     assert "no: Backend &#x27;nowhere&#x27; unavailable" in silent
+
+
+@pytest.mark.urls("tests.gateway.admin_urls")
+async def test_the_admin_shows_what_each_hub_last_saw_of_a_remote_and_why(admin_client: Client) -> None:
+    await sync_to_async(sync_rows)(RemoteServer)
+    await hub_tools()  # the hub asks every remote: "nowhere" is not among them, "sdk" answers
+    rows = {row.name: row.pk async for row in RemoteServer.objects.filter(present_in_code=True)}
+
+    page = (await sync_to_async(admin_client.get)(f"{CHANGELIST}{rows['sdk']}/change/")).content.decode()
+
+    assert re.search(r"gw-hub: up since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", page)
+    assert "gw-sdk: " in page  # a gateway in front of it too, whatever it saw so far
