@@ -6,6 +6,8 @@ models) as the remote wrote them. `Listing` collects one listing page by page an
 - only items with a usable key: a tool's or prompt's `name` matching `NAME_PATTERN` (as local names
   must), a resource's `uri`, a template's `uriTemplate`, as a single line without control characters;
 - the first item of each key (a duplicate is dropped);
+- no tool that runs only as a task of 2025-11-25 (`execution.taskSupport: "required"`): a gateway
+  neither advertises nor forwards that form of task, so a caller could never call it;
 - descriptions and titles (also inside schemas and prompt arguments) without terminal escape sequences,
   control characters (but newlines and tabs in descriptions) or invisible and bidirectional formatting
   characters (U+202E and its kin, tag characters), cut to `REMOTE_MAX_DESCRIPTION_CHARS`;
@@ -91,6 +93,12 @@ def _clean_texts(value: Any, depth: int = 0) -> Any:
     return out
 
 
+def _task_only(tool: Mapping[str, Any]) -> bool:
+    """Whether a tool runs only as a task of 2025-11-25 (`execution.taskSupport: "required"`): no gateway serves it."""
+    execution = tool.get("execution")
+    return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
+
+
 class Listing:
     """One listing of a remote server, collected page by page (`add`), cleaned, deduplicated and bounded.
 
@@ -107,6 +115,7 @@ class Listing:
         self._seen: set[str] = set()
         self._bytes = 0
         self._dropped = 0
+        self._task_only: list[str] = []
 
     def add(self, page: Any) -> None:
         """Keep the usable items of one page (a result's list member; anything else counts as empty).
@@ -117,6 +126,9 @@ class Listing:
         """
         for raw in page if isinstance(page, list) else ():
             item = self._usable(raw)
+            if item is not None and self.method == "tools/list" and _task_only(item):
+                self._task_only.append(item[self.key])
+                continue
             if item is None:
                 self._dropped += 1
                 continue
@@ -132,6 +144,13 @@ class Listing:
 
     def done(self) -> list[dict[str, Any]]:
         """The items kept, once the last page is in; logs how many were dropped."""
+        if self._task_only:
+            logger.warning(
+                "Remote MCP server %r lists tools that run only as tasks of 2025-11-25 (execution.taskSupport "
+                "'required'), which a gateway does not forward; they are not passed on: %s",
+                self.server,
+                ", ".join(self._task_only[:20]),
+            )
         if self._dropped:
             logger.warning(
                 "Remote MCP server %r listed %d unusable or duplicate items in %s; they are not passed on",

@@ -3,8 +3,8 @@
     python -m tests.gateway.plain_backend http <port> <behaviour>
 
 It speaks the handshake era (2025-11-25) over Streamable HTTP, with JSON answers only, and answers
-`server/discover` with "method not found" as a server of that era does. It serves one tool (`hello`),
-one resource, one template and one prompt, and behaves as `<behaviour>` says:
+`server/discover` with "method not found" as a server of that era does. It serves one tool (`hello`)
+and one that runs only as a task (`report`, never answered), one resource, one template and one prompt, and behaves as `<behaviour>` says:
 
 - `ok`: answers everything;
 - `error`: answers every list (tools, resources, templates, prompts) with a JSON-RPC error;
@@ -26,7 +26,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 LISTS: dict[str, dict[str, Any]] = {
-    "tools/list": {"tools": [{"name": "hello", "description": "Say hello.", "inputSchema": {"type": "object"}}]},
+    "tools/list": {
+        "tools": [
+            {"name": "hello", "description": "Say hello.", "inputSchema": {"type": "object"}},
+            # a 2025-11-25 task tool: no gateway can serve it (it is called only with `task`)
+            {"name": "report", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+        ]
+    },
     "resources/list": {"resources": [{"uri": "plain://note", "name": "note"}]},
     "resources/templates/list": {"resourceTemplates": [{"uriTemplate": "plain://notes/{id}", "name": "notes"}]},
     "prompts/list": {"prompts": [{"name": "greeting", "description": "A greeting."}]},

@@ -48,6 +48,20 @@ def test_each_list_keeps_the_first_usable_item_of_each_key(method: str, items: l
     assert [item[listing.key] for item in listing.done()] == kept
 
 
+def test_a_tool_that_runs_only_as_a_2025_task_is_not_listed() -> None:
+    listing = Listing("remote", "tools/list")
+
+    listing.add(
+        [
+            {"name": "only_as_task", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+            {"name": "either_way", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+            {"name": "plain", "inputSchema": {"type": "object"}},
+        ]
+    )
+
+    assert [tool["name"] for tool in listing.done()] == ["either_way", "plain"]
+
+
 def test_a_resources_name_is_display_text_on_one_line() -> None:
     listing = Listing("remote", "resources/list")
 
