@@ -4,7 +4,8 @@
 
 It speaks the handshake era (2025-11-25) over Streamable HTTP, with JSON answers only, and answers
 `server/discover` with "method not found" as a server of that era does. It serves one tool (`hello`)
-and one that runs only as a task (`report`, never answered), one resource, one template and one prompt, and behaves as `<behaviour>` says:
+and one that runs only as a task (`report`, never answered), one resource, one template and one
+prompt, and behaves as `<behaviour>` says:
 
 - `ok`: answers everything;
 - `error`: answers every list (tools, resources, templates, prompts) with a JSON-RPC error;
