@@ -1,7 +1,7 @@
 """Forwarding one request to a remote MCP server on a caller's behalf, in the caller's era.
 
 What `RemoteSource` (and so every gateway and hub) does with each operation: the caller's progress
-token, trace context and log level go along; the remote's progress and log messages come back on the
+token and log level go along (never its raw trace context); the remote's progress and log messages come back on the
 caller's stream (its list changes sent there go to the endpoint's listening clients); a remote
 `input_required` is asked of the caller in the caller's era; the result loses what belongs to the
 remote's era (`resultType`, cache hints), which the core adds again for the caller.
@@ -23,7 +23,10 @@ from mcp_django.tasks.methods import negotiated
 
 _ERA_FIELDS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
 _STATE_KEY: Final = "gateway.requestState"
-_FORWARDED_META: Final = ("progressToken", "traceparent", "tracestate", "baggage")
+_FORWARDED_META: Final = ("progressToken",)
+"""The caller's `_meta` that goes along. Not its trace context (`traceparent`, `tracestate`, `baggage`): that
+would tie a third party's traces to the caller's and hand it the caller's baggage; the telemetry extension,
+when installed, sends the gateway's own span's context instead (docs/observability.md)."""
 _ASKABLE: Final = ("elicitation", "sampling", "roots")
 """The client capabilities declared for the caller: the endpoint relays those questions (`input_required`)."""
 

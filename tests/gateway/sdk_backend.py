@@ -8,7 +8,7 @@ Its tools let a test see what reached it: `seen_headers` returns the HTTP header
 `notifications/tools/list_changed` (`announce_here` on the call's own stream), `locate` mirrors its
 `region` argument in an `Mcp-Param-Region` header, `log` logs a message about the call, `roots` asks
 the client for its roots (`roots/list`, without params), `environment` names the variables of the
-server's environment.
+server's environment, `seen_meta` returns the call's `_meta`.
 """
 
 from __future__ import annotations
@@ -79,6 +79,14 @@ def _client_roots() -> ListRoots:
 def roots(listed: Annotated[ListRootsResult, Resolve(_client_roots)]) -> str:
     """The client's roots, asked of it."""
     return ",".join(str(root.uri) for root in listed.roots)
+
+
+@server.tool()
+def seen_meta(ctx: Context) -> dict[str, Any]:
+    """The `_meta` this call arrived with."""
+    params = ctx.request_context.params or {}
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return {"meta": dict(meta) if isinstance(meta, dict) else {}}
 
 
 @server.tool()

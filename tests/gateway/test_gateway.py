@@ -56,8 +56,9 @@ async def send(
     caller: Caller | None = None,
     headers: dict[str, str] | None = None,
     id: int = 1,
+    meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One stateless request through the gateway at `path`; the JSON-RPC response."""
+    """One stateless request through the gateway at `path` (with `meta` in its `_meta`); the JSON-RPC response."""
     params = params or {}
     field = NAME_FIELDS.get(method)
     all_headers = {"Accept": ACCEPT, **stateless_headers(method, params.get(field) if field else None)}
@@ -66,7 +67,7 @@ async def send(
     all_headers.update(headers or {})
     response: Any = await AsyncClient().post(
         path,
-        data=json.dumps(stateless(method, params, id=id)).encode(),
+        data=json.dumps(stateless(method, params, id=id, meta=meta)).encode(),
         content_type="application/json",
         headers=all_headers,
     )
@@ -160,6 +161,22 @@ async def test_a_stdio_backend_is_served_in_either_era_to_the_caller() -> None:
 
     assert answer["result"]["content"] == [{"type": "text", "text": "over stdio"}]
     assert answer["result"]["resultType"] == "complete"
+
+
+async def test_the_callers_trace_context_and_baggage_never_reach_the_backend() -> None:
+    alice = await caller("alice")
+    traced = {
+        "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "tracestate": "vendor=callers-own",
+        "baggage": "user.email=alice@example.com",
+    }
+
+    answer = await send("/sdk/mcp", "tools/call", {"name": "seen_meta", "arguments": {}}, caller=alice, meta=traced)
+
+    seen = answer["result"]["structuredContent"]["meta"]
+    assert "baggage" not in seen
+    assert seen.get("tracestate") != "vendor=callers-own"
+    assert "4bf92f3577b34da6a3ce929d0e0e4736" not in str(seen.get("traceparent"))
 
 
 async def test_a_stdio_backend_starts_with_its_env_and_a_safe_few_of_djangos_variables_not_its_secrets(
