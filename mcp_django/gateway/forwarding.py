@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Final
+from urllib.parse import urlsplit
 
-from mcp_django.client.connection import NotForwardable, RemoteConnection
+from mcp_django.client.connection import BackendUnavailable, NotForwardable, RemoteConnection, RemoteError
 from mcp_django.client.limits import call_deadline, input_rounds
 from mcp_django.gateway.task_handles import outer_task
 from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
-from mcp_django.protocol.jsonrpc import Message
+from mcp_django.protocol.jsonrpc import URL_ELICITATION_REQUIRED, Message
 from mcp_django.protocol.versions import Era
 from mcp_django.tasks.methods import EXTENSION as TASKS
 from mcp_django.tasks.methods import negotiated
@@ -84,16 +85,21 @@ async def forward(
     level = ctx.log_level if ctx.log_level is not None or ctx.era is not Era.HANDSHAKE else "debug"
     if level is not None:  # a handshake caller that set no level takes every message: a 2026 remote is asked for all
         meta[META_LOG_LEVEL] = level
-    return await connection.request(
-        method,
-        params,
-        meta=meta,
-        on_notification=relay(ctx, connection),
-        client_capabilities={
-            **{key: ctx.client_capabilities[key] for key in _ASKABLE if key in ctx.client_capabilities},
-            **passed_extensions(connection, ctx),
-        },
-    )
+    try:
+        return await connection.request(
+            method,
+            params,
+            meta=meta,
+            on_notification=relay(ctx, connection),
+            client_capabilities={
+                **{key: ctx.client_capabilities[key] for key in _ASKABLE if key in ctx.client_capabilities},
+                **passed_extensions(connection, ctx),
+            },
+        )
+    except RemoteError as error:
+        if error.code == URL_ELICITATION_REQUIRED:
+            screen_url_error(error, ctx, connection.server.name)
+        raise
 
 
 async def forward_asking(
@@ -127,12 +133,54 @@ async def forward_asking(
             if not isinstance(asked, dict) or not asked:
                 responses = {}
                 continue  # a state-only round: send it back as it is
+            screen_questions(asked, ctx, server)
             try:
                 responses = await ctx.request_input(asked)
             except RuntimeError as error:
                 detail = f"The backend asks for input this caller cannot be asked for: {error}"
                 raise NotForwardable(detail) from None
     raise AssertionError("unreachable")  # pragma: no cover (input_rounds raises after its last round)
+
+
+def web_url(url: Any) -> bool:
+    """Whether `url` is an absolute http(s) URL, a single line: the only kind a remote may send a user to."""
+    if not isinstance(url, str) or not url.isprintable() or " " in url:
+        return False
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def screen_questions(asked: Mapping[str, Any], ctx: RequestContext, server: str) -> None:
+    """Refuse a remote's questions that would send the caller's user to a URL they must not be sent to.
+
+    A URL-mode elicitation goes on only with an http(s) URL (never `javascript:`, `data:` or a page of
+    another scheme) and only to a caller that declared URL-mode elicitation.
+
+    Raises:
+        BackendUnavailable: (`reason = "protocol"`) a URL that is not http(s).
+        NotForwardable: the caller did not declare URL-mode elicitation.
+    """
+    for request in asked.values():
+        params = request.get("params") if isinstance(request, Mapping) else None
+        if not (isinstance(params, Mapping) and request.get("method") == "elicitation/create"):
+            continue
+        if params.get("mode") == "url":
+            _screen_url(params.get("url"), ctx, server)
+
+
+def _screen_url(url: Any, ctx: RequestContext, server: str) -> None:
+    if not web_url(url):
+        raise BackendUnavailable(server, "protocol", "it asks to send the user to a URL that is not http(s)")
+    if not ctx.can_elicit_url():
+        raise NotForwardable("The backend asks to send the user to a URL; this caller did not declare URL elicitation")
+
+
+def screen_url_error(error: RemoteError, ctx: RequestContext, server: str) -> None:
+    """Refuse a remote's `URLElicitationRequired` (-32042) unless every URL in it may reach this caller (as above)."""
+    data = error.data if isinstance(error.data, Mapping) else {}
+    elicitations = data.get("elicitations")
+    for elicitation in elicitations if isinstance(elicitations, list) else [None]:
+        _screen_url(elicitation.get("url") if isinstance(elicitation, Mapping) else None, ctx, server)
 
 
 def relay(ctx: RequestContext, connection: RemoteConnection) -> Any:

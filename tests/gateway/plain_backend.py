@@ -3,9 +3,10 @@
     python -m tests.gateway.plain_backend http <port> <behaviour>
 
 It speaks the handshake era (2025-11-25) over Streamable HTTP, with JSON answers only, and answers
-`server/discover` with "method not found" as a server of that era does. It serves one tool (`hello`)
-and one that runs only as a task (`report`, never answered), one resource, one template and one
-prompt, and behaves as `<behaviour>` says:
+`server/discover` with "method not found" as a server of that era does. It serves a tool (`hello`),
+one that sends the user to its `url` argument (`visit`, -32042), one that runs only as a task
+(`report`, never answered), one resource, one template and one prompt, and behaves as `<behaviour>`
+says:
 
 - `ok`: answers everything;
 - `error`: answers every list (tools, resources, templates, prompts) with a JSON-RPC error;
@@ -30,6 +31,7 @@ LISTS: dict[str, dict[str, Any]] = {
     "tools/list": {
         "tools": [
             {"name": "hello", "description": "Say hello.", "inputSchema": {"type": "object"}},
+            {"name": "visit", "description": "Send the user to a page.", "inputSchema": {"type": "object"}},
             # a 2025-11-25 task tool: no gateway can serve it (it is called only with `task`)
             {"name": "report", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
         ]
@@ -104,6 +106,11 @@ class Handler(BaseHTTPRequestHandler):
             return {"result": LISTS[method]}
         if method == "tools/call" and params.get("name") == "hello":
             return {"result": {"content": [{"type": "text", "text": "hello"}]}}
+        if method == "tools/call" and params.get("name") == "visit":  # 2025-11-25: URLElicitationRequired
+            url = (params.get("arguments") or {}).get("url")
+            elicitation = {"mode": "url", "elicitationId": "visit-1", "url": url, "message": "Open this page"}
+            error = {"code": -32042, "message": "Open a page first", "data": {"elicitations": [elicitation]}}
+            return {"error": error}
         if method == "ping":
             return {"result": {}}
         return {"error": {"code": -32601, "message": f"Method not found: {method}"}}

@@ -8,7 +8,8 @@ Its tools let a test see what reached it: `seen_headers` returns the HTTP header
 `notifications/tools/list_changed` (`announce_here` on the call's own stream), `locate` mirrors its
 `region` argument in an `Mcp-Param-Region` header, `log` logs a message about the call, `roots` asks
 the client for its roots (`roots/list`, without params), `environment` names the variables of the
-server's environment, `seen_meta` returns the call's `_meta`.
+server's environment, `seen_meta` returns the call's `_meta`, `visit` sends the user to a URL (URL-mode
+elicitation).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
-from mcp_types import ListRootsResult, ToolListChangedNotification
+from mcp_types import InputRequiredResult, ListRootsResult, ToolListChangedNotification
 from pydantic import Field
 
 server = MCPServer("sdk-backend", version="9.9.9", instructions="The official SDK behind a gateway.")
@@ -87,6 +88,18 @@ def seen_meta(ctx: Context) -> dict[str, Any]:
     params = ctx.request_context.params or {}
     meta = params.get("_meta") if isinstance(params, dict) else None
     return {"meta": dict(meta) if isinstance(meta, dict) else {}}
+
+
+@server.tool()
+def visit(url: str, ctx: Context) -> Any:
+    """Send the user to `url` (URL-mode elicitation, 2026-07-28: `input_required`), then say what they did."""
+    answered = (ctx.input_responses or {}).get("visit")
+    if answered is not None:
+        return f"the user chose {getattr(answered, 'action', None) or dict(answered).get('action')}"
+    asked = {"mode": "url", "message": "Open this page", "url": url, "elicitationId": "visit-1"}
+    return InputRequiredResult.model_validate(
+        {"inputRequests": {"visit": {"method": "elicitation/create", "params": asked}}}
+    )
 
 
 @server.tool()

@@ -15,6 +15,7 @@ from django.test import AsyncClient
 from mcp_django import Registry
 from mcp_django.client.connection import pool
 from mcp_django.endpoints import Endpoint, endpoint_registry
+from mcp_django.exceptions import MCPCallError
 from mcp_django.gateway.checks import _hub_problems
 from mcp_django.gateway.source import RemoteSource
 from mcp_django.testing import MCPTestClient
@@ -96,6 +97,36 @@ async def test_a_remotes_log_messages_reach_the_caller_of_the_call_they_are_abou
     logged = [note["params"] for note in client.notifications if note["method"] == "notifications/message"]
     assert result["content"] == [{"type": "text", "text": "logged"}]
     assert [(entry["level"], entry["data"]) for entry in logged] == [("info", "about this call")]
+
+
+@pytest.mark.parametrize(
+    ("url", "capabilities", "sent"),
+    [
+        ("https://connect.example/login", {"elicitation": {"url": {}}}, True),
+        ("javascript:alert(document.cookie)", {"elicitation": {"url": {}}}, False),  # not a web page
+        ("https://connect.example/login", {"elicitation": {}}, False),  # a caller that cannot be sent to a URL
+    ],
+)
+async def test_a_remotes_url_elicitation_reaches_only_a_caller_that_takes_urls_and_only_an_http_url(
+    url: str, capabilities: dict[str, Any], sent: bool
+) -> None:
+    asked: list[dict[str, Any]] = []
+
+    def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return {"action": "accept"}
+
+    client = MCPTestClient("gw-hub", era="stateless", capabilities=capabilities, on_input=answer)
+    try:
+        result = await asyncio.wait_for(client.call_tool("sdk_visit", {"url": url}), WAIT)
+    except MCPCallError as error:
+        result = {"error": error.message}
+
+    if sent:
+        assert [params["url"] for params in asked] == [url]
+        assert result["content"] == [{"type": "text", "text": "the user chose accept"}]
+    else:
+        assert (asked, url in str(result)) == ([], False)
 
 
 async def test_a_call_to_a_tool_of_a_remote_that_is_down_is_a_clear_error() -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from mcp_django.client.connection import pool
 from mcp_django.endpoints import endpoint_registry
+from mcp_django.exceptions import MCPCallError
 from mcp_django.testing import MCPTestClient
 from tests.conftest import _free_port
 from tests.gateway.conftest import plain_backend
@@ -77,7 +78,7 @@ async def test_a_remote_answering_lists_with_errors_or_nonsense_drops_out_of_eve
     prompts = await asyncio.wait_for(client.list_prompts(), WAIT)
     called = await asyncio.wait_for(client.call_tool("good_hello"), WAIT)
 
-    assert [tool["name"] for tool in tools] == ["good_hello"]
+    assert [tool["name"] for tool in tools] == ["good_hello", "good_visit"]
     assert [resource["uri"] for resource in resources] == ["good+plain://note"]
     assert [template["uriTemplate"] for template in templates] == ["good+plain://notes/{id}"]
     assert [prompt["name"] for prompt in prompts] == ["good_greeting"]
@@ -111,7 +112,7 @@ async def test_a_hub_answers_within_its_budget_with_the_healthy_remote_while_ano
         # The hung remote cost that one budget: the next caller does not wait for it again.
         second = await asyncio.wait_for(send("/faults/mcp", "tools/list", id=2), BUDGET)
 
-    assert _tools(first) == _tools(second) == ["good_hello"]
+    assert _tools(first) == _tools(second) == ["good_hello", "good_visit"]
     assert _health("good") == "up"
 
 
@@ -128,8 +129,8 @@ async def test_a_hub_shows_a_remote_that_did_not_answer_as_down_then_asks_it_aga
     with plain_backend(logs, "ok", port=port):  # back, and its circuit lets the next list ask it
         back = await asyncio.wait_for(send("/faults/mcp", "tools/list"), WAIT)
 
-    assert (_tools(hung), health_while_hung) == (["good_hello"], "down")
-    assert (_tools(back), _health("bad")) == (["good_hello", "bad_hello"], "up")
+    assert (_tools(hung), health_while_hung) == (["good_hello", "good_visit"], "down")
+    assert (_tools(back), _health("bad")) == (["good_hello", "good_visit", "bad_hello", "bad_visit"], "up")
 
 
 @pytest.mark.parametrize("behaviour", ["error", "garbage"])
@@ -140,5 +141,40 @@ async def test_a_hub_shows_a_remote_that_answers_a_list_with_an_error_as_degrade
         _servers(settings, good=good_url, bad=f"{base}/mcp")
         answer = await asyncio.wait_for(send("/faults/mcp", "tools/list"), WAIT)
 
-    assert _tools(answer) == ["good_hello"]
+    assert _tools(answer) == ["good_hello", "good_visit"]
     assert _health("bad") == ("degraded" if behaviour == "error" else "up")  # nonsense items are dropped
+
+
+URL_ELICITATION = {"elicitation": {"url": {}}}
+
+
+@pytest.mark.parametrize(
+    ("url", "capabilities"),
+    [
+        ("javascript:alert(document.cookie)", URL_ELICITATION),  # not a web page
+        ("data:text/html,<script>alert(1)</script>", URL_ELICITATION),
+        ("https://connect.example/login", {"elicitation": {}}),  # a caller that cannot be sent to a URL
+    ],
+)
+async def test_a_2025_remotes_url_elicitation_reaches_a_caller_only_as_an_http_url_it_declared_it_takes(
+    settings: Any, good_url: str, url: str, capabilities: dict[str, Any]
+) -> None:
+    _servers(settings, good=good_url, bad=good_url)
+    client = MCPTestClient("gw-faults", era="handshake", capabilities=capabilities)
+
+    with pytest.raises(MCPCallError) as refused:
+        await asyncio.wait_for(client.call_tool("good_visit", {"url": url}), WAIT)
+
+    assert refused.value.code != -32042
+    assert url not in f"{refused.value.message} {refused.value.data}"
+
+
+async def test_a_2025_remotes_http_url_elicitation_reaches_a_caller_that_takes_it(settings: Any, good_url: str) -> None:
+    _servers(settings, good=good_url, bad=good_url)
+    client = MCPTestClient("gw-faults", era="handshake", capabilities=URL_ELICITATION)
+
+    with pytest.raises(MCPCallError) as asked:
+        await asyncio.wait_for(client.call_tool("good_visit", {"url": "https://connect.example/login"}), WAIT)
+
+    assert asked.value.code == -32042
+    assert asked.value.data["elicitations"][0]["url"] == "https://connect.example/login"
