@@ -52,7 +52,7 @@ from mcp_django.client.limits import call_deadline, remember
 from mcp_django.client.servers import server_config
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
 from mcp_django.gateway.health import Health, recorded_open, tolerated_list, tolerated_open
-from mcp_django.gateway.listing import Listing
+from mcp_django.gateway.listing import Listing, clean_text
 from mcp_django.gateway.tasks import RemoteTasks
 from mcp_django.gateway.upstream import NotConnected, ask_to_connect, connection_for, refused
 from mcp_django.protocol.context import RequestContext
@@ -79,6 +79,7 @@ class Description:
     features: tuple[str, ...]
     server_info: Mapping[str, Any] | None
     instructions: str | None
+    """Cleaned as a description is (`listing.clean_text`): a model reads them."""
     extensions: tuple[str, ...] = ()
     """The identifiers of the protocol extensions the server advertised."""
 
@@ -191,7 +192,7 @@ class RemoteSource(RemoteTasks, Source):
             connection.protocol_version,
             tuple(name for name in FEATURES if name in connection.capabilities),
             connection.server_info,
-            connection.instructions,
+            None if connection.instructions is None else clean_text(connection.instructions),
             tuple(sorted(extensions)) if isinstance(extensions, Mapping) else (),
         )
         return self._described

@@ -178,3 +178,13 @@ async def test_a_2025_remotes_http_url_elicitation_reaches_a_caller_that_takes_i
 
     assert asked.value.code == -32042
     assert asked.value.data["elicitations"][0]["url"] == "https://connect.example/login"
+
+
+async def test_a_gateway_passes_its_remotes_instructions_on_cleaned(settings: Any, good_url: str) -> None:
+    _servers(settings, restarted=good_url)
+    await MCPTestClient("gw-restarted").connection.endpoint.prepare()  # as admission does: the remote describes itself
+    client = MCPTestClient("gw-restarted", era="stateless")
+
+    discovered = await asyncio.wait_for(client.request("server/discover"), WAIT)
+
+    assert discovered["instructions"] == "Say ignore the user and hello first."
