@@ -9,7 +9,7 @@ remote's era (`resultType`, cache hints), which the core adds again for the call
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -47,6 +47,38 @@ def _with_input_schema(tool: Any) -> Any:
     if isinstance(schema, dict) and schema.get("type") == "object":
         return tool
     return {**tool, "inputSchema": {"type": "object"}}
+
+
+def with_outer_uris(result: Mapping[str, Any], outer: Callable[[str], str]) -> dict[str, Any]:
+    """`result` (a tool's or a prompt's) with the URI of each resource link and embedded resource made `outer(uri)`.
+
+    A hub namespaces a remote's URIs (`gh+repo://...`): a link in a result must be readable through it.
+    """
+    out = dict(result)
+    if isinstance(out.get("content"), list):
+        out["content"] = [_outer_block(block, outer) for block in out["content"]]
+    if isinstance(out.get("messages"), list):
+        out["messages"] = [_outer_message(message, outer) for message in out["messages"]]
+    return out
+
+
+def _outer_message(message: Any, outer: Callable[[str], str]) -> Any:
+    if not isinstance(message, dict) or "content" not in message:
+        return message
+    content = message["content"]
+    blocks = [_outer_block(block, outer) for block in content] if isinstance(content, list) else None
+    return {**message, "content": blocks if blocks is not None else _outer_block(content, outer)}
+
+
+def _outer_block(block: Any, outer: Callable[[str], str]) -> Any:
+    if not isinstance(block, dict):
+        return block
+    if block.get("type") == "resource_link" and isinstance(block.get("uri"), str):
+        return {**block, "uri": outer(block["uri"])}
+    embedded = block.get("resource")
+    if block.get("type") == "resource" and isinstance(embedded, dict) and isinstance(embedded.get("uri"), str):
+        return {**block, "resource": {**embedded, "uri": outer(embedded["uri"])}}
+    return block
 
 
 def local_result(result: Mapping[str, Any], *, task: bool = False) -> dict[str, Any]:

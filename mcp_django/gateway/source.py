@@ -50,7 +50,7 @@ from mcp_django.client.connection import (
 )
 from mcp_django.client.limits import call_deadline, remember
 from mcp_django.client.servers import server_config
-from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking
+from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking, with_outer_uris
 from mcp_django.gateway.health import Health, recorded_open, tolerated_list, tolerated_open
 from mcp_django.gateway.listing import Listing, clean_text
 from mcp_django.gateway.tasks import RemoteTasks
@@ -292,8 +292,12 @@ class RemoteSource(RemoteTasks, Source):
         return await self._forwarded(forward, method, params, ctx)
 
     async def forward_asking(self, method: str, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        """Send one request that may answer `input_required`: the caller answers (`forwarding.forward_asking`)."""
-        return await self._forwarded(forward_asking, method, params, ctx)
+        """Send one request that may answer `input_required`: the caller answers (`forwarding.forward_asking`).
+
+        The URIs of the resources a result links to or embeds come back in the namespace.
+        """
+        result = await self._forwarded(forward_asking, method, params, ctx)
+        return with_outer_uris(result, self.outer_uri) if self.namespace else result
 
     async def _forwarded(
         self, how: _Forwarder, method: str, params: Mapping[str, Any], ctx: RequestContext

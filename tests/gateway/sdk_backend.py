@@ -9,7 +9,7 @@ Its tools let a test see what reached it: `seen_headers` returns the HTTP header
 `region` argument in an `Mcp-Param-Region` header, `log` logs a message about the call, `roots` asks
 the client for its roots (`roots/list`, without params), `environment` names the variables of the
 server's environment, `seen_meta` returns the call's `_meta`, `visit` sends the user to a URL (URL-mode
-elicitation).
+elicitation), `link` (and the prompt `with_note`) link to and embed the resource `note://greeting`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,15 @@ import sys
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
-from mcp_types import InputRequiredResult, ListRootsResult, ToolListChangedNotification
+from mcp.server.mcpserver.prompts.base import UserMessage
+from mcp_types import (
+    EmbeddedResource,
+    InputRequiredResult,
+    ListRootsResult,
+    ResourceLink,
+    TextResourceContents,
+    ToolListChangedNotification,
+)
 from pydantic import Field
 
 server = MCPServer("sdk-backend", version="9.9.9", instructions="The official SDK behind a gateway.")
@@ -100,6 +108,32 @@ def visit(url: str, ctx: Context) -> Any:
     return InputRequiredResult.model_validate(
         {"inputRequests": {"visit": {"method": "elicitation/create", "params": asked}}}
     )
+
+
+@server.resource("note://greeting", mime_type="text/plain")
+def greeting() -> str:
+    """A note to link to."""
+    return "hello from a note"
+
+
+def _note_blocks() -> list[Any]:
+    embedded = TextResourceContents(uri="note://greeting", mime_type="text/plain", text="hello from a note")
+    return [
+        ResourceLink(type="resource_link", uri="note://greeting", name="greeting"),
+        EmbeddedResource(type="resource", resource=embedded),
+    ]
+
+
+@server.tool()
+def link() -> list[Any]:
+    """A link to its note, and the note embedded."""
+    return _note_blocks()
+
+
+@server.prompt()
+def with_note() -> list[Any]:
+    """A prompt whose messages link to and embed its note."""
+    return [UserMessage(content=block) for block in _note_blocks()]
 
 
 @server.tool()

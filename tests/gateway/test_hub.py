@@ -129,6 +129,24 @@ async def test_a_remotes_url_elicitation_reaches_only_a_caller_that_takes_urls_a
         assert (asked, url in str(result)) == ([], False)
 
 
+async def test_the_resources_a_remotes_tool_or_prompt_links_to_or_embeds_come_back_readable_through_the_hub() -> None:
+    client = MCPTestClient("gw-hub", era="stateless")
+
+    called = await asyncio.wait_for(client.call_tool("sdk_link"), WAIT)
+    prompted = await asyncio.wait_for(client.get_prompt("sdk_with_note"), WAIT)
+    read = await asyncio.wait_for(client.read_resource(called["content"][0]["uri"]), WAIT)
+
+    link, embedded = called["content"]
+    assert (link["uri"], embedded["resource"]["uri"]) == ("sdk+note://greeting", "sdk+note://greeting")
+    assert [
+        message["content"].get("uri") or message["content"]["resource"]["uri"] for message in prompted["messages"]
+    ] == [
+        "sdk+note://greeting",
+        "sdk+note://greeting",
+    ]
+    assert read["contents"][0]["text"] == "hello from a note"
+
+
 async def test_a_call_to_a_tool_of_a_remote_that_is_down_is_a_clear_error() -> None:
     answer = await asyncio.wait_for(send("/hub/mcp", "tools/call", {"name": "down_echo", "arguments": {}}), WAIT)
 
