@@ -145,7 +145,7 @@ async def test_a_hub_shows_a_remote_that_answers_a_list_with_an_error_as_degrade
     assert _health("bad") == ("degraded" if behaviour == "error" else "up")  # nonsense items are dropped
 
 
-URL_ELICITATION = {"elicitation": {"url": {}}}
+URL_ELICITATION: dict[str, Any] = {"elicitation": {"url": {}}}
 
 
 @pytest.mark.parametrize(
