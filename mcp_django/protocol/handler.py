@@ -63,6 +63,15 @@ _Serializer = Callable[[Mapping[str, Any]], dict[str, Any]]
 _serializers: dict[tuple[str, str], _Serializer] = {}
 
 
+def _with_extensions(written: dict[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
+    """An `InitializeResult` with the `capabilities.extensions` its era's schema dropped (SEP-2133 clients read it)."""
+    capabilities = result.get("capabilities")
+    extensions = capabilities.get("extensions") if isinstance(capabilities, Mapping) else None
+    if not extensions or not isinstance(written.get("capabilities"), dict):
+        return written
+    return {**written, "capabilities": {**written["capabilities"], "extensions": extensions}}
+
+
 def _serialize_complete(method: str, version: str, result: Mapping[str, Any]) -> dict[str, Any]:
     """`serialize_server_result(method, version, result, surface=complete_results)`, its lookups done once.
 
@@ -126,9 +135,9 @@ class MessageHandler:
             interceptor chain); composed once, here.
         extra_methods: more request methods to serve, for protocol extensions. mcp-types does not
             know them, so each `impl` checks its own params; a core method's name is a `ValueError`.
-        extensions: protocol extensions to advertise, by identifier: under `capabilities.extensions`
-            in the stateless era and under `capabilities.experimental` in the handshake era, whose
-            schema has no `extensions`.
+        extensions: protocol extensions to advertise, by identifier, under `capabilities.extensions`
+            (SEP-2133); in the handshake era, whose schema has no `extensions`, under
+            `capabilities.experimental` too, where clients of that schema look.
         state_codec: signs the `requestState` of `input_required` results; None uses a random
             per-process key.
         client_request_timeout: seconds a handshake-era server-to-client request waits for its answer.
@@ -194,6 +203,7 @@ class MessageHandler:
         if extensions:
             advertised = {name: dict(value) for name, value in extensions.items()}
             handshake["experimental"] = {**handshake.get("experimental", {}), **advertised}
+            handshake["extensions"] = dict(advertised)  # what SEP-2133 clients (the Inspector, TS SDK v2) read
             served = {**served, "extensions": {**served.get("extensions", {}), **advertised}}
         self._capabilities = {Era.HANDSHAKE: handshake, Era.STATELESS: served}
         self._inflight: dict[tuple[str, RequestId], asyncio.Task[Any]] = {}
@@ -427,7 +437,8 @@ class MessageHandler:
                     spec.name, ctx.protocol_version, result, surface=types.server_results
                 )
             written = types.known_result(spec.name, ctx.protocol_version, result)  # text answers, without pydantic
-            return written if written is not None else _serialize_complete(spec.name, ctx.protocol_version, result)
+            out = written if written is not None else _serialize_complete(spec.name, ctx.protocol_version, result)
+            return _with_extensions(out, result) if spec.name == "initialize" else out
         except pydantic.ValidationError as error:
             logger.error("Invalid %s result: %s", spec.name, error)
             if spec.name == "tools/call":

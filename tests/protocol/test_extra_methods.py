@@ -50,10 +50,13 @@ async def test_an_extra_method_checks_its_own_params(extended: MessageHandler) -
     assert reply["error"] == {"code": -32602, "message": "Invalid params: text must be a string"}
 
 
-async def test_extensions_are_advertised_under_experimental_in_the_handshake_era(extended: MessageHandler) -> None:
+async def test_extensions_are_advertised_under_extensions_and_experimental_in_the_handshake_era(
+    extended: MessageHandler,
+) -> None:
     init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
     reply: Any = await extended.handle(request("initialize", init), Connection(sessions=False))
-    assert reply["result"]["capabilities"]["experimental"] == {EXTENSION: {"loud": True}}
+    assert reply["result"]["capabilities"]["extensions"] == {EXTENSION: {"loud": True}}  # SEP-2133 clients
+    assert reply["result"]["capabilities"]["experimental"] == {EXTENSION: {"loud": True}}  # the 2025 schema's
 
 
 async def test_extensions_are_advertised_under_extensions_in_the_stateless_era(extended: MessageHandler) -> None:
