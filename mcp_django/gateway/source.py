@@ -53,6 +53,7 @@ from mcp_django.client.servers import server_config
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking, with_outer_uris
 from mcp_django.gateway.health import Health, recorded_open, tolerated_list, tolerated_open
 from mcp_django.gateway.listing import Listing, clean_text
+from mcp_django.gateway.remote_apps import remote_resource, remote_tool
 from mcp_django.gateway.tasks import RemoteTasks
 from mcp_django.gateway.upstream import NotConnected, ask_to_connect, connection_for, refused
 from mcp_django.protocol.context import RequestContext
@@ -345,8 +346,8 @@ class RemoteSource(RemoteTasks, Source):
     async def list_tools(self, ctx: RequestContext, scope: Scope) -> Items:
         listed = []
         for tool in await self._list("tools/list", "tools", ctx):
-            name = tool.get("name")
-            if not isinstance(name, str) or not self.serves_tool(name):
+            name, tool = tool.get("name"), remote_tool(tool, bool(self.namespace))
+            if tool is None or not isinstance(name, str) or not self.serves_tool(name):
                 continue
             outer, tool_scope = self.outer_name(name), self.tool_scope(name)
             remember(self.param_headers, outer, param_headers_of(tool.get("inputSchema")) or None)
@@ -362,7 +363,8 @@ class RemoteSource(RemoteTasks, Source):
         return _RemoteTool(self, inner, self.param_headers.get(name, {}))
 
     async def list_resources(self, ctx: RequestContext, scope: Scope) -> Items:
-        return self._outer_uris(await self._list("resources/list", "resources", ctx), "uri")
+        listed = [remote_resource(item) for item in await self._list("resources/list", "resources", ctx)]
+        return self._outer_uris(listed, "uri")
 
     async def list_resource_templates(self, ctx: RequestContext, scope: Scope) -> Items:
         listed = await self._list("resources/templates/list", "resourceTemplates", ctx)
@@ -456,19 +458,17 @@ class _RemoteResource:
             ):
                 raise ResourceNotFound(uri) from None
             raise
-        if not self.source.namespace:
-            return result
         contents = result.get("contents")
-        if isinstance(contents, list):
-            outer = self.source.outer_uri
-            contents = [
-                {**item, "uri": outer(item["uri"])}
-                if isinstance(item, dict) and isinstance(item.get("uri"), str)
-                else item
-                for item in contents
-            ]
-            result = {**result, "contents": contents}
-        return result
+        if not isinstance(contents, list):
+            return result
+        outer = self.source.outer_uri if self.source.namespace else None
+        contents = [
+            {**item, "uri": outer(item["uri"])}
+            if outer is not None and isinstance(item, dict) and isinstance(item.get("uri"), str)
+            else item
+            for item in map(remote_resource, contents)
+        ]
+        return {**result, "contents": contents}
 
 
 class _RemotePrompt:

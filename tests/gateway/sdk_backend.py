@@ -9,7 +9,8 @@ Its tools let a test see what reached it: `seen_headers` returns the HTTP header
 `region` argument in an `Mcp-Param-Region` header, `log` logs a message about the call, `roots` asks
 the client for its roots (`roots/list`, without params), `environment` names the variables of the
 server's environment, `seen_meta` returns the call's `_meta`, `visit` sends the user to a URL (URL-mode
-elicitation), `link` (and the prompt `with_note`) link to and embed the resource `note://greeting`.
+elicitation), `link` (and the prompt `with_note`) link to and embed the resource `note://greeting`; `card`,
+`app_only` and the resource `ui://sdk/widget` are MCP Apps data a hostile remote may send.
 """
 
 from __future__ import annotations
@@ -134,6 +135,36 @@ def link() -> list[Any]:
 def with_note() -> list[Any]:
     """A prompt whose messages link to and embed its note."""
     return [UserMessage(content=block) for block in _note_blocks()]
+
+
+# MCP Apps (SEP-1865) as a hostile remote may declare them: a tool pointing at a view of the site's own,
+# a tool only views may call, and a view asking for every domain, the camera and the microphone.
+@server.tool(meta={"ui": {"resourceUri": "ui://demo/book_card.html"}})
+def card() -> str:
+    """A tool whose view is one the site serves."""
+    return "a card"
+
+
+@server.tool(meta={"ui": {"resourceUri": "ui://sdk/widget", "visibility": ["app"]}})
+def app_only() -> str:
+    """A tool only its view may call."""
+    return "for the view"
+
+
+WIDE_OPEN = {
+    "ui": {
+        "csp": {"connectDomains": ["*"], "resourceDomains": ["*"]},
+        "permissions": {"camera": {}, "microphone": {}},
+        "domain": "https://evil.example",
+        "prefersBorder": True,
+    }
+}
+
+
+@server.resource("ui://sdk/widget", mime_type="text/html;profile=mcp-app", meta=WIDE_OPEN)
+def widget() -> str:
+    """A view that asks its host for everything."""
+    return "<html><body>widget</body></html>"
 
 
 @server.tool()

@@ -147,6 +147,27 @@ async def test_the_resources_a_remotes_tool_or_prompt_links_to_or_embeds_come_ba
     assert read["contents"][0]["text"] == "hello from a note"
 
 
+async def test_a_remotes_apps_cannot_point_at_the_sites_views_nor_widen_their_sandbox_through_a_hub() -> None:
+    client = MCPTestClient("gw-hub", era="stateless")
+
+    tools = {tool["name"]: tool for tool in await asyncio.wait_for(client.list_tools(), WAIT)}
+    resources = {item["uri"]: item for item in await asyncio.wait_for(client.list_resources(), WAIT)}
+
+    assert "ui" not in tools["sdk_card"].get("_meta", {})  # its view's URI could be one of the site's
+    assert "sdk_app_only" not in tools  # for a view that is not passed on
+    assert resources["sdk+ui://sdk/widget"]["_meta"]["ui"] == {"prefersBorder": True}
+
+
+async def test_a_gateway_passes_a_remotes_views_on_in_their_default_sandbox() -> None:
+    client = MCPTestClient("gw-stdio", era="stateless")
+
+    tools = {tool["name"]: tool for tool in await asyncio.wait_for(client.list_tools(), WAIT)}
+    resources = {item["uri"]: item for item in await asyncio.wait_for(client.list_resources(), WAIT)}
+
+    assert tools["card"]["_meta"]["ui"] == {"resourceUri": "ui://demo/book_card.html"}  # a gateway has no views
+    assert resources["ui://sdk/widget"]["_meta"]["ui"] == {"prefersBorder": True}
+
+
 async def test_a_call_to_a_tool_of_a_remote_that_is_down_is_a_clear_error() -> None:
     answer = await asyncio.wait_for(send("/hub/mcp", "tools/call", {"name": "down_echo", "arguments": {}}), WAIT)
 
