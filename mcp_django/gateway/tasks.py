@@ -27,8 +27,16 @@ from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.tasks.methods import EXTENSION
 
 
+def switched_on(ctx: RequestContext, server: str) -> bool:
+    """Whether the admin leaves the remote server `server` on for the endpoint serving `ctx` (no admin: on)."""
+    state = getattr(getattr(ctx.endpoint, "overlay", None), "state", None)
+    return state is None or bool(state.remote_enabled(server))
+
+
 class _Remote(Protocol):
     """What `RemoteTasks` needs of the source it is part of."""
+
+    name: str
 
     @property
     def remote(self) -> ServerConfig: ...
@@ -57,7 +65,7 @@ class RemoteTasks:
             name, task_id = remote_task(params.get("taskId"), ctx)
         except InvalidParams:
             return None
-        if name != self.remote.name:
-            return None
+        if name != self.remote.name or not switched_on(ctx, self.name):
+            return None  # a server switched off in the admin answers nothing, its old handles included
         result = await self.forward(method, {**params, "taskId": task_id}, ctx)
         return outer_task(local_result(result, task=True), name, ctx)

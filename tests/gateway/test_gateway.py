@@ -27,7 +27,13 @@ from tests.http_support import ACCEPT, initialize, stateless, stateless_headers
 pytestmark = [pytest.mark.live, pytest.mark.urls("tests.gateway.urls"), pytest.mark.django_db(transaction=True)]
 
 WAIT = 20.0
-NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_FIELDS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 
 @pytest.fixture(autouse=True)
