@@ -42,7 +42,7 @@ def remote_resource(item: Any) -> Any:
     """A listed resource or a read content of a remote, its `_meta.ui` without what would widen the sandbox."""
     meta = item.get("_meta") if isinstance(item, dict) else None
     ui = meta.get(_UI) if isinstance(meta, Mapping) else None
-    if not isinstance(ui, Mapping) or not _WIDENING & set(ui):
+    if not isinstance(meta, Mapping) or not isinstance(ui, Mapping) or not _WIDENING & set(ui):
         return item
     narrowed = {key: value for key, value in ui.items() if key not in _WIDENING}
     return {**item, "_meta": {**meta, _UI: narrowed}}

@@ -345,8 +345,8 @@ class RemoteSource(RemoteTasks, Source):
 
     async def list_tools(self, ctx: RequestContext, scope: Scope) -> Items:
         listed = []
-        for tool in await self._list("tools/list", "tools", ctx):
-            name, tool = tool.get("name"), remote_tool(tool, bool(self.namespace))
+        for listed_tool in await self._list("tools/list", "tools", ctx):
+            name, tool = listed_tool.get("name"), remote_tool(listed_tool, bool(self.namespace))
             if tool is None or not isinstance(name, str) or not self.serves_tool(name):
                 continue
             outer, tool_scope = self.outer_name(name), self.tool_scope(name)
