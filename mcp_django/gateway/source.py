@@ -242,9 +242,12 @@ class RemoteSource(RemoteTasks, Source):
             await self.on_notification(str(message.get("method")), params)
 
     def capabilities(self) -> dict[str, Any]:
-        """The features the server announced (every one until it has been reached)."""
+        """The features the server announced (every one until it has been reached).
+
+        Its resources cannot be subscribed to through the endpoint (subscriptions are not forwarded).
+        """
         features = self._described.features if self._described is not None else FEATURES
-        return {feature: {} for feature in features}
+        return {feature: {"subscribe": False} if feature == "resources" else {} for feature in features}
 
     def manifest(self) -> dict[str, Any]:
         """Its kind, name, namespace and health (`unknown`, `up`, `degraded`, `down`; the admin says why)."""

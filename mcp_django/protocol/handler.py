@@ -188,15 +188,17 @@ class MessageHandler:
         self.observer = compose_observers(self.observers)
         served = {name: dict(value) for name, value in backend.capabilities().items()}
         served["logging"] = {}
+        # A backend whose resources nobody could subscribe to says `subscribe: False` (a remote server's).
+        subscribable = "resources" in served and served["resources"].pop("subscribe", True) is not False
         if notifications:
             for name in ("tools", "prompts", "resources"):
                 if name in served:
                     served[name]["listChanged"] = True
-            if "resources" in served:
+            if subscribable:
                 served["resources"]["subscribe"] = True
         self.features = frozenset(served) | ({"notifications"} if notifications else frozenset())
         handshake = dict(served)
-        if "resources" in handshake:
+        if subscribable:
             # Handshake sessions may subscribe even without a notification transport (nothing is lost:
             # the subscription is remembered and updates flow once a stream can carry them).
             handshake["resources"] = {**handshake["resources"], "subscribe": True}

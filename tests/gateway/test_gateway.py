@@ -98,6 +98,7 @@ async def test_the_gateway_looks_like_its_backend_to_a_handshake_client() -> Non
     assert result["serverInfo"] == {"name": "sdk-backend", "version": "9.9.9"}
     assert result["instructions"] == "The official SDK behind a gateway."
     assert {"tools", "resources", "prompts"} <= set(result["capabilities"])
+    assert "subscribe" not in result["capabilities"]["resources"]  # subscriptions are not forwarded
 
 
 async def test_server_info_and_instructions_can_be_overridden() -> None:

@@ -56,6 +56,24 @@ async def test_list_changed_and_subscriptions_are_advertised_when_notifications_
     assert capabilities["resources"] == {"listChanged": True, "subscribe": True}
 
 
+class Unsubscribable(EchoBackend):
+    """Resources nobody can subscribe to here (a remote server's: subscriptions are not forwarded)."""
+
+    def capabilities(self) -> dict[str, Any]:
+        return {**super().capabilities(), "resources": {"subscribe": False}}
+
+
+async def test_resources_a_backend_says_cannot_be_subscribed_to_are_advertised_without_subscribe() -> None:
+    handler = MessageHandler(Unsubscribable(), server_info=SERVER_INFO, notifications=True)
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+
+    discovered: Any = await handler.handle(stateless("server/discover"), Connection())
+    initialized: Any = await handler.handle(request("initialize", init), Connection(sessions=False))
+
+    assert discovered["result"]["capabilities"]["resources"] == {"listChanged": True}
+    assert initialized["result"]["capabilities"]["resources"] == {"listChanged": True}
+
+
 async def test_without_notifications_listen_does_not_exist(handler: MessageHandler) -> None:
     params = {"notifications": {"toolsListChanged": True}}
     reply: Any = await handler.handle(stateless("subscriptions/listen", params), Connection())
