@@ -30,6 +30,8 @@ CONFORMANCE_VERSIONS := 0.1.16 0.2.0-alpha.12
 CONFORMANCE_STAMPS := $(foreach v,$(CONFORMANCE_VERSIONS),$(CACHE)/conformance-$(v)/.installed)
 INSPECTOR_VERSION := 2.12.0
 INSPECTOR_STAMP := $(CACHE)/inspector-$(INSPECTOR_VERSION)/.installed
+EVERYTHING_VERSION := 2026.8.31
+EVERYTHING_STAMP := $(CACHE)/server-everything-$(EVERYTHING_VERSION)/.installed
 
 NPM_INSTALL := npm install --no-audit --no-fund --loglevel=error
 
@@ -150,6 +152,13 @@ $(INSPECTOR_STAMP): $(NODE_STAMP)
 		&& PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(NPM_INSTALL) @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
 	@touch $@
 
+# The reference MCP server behind a hub, over stdio and HTTP (tests/gateway/test_reference_servers_live.py).
+$(EVERYTHING_STAMP): $(NODE_STAMP)
+	mkdir -p $(@D)
+	cd $(@D) && { test -f package.json || echo '{"private": true}' > package.json; } \
+		&& PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(NPM_INSTALL) @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
+	@touch $@
+
 # ------------------------------------------------------------------ checks
 
 lint: $(VENV_STAMP)
@@ -190,7 +199,7 @@ DURATIONS := --durations=25
 quick: lint typecheck
 	MCP_FUZZ_PROFILE=quick $(VENV_PY) -m pytest -m 'not live and not slow' $(DURATIONS)
 
-pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) debian-packages
+pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) $(EVERYTHING_STAMP) debian-packages
 	rm -f .coverage
 	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m coverage run -m pytest $(DURATIONS); \
 		status=$$?; $(VENV_PY) -m coverage report; exit $$status
