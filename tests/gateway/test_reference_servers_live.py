@@ -20,7 +20,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.types import TextContent
+from mcp.types import ResourceLink, TextContent
 
 from tests.conftest import ROOT, LiveServer, _free_port, _wait_until_answering, serve_example, stop_process
 from tests.gateway.conftest import plain_backend
@@ -141,7 +141,7 @@ async def test_resources_and_prompts_of_the_reference_server_read_through_the_hu
         resources = [str(item.uri) for item in (await client.list_resources()).resources]
         prompts = {prompt.name for prompt in (await client.list_prompts()).prompts}
         linked = await client.call_tool("evh_get-resource-links", {"count": 2})
-        links = [str(block.uri) for block in linked.content if getattr(block, "type", "") == "resource_link"]
+        links = [str(block.uri) for block in linked.content if isinstance(block, ResourceLink)]
         read = await client.read_resource(links[1])
         simple = await client.get_prompt("ev_simple-prompt", {})
 
