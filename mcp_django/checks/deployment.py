@@ -21,9 +21,12 @@ from django.core.checks import CheckMessage, Tags, Warning, register
 from mcp_django.checks.support import short
 
 
-@register(Tags.database, deploy=True)
+@register(Tags.compatibility, deploy=True)
 def check_persistent_connections(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """W262: each database keeps its connections between requests (`CONN_MAX_AGE` above 0, or None)."""
+    """W262: each database keeps its connections between requests (`CONN_MAX_AGE` above 0, or None).
+
+    It reads settings only, so it is not tagged `database`: Django 6 runs those only with `--database`.
+    """
     return [
         Warning(
             f"DATABASES[{short(alias, 20)}] closes its connection after every request.",
