@@ -32,7 +32,8 @@ from mcp_django.permissions import Permissions, granted, permitted
 from mcp_django.protocol.context import RequestContext
 from mcp_django.runtime.results import completion
 from mcp_django.scopes import Scope, ScopeResolver
-from mcp_django.sources import CompositeBackend, Source
+from mcp_django.sources import Source
+from mcp_django.sources.composite import CompositeBackend
 
 if TYPE_CHECKING:
     import mcp_types

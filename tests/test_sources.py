@@ -17,7 +17,8 @@ from mcp_django.extensions import Extension
 from mcp_django.protocol.context import RequestContext
 from mcp_django.registry import Registry
 from mcp_django.scopes import Scope
-from mcp_django.sources import DelegatingSource, Source
+from mcp_django.sources import Source
+from mcp_django.sources.delegating import DelegatingSource
 from mcp_django.testing import MCPTestClient
 
 wrapped = Registry("wrapped-by-a-delegating-source")

@@ -13,7 +13,8 @@ from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.providers import ProviderSource
 from mcp_django.scopes import Scope
-from mcp_django.sources import DelegatingSource, Source
+from mcp_django.sources import Source
+from mcp_django.sources.delegating import DelegatingSource
 
 
 class SwitchedProviderSource(DelegatingSource[ProviderSource]):

@@ -27,7 +27,8 @@ from mcp_django.extensions import ServedExtensions, offered_extensions
 from mcp_django.protocol.backend import Backend
 from mcp_django.providers import Provider, ProviderSource, provider_registry
 from mcp_django.scopes import Scope, ScopeResolver
-from mcp_django.sources import CompositeBackend, Source
+from mcp_django.sources import Source
+from mcp_django.sources.composite import CompositeBackend
 
 if TYPE_CHECKING:
     from mcp_django.registry import Registry

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 refused = Signal()
-"""Sent (by `sources.CompositeBackend`) when a caller was refused something and told only that it is unknown,
+"""Sent (by `sources.composite.CompositeBackend`) when a caller was refused something and told only that it is unknown,
 with `reason` (`"scope"`: a caller of higher scope would have reached it), `method` (`tools/call`,
 `prompts/get`), `name` and `scope` (the caller's). Sent only while someone listens; receivers run in the
 request's context, synchronously: keep them quick."""

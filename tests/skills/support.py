@@ -13,7 +13,7 @@ from mcp_django.skills import EXTENSION
 from mcp_django.skills.catalogue import Catalogue
 from mcp_django.skills.methods import skill_methods
 from mcp_django.skills.source import SkillSource
-from mcp_django.sources import CompositeBackend
+from mcp_django.sources.composite import CompositeBackend
 
 SERVER_INFO = {"name": "skills-tests", "version": "1.0"}
 STATELESS_META = {

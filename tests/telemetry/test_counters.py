@@ -19,7 +19,8 @@ from mcp_django.protocol import Connection, MessageHandler, RequestContext
 from mcp_django.registry import Registry
 from mcp_django.routing import websocket_endpoint
 from mcp_django.scopes import Scope
-from mcp_django.sources import CompositeBackend, Source, ToolComponent
+from mcp_django.sources import Source, ToolComponent
+from mcp_django.sources.composite import CompositeBackend
 from mcp_django.telemetry import TelemetryExtension
 from mcp_django.testing import MCPCallError, MCPTestClient
 from tests.telemetry.conftest import Telemetry
