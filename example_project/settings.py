@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     # pages where users connect their own accounts (docs/gateway.md).
     "mcp_django.gateway",
     "mcp_django.ui",  # MCP Apps: tools' views rendered from templates (docs/apps.md)
+    # Server Cards at each endpoint's /server-card and the AI Catalog at /.well-known/ai-catalog.json.
+    "mcp_django.discovery",
     "example_project.demo",
     "example_project.conformance",
 ]
@@ -159,6 +161,8 @@ example_telemetry.configure()
 MCP_DJANGO = {
     "SERVER_INFO": {"name": "mcp-django-example", "version": "0.1.0"},
     "INSTRUCTIONS": "A demo catalogue of books. Use the tools to search it and the prompts to review a book.",
+    # What the Server Cards add to what each endpoint says of itself (docs/discovery.md): /mcp/server-card.
+    "SERVER_CARD": {"title": "mcp_django demo bookshop"},
     # Redact e-mail addresses, card and phone numbers from tool arguments and results, then keep an audit
     # trail of every tool call (MCP tool calls in the admin). The conformance endpoint opts out (urls.py).
     "INTERCEPTORS": [

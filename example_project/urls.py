@@ -5,7 +5,7 @@ from django.urls import include, path
 
 from example_project.demo.ninja_api import api as ninja_api
 from example_project.demo.views import home
-from mcp_django.urls import endpoint, manifest_urlpatterns, well_known_urlpatterns
+from mcp_django.urls import app_urlpatterns, endpoint, manifest_urlpatterns, well_known_urlpatterns
 
 # Skills (SEP-2640, docs/skills.md): the demo's and the conformance fixture's skills/ directories, served
 # on /mcp and on the conformance endpoints, where the official suite's sep-2640-skills-* scenarios read them.
@@ -91,6 +91,9 @@ urlpatterns = [
     *endpoint("mcp/adapter", name="adapter", mode="adapter"),
     *manifest_urlpatterns,
     *well_known_urlpatterns,
+    # The installed apps' own URLs: the gateway's upstream pages, the Server Cards (/mcp/server-card, ...)
+    # and the AI Catalog (/.well-known/ai-catalog.json) of mcp_django.discovery (docs/discovery.md).
+    *app_urlpatterns(),
     # The OAuth 2.1 authorization server: metadata, registration, login + consent, tokens (docs/oauth.md).
     path("", include("mcp_django.oauth.urls")),
 ]

@@ -111,7 +111,7 @@ LAYERS: dict[str, int] = {
     # 4 endpoints (admission, composition, sessions, mounts, the overlay), and the seam extensions plug into
     **dict.fromkeys(["extensions", "endpoints"], 4),
     # 5 extensions and optional parts (the core imports none of them)
-    **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry"], 5),
+    **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry", "discovery"], 5),
     "interceptors.protocol": 5,  # SEP-2624's wire methods: an extension on the seam (InterceptorsExtension)
     # 6 transports
     **dict.fromkeys(["transports", "asgi", "servers"], 6),
@@ -123,6 +123,7 @@ LAYERS: dict[str, int] = {
     "oauth.urls": 8,  # the OAuth app's URLconf: wiring, like urls.py (its views take the transports' body limit)
     # the gateway app's admin (the core admin's switches, the control plane's inventory) and URLconf: wiring
     **dict.fromkeys(["gateway.admin", "gateway.urls"], 8),
+    "discovery.urls": 8,  # the discovery app's URLconf: wiring (its views take the transports' body limit)
 }
 """Each module or subpackage of `mcp_django` -> its layer (docs/architecture.md); a module may import its
 own layer and those below, never one above. The longest matching name decides."""
@@ -184,7 +185,7 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
 def test_the_core_imports_no_extension_and_no_optional_part() -> None:
     core: tuple[str, ...] = ("protocol", "declarations", "sources", "registry", "providers", "endpoints")
     core += ("composition", "admission", "interceptors", "extensions")
-    optional = tuple(f"mcp_django.{name}" for name in ("tasks", "skills", "gateway", "oauth", "control"))
+    optional = tuple(f"mcp_django.{name}" for name in ("tasks", "skills", "gateway", "oauth", "control", "discovery"))
     reached = {
         (module, other)
         for module, edges in import_graph().items()
