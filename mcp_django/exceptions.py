@@ -4,8 +4,8 @@ Raise `ToolError` from a tool for a failure the model reads, an `MCPError` subcl
 `ResourceNotFound`, `InternalError`…) for a JSON-RPC error, `ActionError` from a bus action; catch
 `RemoteError` and `BackendUnavailable` around `MCPClient` calls, `ClientRequestError` around questions to
 the client, `MCPCallError` around `MCPTestClient` calls. The protocol errors are defined in the
-Django-free protocol core (`mcp_django.protocol.jsonrpc`) and re-exported here; the older import paths
-of each class keep working.
+Django-free protocol core (`mcp_django.protocol.jsonrpc`) and offered here; every other error is defined
+here, and no other module of the package passes one on.
 """
 
 from __future__ import annotations

@@ -29,9 +29,9 @@ from django.core.exceptions import NON_FIELD_ERRORS, ImproperlyConfigured, Valid
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from mcp_django.exceptions import ToolError
 from mcp_django.protocol.context import RequestContext
 from mcp_django.runtime.executor import run_sync
-from mcp_django.runtime.results import ToolError
 
 F = TypeVar("F", bound=forms.BaseForm)
 

@@ -30,7 +30,7 @@ from mcp_django.declarations import (
 from mcp_django.exceptions import RegistryFrozen
 from mcp_django.permissions import Permissions, granted, permitted
 from mcp_django.protocol.context import RequestContext
-from mcp_django.runtime.results import completion
+from mcp_django.protocol.results import completion
 from mcp_django.scopes import Scope, ScopeResolver
 from mcp_django.sources import Source
 from mcp_django.sources.composite import CompositeBackend

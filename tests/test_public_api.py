@@ -1,5 +1,5 @@
 """The public surface: the modules users import (docs/reference/api.md) declare what they offer in
-`__all__`, no other module does (but the packages' `__init__`s and a few old import paths), and the
+`__all__`, no other module does (but the packages' `__init__`s and the OAuth client's one face), and the
 docs and the example project import nothing else from mcp_django."""
 
 from __future__ import annotations
@@ -47,14 +47,9 @@ PUBLIC_MODULES = (
 """The modules users import, as the table of docs/reference/api.md lists them."""
 
 REEXPORT_PATHS = {
-    "mcp_django.runtime.results": "ToolError's home before mcp_django.exceptions",
-    "mcp_django.bus.core": "ActionError's home before mcp_django.exceptions",
-    "mcp_django.declarations.common": "DeclarationError's home before mcp_django.exceptions",
-    "mcp_django.client.remote": "RemoteError's and BackendUnavailable's home before mcp_django.exceptions",
-    "mcp_django.client.connection": "the remote connection's names, BackendUnavailable among them (docs/gateway.md)",
     "mcp_django.client.auth.authorization": "the OAuth client's one face; its transport and grants split off to auth.*",
 }
-"""The modules neither public nor a package that keep `__all__`: old import paths kept on purpose, and why."""
+"""The modules neither public nor a package that keep `__all__`: faces kept on purpose, and why."""
 
 _IMPORT = re.compile(r"^[ \t]*from (mcp_django(?:\.\w+)*) import (\([^)]*\)|[^\n]+)", re.MULTILINE)
 _PYTHON_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -142,27 +137,23 @@ def test_the_api_reference_lists_the_public_modules() -> None:
 
 
 @pytest.mark.parametrize(
-    ("old_home", "name"),
+    ("face", "name"),
     [
         ("mcp_django", "ToolError"),
         ("mcp_django", "DeclarationError"),
         ("mcp_django", "RegistryFrozen"),
-        ("mcp_django.runtime.results", "ToolError"),
         ("mcp_django.declarations", "DeclarationError"),
         ("mcp_django.bus", "ActionError"),
         ("mcp_django.client", "RemoteError"),
         ("mcp_django.client", "BackendUnavailable"),
-        ("mcp_django.client.connection", "BackendUnavailable"),
         ("mcp_django.testing", "MCPCallError"),
         ("mcp_django.protocol.jsonrpc", "InternalError"),
         ("mcp_django.protocol.inputs", "ClientRequestError"),
     ],
 )
-def test_an_error_imported_from_where_it_used_to_live_is_the_one_in_mcp_django_exceptions(
-    old_home: str, name: str
-) -> None:
+def test_an_error_a_package_offers_on_its_face_is_the_one_in_mcp_django_exceptions(face: str, name: str) -> None:
     exceptions = importlib.import_module("mcp_django.exceptions")
-    assert getattr(importlib.import_module(old_home), name) is getattr(exceptions, name)
+    assert getattr(importlib.import_module(face), name) is getattr(exceptions, name)
 
 
 def test_a_module_declares_all_exactly_when_users_import_it() -> None:
@@ -189,3 +180,62 @@ def test_a_kept_import_path_re_exports_a_name_it_does_not_define(module: str) ->
     }
 
     assert set(declared_all(statements) or []) & imported, f"{module} re-exports nothing: drop it from REEXPORT_PATHS"
+
+
+def defined_names(path: Path) -> set[str]:
+    """The names the module at `path` defines at its top level (under `if` and `try` too), not those it imports."""
+    names: set[str] = set()
+    pending: list[ast.stmt] = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names |= {node.id for target in targets for node in ast.walk(target) if isinstance(node, ast.Name)}
+        elif isinstance(statement, ast.If):
+            pending += [*statement.body, *statement.orelse]
+        elif isinstance(statement, ast.Try):
+            pending += [*statement.body, *statement.orelse, *statement.finalbody]
+            pending += [line for handler in statement.handlers for line in handler.body]
+    return names
+
+
+def passed_on_names(root: Path = ROOT) -> list[str]:
+    """`from M import name` statements of the package, the tests and the example project where M, a module neither
+    public, nor a package, nor a kept path, does not define `name` itself but imports it from elsewhere."""
+    homes = {
+        ".".join(path.relative_to(root).with_suffix("").parts): path
+        for path in (root / "mcp_django").rglob("*.py")
+        if path.name != "__init__.py"
+    }
+    found: list[str] = []
+    for folder in ("mcp_django", "tests", "example_project", "benchmarks"):
+        for path in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ImportFrom) or node.level or node.module not in homes:
+                    continue
+                if node.module in PUBLIC_MODULES or node.module in REEXPORT_PATHS:
+                    continue
+                defined = defined_names(homes[node.module])
+                found += [
+                    f"{path.relative_to(root)}:{node.lineno}: from {node.module} import {alias.name}"
+                    for alias in node.names
+                    if alias.name not in defined
+                ]
+    return found
+
+
+def test_a_name_is_imported_from_the_module_that_defines_it_not_through_another() -> None:
+    """One home per name: a module passes on no name it imports (a package's `__init__`, a public module and a kept
+    path may gather names; nothing else re-exports)."""
+    assert passed_on_names() == []
+
+
+def test_the_re_export_scanner_finds_a_name_imported_through_a_module_that_only_imports_it(tmp_path: Path) -> None:
+    (tmp_path / "mcp_django").mkdir()
+    (tmp_path / "mcp_django" / "home.py").write_text("from mcp_django.far import Thing\n\nHERE = 1\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("from mcp_django.home import HERE, Thing\n")
+
+    assert passed_on_names(tmp_path) == ["tests/test_x.py:1: from mcp_django.home import Thing"]

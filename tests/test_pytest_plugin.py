@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from mcp_types.jsonrpc import INVALID_PARAMS
 
-from mcp_django.client.remote import BackendUnavailable
+from mcp_django.exceptions import BackendUnavailable
 from mcp_django.testing import MCPHTTPTestClient, MCPTestClient, assert_mcp_error, assert_tool_error, assert_tool_result
 
 pytestmark = pytest.mark.django_db(transaction=True)  # users made in async tests are seen by every thread

@@ -11,7 +11,6 @@ from mcp_django.bus.core import (
     INVALID_TARGET,
     UNKNOWN_ACTION,
     Action,
-    ActionError,
     Bus,
     BusFrozen,
     CallNext,
@@ -28,6 +27,7 @@ from mcp_django.bus.core import (
     load_bus_modules,
 )
 from mcp_django.bus.provider import BusProvider
+from mcp_django.exceptions import ActionError
 
 __all__ = [
     "HANDLER_FAILED",

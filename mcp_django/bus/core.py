@@ -26,32 +26,9 @@ from typing import Any, Final, Generic, TypeAlias, TypeVar, overload
 import pydantic
 from asgiref.sync import async_to_sync, iscoroutinefunction
 
-from mcp_django.exceptions import ActionError, RegistryFrozen  # ActionError: importable from here too
+from mcp_django.exceptions import ActionError, RegistryFrozen
 from mcp_django.protocol.errors import validation_problems
 from mcp_django.runtime.executor import run_sync
-
-__all__ = [
-    "HANDLER_FAILED",
-    "INVALID_PAYLOAD",
-    "INVALID_TARGET",
-    "UNKNOWN_ACTION",
-    "Action",
-    "ActionError",
-    "Bus",
-    "BusFrozen",
-    "CallNext",
-    "Command",
-    "Empty",
-    "Err",
-    "Metadata",
-    "Middleware",
-    "Ok",
-    "Result",
-    "all_buses",
-    "current_metadata",
-    "default_bus",
-    "load_bus_modules",
-]
 
 logger = logging.getLogger("mcp_django.bus")
 

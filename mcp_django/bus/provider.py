@@ -17,8 +17,8 @@ from mcp_django.bus.core import HANDLER_FAILED, Action, Bus, Err, Metadata, Ok
 from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN
 from mcp_django.protocol.jsonrpc import InvalidParams
+from mcp_django.protocol.results import tool_error
 from mcp_django.providers import ToolProvider
-from mcp_django.runtime.results import tool_error
 
 logger = logging.getLogger("mcp_django.bus")
 

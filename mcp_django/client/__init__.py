@@ -8,9 +8,10 @@ every client here shares (`methods`). docs/client.md.
 from mcp_django.client.auth.authorization import ClientKey
 from mcp_django.client.auth.oauth import AuthorizationCode, ClientCredentials, EnterpriseManaged, OAuthClientAuth
 from mcp_django.client.config import ClientAuth, ElicitationHandler, ServerConfig
-from mcp_django.client.connection import BackendUnavailable, RemoteError, connect
+from mcp_django.client.connection import connect
 from mcp_django.client.mcpclient import MCPClient, SyncMCPClient
 from mcp_django.client.remote import RemoteConnection
+from mcp_django.exceptions import BackendUnavailable, RemoteError
 
 __all__ = [
     "AuthorizationCode",

@@ -23,33 +23,11 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, Final
 
-from mcp_django.client.config import ClientAuth, ServerConfig, UpstreamOAuth
+from mcp_django.client.config import ServerConfig
 from mcp_django.client.remote import (
-    CLIENT_INFO,
-    BackendUnavailable,
-    NotForwardable,
-    NotificationListener,
     RemoteConnection,
-    RemoteError,
-    SessionExpired,
 )
 from mcp_django.client.servers import import_backend, server_config
-
-__all__ = [
-    "CLIENT_INFO",
-    "BackendUnavailable",
-    "ClientAuth",
-    "ConnectionPool",
-    "NotForwardable",
-    "NotificationListener",
-    "RemoteConnection",
-    "RemoteError",
-    "ServerConfig",
-    "SessionExpired",
-    "UpstreamOAuth",
-    "connect",
-    "pool",
-]
 
 
 class ConnectionPool:

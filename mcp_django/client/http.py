@@ -31,7 +31,8 @@ import httpx2
 from mcp_django.client.conf import client_settings
 from mcp_django.client.config import Challenge
 from mcp_django.client.limits import over_limit, remember
-from mcp_django.client.remote import NotificationListener, RemoteConnection, SessionExpired
+from mcp_django.client.remote import RemoteConnection
+from mcp_django.client.streams import NotificationListener, SessionExpired
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.meta import NAME_FIELDS, param_header_error, param_headers_of
 from mcp_django.protocol.versions import Era

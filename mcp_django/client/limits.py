@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Final, TypeVar
 
 from mcp_django.client.conf import client_settings
-from mcp_django.client.remote import BackendUnavailable
+from mcp_django.exceptions import BackendUnavailable
 
 LIMIT: Final = "limit"
 """The `data.reason` of a remote that went past one of the bounds."""

@@ -30,18 +30,15 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from mcp_django.client.conf import client_settings
-from mcp_django.client.config import ClientAuth, ElicitationHandler
-from mcp_django.client.connection import (
-    BackendUnavailable,
-    RemoteConnection,
-    ServerConfig,
-    pool,
-)
+from mcp_django.client.config import ClientAuth, ElicitationHandler, ServerConfig
+from mcp_django.client.connection import pool
 from mcp_django.client.limits import over_limit
 from mcp_django.client.methods import MCPClientMethods, SyncClient
+from mcp_django.client.remote import RemoteConnection
 from mcp_django.client.servers import server_config
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints.overlay import installed, on_change
+from mcp_django.exceptions import BackendUnavailable
 from mcp_django.extensions import chain_options
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.protocol.versions import Era

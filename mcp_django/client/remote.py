@@ -17,10 +17,10 @@ import logging
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
-from mcp_django.client.config import ServerConfig, UpstreamOAuth  # defined there; importable from here too
+from mcp_django.client.config import ServerConfig
 from mcp_django.client.streams import NotificationListener, ServerStream, SessionExpired
 from mcp_django.conf import mcp_settings
-from mcp_django.exceptions import BackendUnavailable, RemoteError  # defined there; importable from here too
+from mcp_django.exceptions import BackendUnavailable, RemoteError
 from mcp_django.extensions import installed_extensions
 from mcp_django.protocol import jsonrpc
 from mcp_django.protocol.context import (
@@ -40,18 +40,6 @@ from mcp_django.protocol.versions import (
     Era,
 )
 from mcp_django.version import __version__
-
-__all__ = [
-    "CLIENT_INFO",
-    "BackendUnavailable",
-    "NotForwardable",
-    "NotificationListener",
-    "RemoteConnection",
-    "RemoteError",
-    "ServerConfig",
-    "SessionExpired",
-    "UpstreamOAuth",
-]
 
 logger = logging.getLogger("mcp_django.gateway")
 

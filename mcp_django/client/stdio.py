@@ -20,7 +20,8 @@ from typing import Any, Final
 
 from mcp_django.client.conf import client_settings
 from mcp_django.client.limits import LIMIT
-from mcp_django.client.remote import NotificationListener, RemoteConnection
+from mcp_django.client.remote import RemoteConnection
+from mcp_django.client.streams import NotificationListener
 from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notification, parse_json, request_id_of
 from mcp_django.protocol.versions import Era
 

@@ -12,19 +12,15 @@ The classes here are what `Registry.tool()`, `.resource()`, `.prompt()` and
 """
 
 from mcp_django.declarations.apps import APP_MIME_TYPE, App
-from mcp_django.declarations.common import (
-    NAME_PATTERN,
-    DeclarationError,
-    Icon,
-    ToolAnnotations,
-    function_name,
-)
+from mcp_django.declarations.common import NAME_PATTERN, Icon, ToolAnnotations, function_name
 from mcp_django.declarations.completions import Completion, CompletionRef
 from mcp_django.declarations.docstrings import parse_docstring
 from mcp_django.declarations.prompts import Prompt
 from mcp_django.declarations.resources import Resource, ResourceTemplate, UriTemplate
 from mcp_django.declarations.tools import Tool
-from mcp_django.runtime.results import MAX_COMPLETION_VALUES, ToolError, resource_contents, to_content
+from mcp_django.exceptions import DeclarationError, ToolError
+from mcp_django.protocol.results import MAX_COMPLETION_VALUES
+from mcp_django.runtime.results import resource_contents, to_content
 
 __all__ = [
     "APP_MIME_TYPE",

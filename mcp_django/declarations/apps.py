@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from mcp_django.declarations.common import DeclarationError
+from mcp_django.exceptions import DeclarationError
 
 APP_MIME_TYPE: Final = "text/html;profile=mcp-app"
 """The MIME type of an app's HTML resource (the only one the 2026-01-26 extension defines)."""

@@ -11,25 +11,11 @@ from asgiref.sync import iscoroutinefunction
 from typing_extensions import TypedDict
 
 from mcp_django.declarations.django_values import evaluate, needs_evaluation
-from mcp_django.exceptions import DeclarationError  # defined there; importable from here too
+from mcp_django.exceptions import DeclarationError
 from mcp_django.permissions import Permissions, parse_permissions
 from mcp_django.runtime.executor import run_sync
 from mcp_django.runtime.results import is_failure
 from mcp_django.scopes import Scope
-
-__all__ = [
-    "NAME_PATTERN",
-    "AnyFunction",
-    "DeclarationError",
-    "Icon",
-    "Runner",
-    "ToolAnnotations",
-    "declared_permissions",
-    "declared_scope",
-    "function_name",
-    "require_description",
-    "wire",
-]
 
 NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 """The characters and length MCP allows in tool and prompt names (2025-11-25)."""

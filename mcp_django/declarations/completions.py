@@ -6,11 +6,12 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias
 
-from mcp_django.declarations.common import AnyFunction, DeclarationError, Runner
+from mcp_django.declarations.common import AnyFunction, Runner
 from mcp_django.declarations.signatures import Signature, with_context
+from mcp_django.exceptions import DeclarationError
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import internal_errors
-from mcp_django.runtime import results
+from mcp_django.protocol.results import completion
 
 completion_logger = logging.getLogger("mcp_django.completions")
 
@@ -57,4 +58,4 @@ class Completion:
             kwargs[names[1]] = dict(context_arguments)
         with internal_errors(completion_logger, "Completion %s raised", self.ref):
             suggestions = await self._run(with_context(kwargs, self.signature, request))
-        return results.completion(suggestions)
+        return completion(suggestions)

@@ -14,7 +14,6 @@ from urllib.parse import parse_qsl, unquote
 from mcp_django import content
 from mcp_django.declarations.common import (
     AnyFunction,
-    DeclarationError,
     Icon,
     Runner,
     declared_permissions,
@@ -24,6 +23,7 @@ from mcp_django.declarations.common import (
     wire,
 )
 from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with_context
+from mcp_django.exceptions import DeclarationError
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import ResourceNotFound
 from mcp_django.runtime import results

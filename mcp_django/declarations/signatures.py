@@ -22,8 +22,9 @@ from typing_extensions import TypedDict, is_typeddict
 
 from mcp_django import content
 from mcp_django.context import Context
-from mcp_django.declarations.common import AnyFunction, DeclarationError, function_name
+from mcp_django.declarations.common import AnyFunction, function_name
 from mcp_django.declarations.docstrings import parse_docstring
+from mcp_django.exceptions import DeclarationError
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import validation_problems
 

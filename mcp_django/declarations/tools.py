@@ -13,7 +13,6 @@ import pydantic_core
 from mcp_django.declarations.apps import App, app_of
 from mcp_django.declarations.common import (
     AnyFunction,
-    DeclarationError,
     Icon,
     Runner,
     ToolAnnotations,
@@ -31,9 +30,11 @@ from mcp_django.declarations.signatures import (
     mentions_content,
     with_context,
 )
+from mcp_django.exceptions import DeclarationError
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.meta import param_headers_of
+from mcp_django.protocol.results import tool_error
 from mcp_django.runtime import results
 from mcp_django.runtime.transactions import unit_of_work
 from mcp_django.scopes import Scope
@@ -214,7 +215,7 @@ class Tool:
         try:
             kwargs = self._bind(arguments)
         except ArgumentsInvalid as exc:
-            return results.tool_error(f"Invalid arguments for tool {self.name}: {exc}")
+            return tool_error(f"Invalid arguments for tool {self.name}: {exc}")
         if self.task is not None:
             runner: ToolRunner | None = getattr(request.endpoint, "tool_runner", None)
             started = None if runner is None else await runner.run(self, arguments or {}, request)

@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from mcp_django.client.connection import BackendUnavailable, NotForwardable, RemoteConnection, RemoteError
 from mcp_django.client.limits import call_deadline, input_rounds
+from mcp_django.client.remote import NotForwardable, RemoteConnection
+from mcp_django.exceptions import BackendUnavailable, RemoteError
 from mcp_django.gateway.task_handles import outer_task
 from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
 from mcp_django.protocol.jsonrpc import URL_ELICITATION_REQUIRED, Message

@@ -27,8 +27,8 @@ from typing import Any, Final
 
 from mcp_django.client.conf import client_settings
 from mcp_django.client.limits import over_limit
-from mcp_django.client.remote import BackendUnavailable
 from mcp_django.declarations import NAME_PATTERN
+from mcp_django.exceptions import BackendUnavailable
 from mcp_django.protocol.jsonrpc import dump_json
 
 logger = logging.getLogger("mcp_django.gateway")

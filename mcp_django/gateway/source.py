@@ -41,15 +41,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
 from mcp_django.client.conf import client_settings
-from mcp_django.client.connection import (
-    BackendUnavailable,
-    RemoteConnection,
-    RemoteError,
-    ServerConfig,
-    connect,
-)
+from mcp_django.client.config import ServerConfig
+from mcp_django.client.connection import connect
 from mcp_django.client.limits import call_deadline, remember
+from mcp_django.client.remote import RemoteConnection
 from mcp_django.client.servers import server_config
+from mcp_django.exceptions import BackendUnavailable, RemoteError
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking, with_outer_uris
 from mcp_django.gateway.health import Health, recorded_open, tolerated_list, tolerated_open
 from mcp_django.gateway.listing import Listing, clean_text

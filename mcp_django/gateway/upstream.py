@@ -22,8 +22,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlencode, urljoin, urlsplit
 
-from mcp_django.client.connection import BackendUnavailable, RemoteConnection, ServerConfig, connect, pool
+from mcp_django.client.config import ServerConfig
+from mcp_django.client.connection import connect, pool
+from mcp_django.client.remote import RemoteConnection
 from mcp_django.conf import mcp_settings
+from mcp_django.exceptions import BackendUnavailable
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.runtime.executor import run_sync

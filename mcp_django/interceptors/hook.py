@@ -14,7 +14,7 @@ from mcp_django.interceptors.base import InterceptorContext, ValidationResult
 from mcp_django.interceptors.chain import ChainResult, InterceptorPlan
 from mcp_django.interceptors.signals import phase_ran
 from mcp_django.protocol import CallNext, InternalError, InvalidParams, MCPError, RequestContext
-from mcp_django.runtime.results import tool_error
+from mcp_django.protocol.results import tool_error
 
 logger = logging.getLogger("mcp_django.interceptors")
 

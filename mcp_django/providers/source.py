@@ -21,6 +21,7 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import internal_errors
 from mcp_django.protocol.jsonrpc import InvalidParams, MCPError, ResourceNotFound
 from mcp_django.protocol.meta import param_headers_of
+from mcp_django.protocol.results import completion
 from mcp_django.providers.base import PromptProvider, Provider, ResourceProvider, ToolProvider
 from mcp_django.runtime import results
 from mcp_django.runtime.executor import run_sync
@@ -174,7 +175,7 @@ class ProviderSource(Source):
     ) -> Mapping[str, Any]:
         with internal_errors(logger, "Completion of %s by provider %s raised", argument, self.provider.id):
             suggestions = await self._run["complete"](ref, argument, value, dict(context_arguments), Context(ctx))
-        return results.completion(suggestions)
+        return completion(suggestions)
 
 
 class ProviderTool:

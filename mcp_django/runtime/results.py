@@ -9,7 +9,7 @@ through here, so a value means the same thing wherever it comes from:
 - completion suggestions → the `completion` member, capped at 100 values.
 
 Nothing here imports Django. The two shapes the protocol core builds itself (`tool_error`,
-`completion`) live in `mcp_django.protocol.results` and are re-exported here.
+`completion`) live in `mcp_django.protocol.results`.
 """
 
 from __future__ import annotations
@@ -25,34 +25,11 @@ import pydantic
 import pydantic_core
 
 from mcp_django import content
-from mcp_django.exceptions import ToolError  # defined there; importable from here too
+from mcp_django.exceptions import ToolError
 from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, MCPError
-from mcp_django.protocol.results import MAX_COMPLETION_VALUES, completion, tool_error
+from mcp_django.protocol.results import tool_error
 
 _MARKUP: Final = re.compile(r"</?[A-Za-z][^<>]*>")  # an HTML tag a project's validation message may carry
-
-__all__ = [
-    "MAX_COMPLETION_VALUES",
-    "StructuredDump",
-    "ToolError",
-    "completion",
-    "component_errors",
-    "describe_errors",
-    "is_call_tool_result",
-    "is_failure",
-    "is_read_resource_result",
-    "plain",
-    "prompt_message",
-    "prompt_result",
-    "read_result",
-    "readable_error",
-    "resource_contents",
-    "to_content",
-    "to_json",
-    "tool_error",
-    "tool_failure",
-    "tool_result",
-]
 
 
 def to_json(value: Any) -> str:

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from mcp_django.declarations.resources import UriTemplate
 from mcp_django.permissions import Permissions
 from mcp_django.protocol.context import RequestContext
-from mcp_django.runtime.results import completion
+from mcp_django.protocol.results import completion
 from mcp_django.scopes import Scope
 
 __all__ = [

@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Literal
 
+from mcp_django.client.config import ServerConfig
 from mcp_django.client.http import HTTPConnection
 from mcp_django.client.methods import MCPClientMethods
-from mcp_django.client.remote import RemoteError, ServerConfig
-from mcp_django.exceptions import MCPCallError
+from mcp_django.exceptions import MCPCallError, RemoteError
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION
 from mcp_django.scopes import User
 

@@ -24,9 +24,9 @@ from mcp_django.checks.support import short
 from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN, Tool, ToolAnnotations
 from mcp_django.declarations.apps import app_of
-from mcp_django.declarations.common import DeclarationError
 from mcp_django.declarations.loading import failure_text, logger, short_path, source_file
 from mcp_django.declarations.signatures import ArgumentsInvalid
+from mcp_django.exceptions import DeclarationError
 from mcp_django.permissions import fresh_user, parse_permissions
 from mcp_django.providers.base import ToolProvider
 from mcp_django.registry import Registry, default_registry

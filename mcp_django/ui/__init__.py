@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mcp_django.declarations.apps import APP_MIME_TYPE, App, app_of
-from mcp_django.declarations.common import DeclarationError
+from mcp_django.exceptions import DeclarationError
 from mcp_django.interceptors.audit import ORIGIN_META
 from mcp_django.providers.base import Provider
 from mcp_django.scopes import Scope

@@ -72,7 +72,7 @@ def check_provider_apps(providers: Iterable[Provider] | None = None) -> list[Che
         providers: the providers to check; None: every provider the apps register.
     """
     from mcp_django.declarations.apps import app_of
-    from mcp_django.declarations.common import DeclarationError
+    from mcp_django.exceptions import DeclarationError
     from mcp_django.providers import provider_registry
     from mcp_django.toolsets.base import Toolset
 

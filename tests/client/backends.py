@@ -9,7 +9,8 @@ from typing import Any
 from django.utils.module_loading import import_string
 
 from mcp_django import Registry
-from mcp_django.client.remote import NotificationListener, RemoteConnection
+from mcp_django.client.remote import RemoteConnection
+from mcp_django.client.streams import NotificationListener
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.jsonrpc import Message, notification
 

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from mcp_django.client.config import ServerConfig
 from mcp_django.client.http import HTTPConnection
-from mcp_django.client.remote import RemoteConnection, RemoteError, ServerConfig
+from mcp_django.client.remote import RemoteConnection
+from mcp_django.exceptions import RemoteError
 from mcp_django.protocol.jsonrpc import Message
 from mcp_django.protocol.meta import param_header_error
 

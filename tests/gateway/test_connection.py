@@ -12,15 +12,11 @@ from typing import Any
 import httpx2
 import pytest
 
-from mcp_django.client.connection import (
-    BackendUnavailable,
-    RemoteError,
-    ServerConfig,
-    connect,
-    pool,
-)
+from mcp_django.client.config import ServerConfig
+from mcp_django.client.connection import connect, pool
 from mcp_django.client.http import HTTPConnection
 from mcp_django.client.stdio import StdioConnection
+from mcp_django.exceptions import BackendUnavailable, RemoteError
 from tests.conftest import ROOT, LiveServer
 from tests.gateway.conftest import CONFORMANCE, mcp_stdio_command, sdk_stdio_command
 

@@ -22,9 +22,10 @@ import httpx2
 import pytest
 from django.test import AsyncClient
 
-from mcp_django.client.connection import BackendUnavailable, connect, pool
+from mcp_django.client.connection import connect, pool
 from mcp_django.client.servers import server_config
 from mcp_django.endpoints import Endpoint, get_endpoint
+from mcp_django.exceptions import BackendUnavailable
 from mcp_django.gateway.extension import remote_sources
 from tests.conftest import ROOT, LiveServer, serve_example
 from tests.gateway.conftest import serve_module

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mcp_django.client.limits import remember
-from mcp_django.client.remote import BackendUnavailable
+from mcp_django.exceptions import BackendUnavailable
 from mcp_django.gateway.listing import Listing, clean_text
 
 

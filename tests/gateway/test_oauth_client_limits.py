@@ -24,7 +24,7 @@ from mcp_django.client.auth.authorization import (
     client_credentials,
     discover,
 )
-from mcp_django.client.remote import ServerConfig
+from mcp_django.client.config import ServerConfig
 
 HUGE = 64 * 1024 * 1024
 """What the hostile token endpoint would send: far past the bound, and more than the socket buffers hold."""

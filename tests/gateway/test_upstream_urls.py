@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_django.client.auth.authorization import UpstreamAuthError, check_url
-from mcp_django.client.remote import ServerConfig, UpstreamOAuth
+from mcp_django.client.config import ServerConfig, UpstreamOAuth
 
 SERVER = ServerConfig(name="accounts", url="http://127.0.0.1:8123/mcp", oauth=UpstreamOAuth())
 

@@ -15,8 +15,9 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
 from mcp_django.client import MCPClient
-from mcp_django.client.connection import BackendUnavailable, RemoteError, pool
+from mcp_django.client.connection import pool
 from mcp_django.endpoints import Endpoint
+from mcp_django.exceptions import BackendUnavailable, RemoteError
 from mcp_django.telemetry import TelemetryExtension
 from mcp_django.testing import MCPTestClient
 from tests.telemetry.conftest import Telemetry

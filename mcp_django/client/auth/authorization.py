@@ -50,8 +50,8 @@ from mcp_django.client.auth.tokens import (
     jwt_bearer,
     refresh,
 )
-from mcp_django.client.config import Challenge, UpstreamOAuth
-from mcp_django.client.remote import CLIENT_INFO, ServerConfig
+from mcp_django.client.config import Challenge, ServerConfig, UpstreamOAuth
+from mcp_django.client.remote import CLIENT_INFO
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION
 
 __all__ = [

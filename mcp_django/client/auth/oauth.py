@@ -38,8 +38,8 @@ from typing import Any, Final, Protocol
 
 from mcp_django.client.auth import authorization
 from mcp_django.client.auth.authorization import ClientKey, Discovery, Registration, UpstreamAuthError
-from mcp_django.client.config import Challenge, UpstreamOAuth
-from mcp_django.client.remote import BackendUnavailable, ServerConfig
+from mcp_django.client.config import Challenge, ServerConfig, UpstreamOAuth
+from mcp_django.exceptions import BackendUnavailable
 from mcp_django.runtime.executor import run_sync
 
 _LEEWAY_S: Final = 30
