@@ -9,6 +9,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parent.parent / "mcp_django"
 MAX_LINES = 500
 
@@ -107,7 +109,6 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["scopes", "permissions", "auth", "context", "forms", "models"], 2),
     # 3 what is served, and what runs around every operation
     **dict.fromkeys(["declarations", "sources", "registry", "providers", "toolsets", "bus", "interceptors"], 3),
-    "mcp_django": 3,  # the public API's package: the declarations and providers it re-exports
     # 4 endpoints (admission, composition, sessions, mounts, the overlay), and the seam extensions plug into
     **dict.fromkeys(["extensions", "endpoints"], 4),
     # 5 extensions and optional parts (the core imports none of them)
@@ -120,6 +121,7 @@ LAYERS: dict[str, int] = {
     # 8 Django glue, the checks of everything, the tools that drive the whole package
     **dict.fromkeys(["apps", "admin", "urls", "views", "routing", "management", "checks"], 8),
     **dict.fromkeys(["testing", "inspection"], 8),
+    "mcp_django": 8,  # the public face (the package's __init__): names from every layer; nothing inside imports it
     "oauth.urls": 8,  # the OAuth app's URLconf: wiring, like urls.py (its views take the transports' body limit)
     # the gateway app's admin (the core admin's switches, the control plane's inventory) and URLconf: wiring
     **dict.fromkeys(["gateway.admin", "gateway.urls"], 8),
@@ -135,8 +137,10 @@ def layer_of(module: str, layers: dict[str, int], root: str = "mcp_django") -> i
     Raises:
         KeyError: `layers` does not place the module.
     """
+    if module == root and root in layers:
+        return layers[root]
     name = module
-    while name:
+    while name != root and name:  # the root's entry is the package's own module, no default for the others
         for key in (name, name.removeprefix(f"{root}.")):
             if key in layers:
                 return layers[key]
@@ -171,6 +175,14 @@ def test_the_layer_scanner_finds_an_upward_import_inside_a_function_and_under_ty
         ("shop.core", "shop.extra"),
         ("shop.base", "shop.core"),
     }
+
+
+def test_a_module_no_entry_places_has_no_layer_though_the_package_itself_has_one() -> None:
+    layers = {"shop": 8, "core": 1}
+
+    assert (layer_of("shop", layers, root="shop"), layer_of("shop.core.db", layers, root="shop")) == (8, 1)
+    with pytest.raises(KeyError, match=r"shop\.extra is in no layer"):
+        layer_of("shop.extra", layers, root="shop")
 
 
 def test_every_module_of_the_package_has_a_layer() -> None:

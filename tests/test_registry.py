@@ -40,6 +40,26 @@ def test_importing_mcp_django_imports_no_django() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
+def test_the_package_offers_endpoint_and_the_protocol_error_base_class_on_its_face() -> None:
+    from mcp_django.exceptions import MCPError
+    from mcp_django.urls import endpoint
+
+    assert mcp_django.endpoint is endpoint
+    assert mcp_django.MCPError is MCPError
+    assert issubclass(InvalidParams, mcp_django.MCPError)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        mcp_django.no_such_name  # noqa: B018  # the face's lazy lookup answers for its own name only
+
+
+def test_importing_mcp_django_loads_neither_the_url_machinery_nor_the_transports() -> None:
+    code = (
+        "import sys, mcp_django\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('mcp_django.urls', 'mcp_django.transports'))))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True)
+    assert loaded.stdout.strip() == "[]"
+
+
 def test_module_level_decorators_declare_on_the_default_registry() -> None:
     assert mcp_django.tool == mcp_django.default_registry.tool
     assert mcp_django.resource == mcp_django.default_registry.resource
