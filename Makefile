@@ -89,7 +89,9 @@ demo: $(DEMO_STAMP)
 		else echo "msgfmt not found (Debian: gettext): the demo's book card stays in English"; fi
 	$(VENV_PY) manage.py migrate --noinput
 	$(VENV_PY) manage.py seed_demo
-	$(VENV_PY) manage.py mcp_sync  # the admin lists the tools the seeded books give the providers
+	@# the admin lists the tools the seeded books give the providers; the gateways front this very site, which
+	@# is not serving yet: the admin's tool list syncs their tools (its Sync button) once it is
+	$(VENV_PY) manage.py mcp_sync --no-remote
 	@echo
 	@echo "  Start here:                http://$(DEMO_HOST):$(DEMO_PORT)/  (every endpoint, how to connect)"
 	@echo "  MCP server endpoint:       http://$(DEMO_HOST):$(DEMO_PORT)/mcp"
@@ -114,6 +116,7 @@ demo: $(DEMO_STAMP)
 	@echo "  MCP dashboard:             http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/controlroom/"
 	@echo "  Switch a provider off/on:  http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/providerstate/"
 	@echo "  (select demo.books, action 'Disable selected providers'; the adapter's about_* tools vanish)"
+	@echo "  The gateways' tools in the admin: http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/toolstate/  (button 'Sync with code and remote servers')"
 	@echo "  MCP tasks (catalogue_report): http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/mcptask/  (a db_worker runs them; docs/tasks.md)"
 	@echo "  OpenTelemetry (docs/observability.md): $(VENV_PY) -m pip install opentelemetry-distro, then serve it as"
 	@echo "    MCP_EXAMPLE_OTEL=api MCP_EXAMPLE_BASE_URL=http://$(DEMO_HOST):$(DEMO_PORT) $(VENV)/bin/opentelemetry-instrument --traces_exporter console --metrics_exporter console --logs_exporter console $(VENV_PY) -m mcp_django.servers.daphne -b $(DEMO_HOST) -p $(DEMO_PORT) example_project.asgi:application"

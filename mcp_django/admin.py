@@ -10,9 +10,9 @@ from django.contrib.admin.utils import model_ngettext
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
@@ -320,6 +320,28 @@ class ToolStateAdmin(StateAdminMixin, _ToolStateAdminBase):
         return ", ".join(inventory.tool_permissions().get(obj.name, ())) or "—"
 
     enable_selected, disable_selected = switch_actions("tools")
+
+    def get_urls(self) -> list[URLPattern]:
+        sync = path("sync/", self.admin_site.admin_view(self.sync_view), name="mcp_django_toolstate_sync")
+        return [sync, *super().get_urls()]
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        context = {"can_sync": self.has_change_permission(request), **(extra_context or {})}
+        return super().changelist_view(request, context)
+
+    def sync_view(self, request: HttpRequest) -> HttpResponse:
+        """POST: sync every inventory row with the code and the remote servers, as `manage.py mcp_sync` does."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        for synced in inventory.sync_inventory():
+            if synced.created or synced.flagged or synced.restored:
+                self.message_user(request, synced.summary(), messages.SUCCESS)
+            for what, why in synced.unheard.items():
+                self.message_user(request, f"Not heard from {what} ({why}): its rows kept.", messages.WARNING)
+        self.message_user(request, "Synced with the code and the remote servers.", messages.INFO)
+        return HttpResponseRedirect(reverse("admin:mcp_django_toolstate_changelist"))
 
 
 @admin.register(ControlRoom)

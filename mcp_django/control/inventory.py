@@ -2,8 +2,13 @@
 
 The admin shows every provider, interceptor, remote server and tool in code, row or not: `sync_inventory()` creates
 the missing rows with blank fields, which mean "as the code says", and flags rows whose provider,
-interceptor or tool is gone. It runs after `migrate` (`post_migrate`) and with `manage.py mcp_sync`,
-never on a page view (docs/adr/0003-admin-overlay.md).
+interceptor or tool is gone. It runs after `migrate` (`post_migrate`), with `manage.py mcp_sync` and from
+the admin's tool list ("Sync with code and remote servers"), never on a page view (docs/adr/0003-admin-overlay.md).
+
+`migrate` asks no remote server (like Django's own `post_migrate` work, it stays off the network: a deploy's
+`migrate` must not wait for a remote, nor fail for one); the other two ask them too. A sync that did not hear
+from every remote server (not asked, down, answering an error) creates and restores rows but flags none: a
+remote that is down has not lost its tools.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from mcp_django.protocol.context import Connection, RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.versions import Era
 from mcp_django.providers import PromptProvider, Provider, ResourceProvider, ToolProvider, provider_registry
-from mcp_django.scopes import Scope
+from mcp_django.scopes import Scope, ScopeResolver
+from mcp_django.sources import CompositeBackend
 
 logger = logging.getLogger("mcp_django.state")
 
@@ -105,18 +111,18 @@ def tool_permissions() -> dict[str, tuple[str, ...]]:
     return found
 
 
-def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM) -> list[str]:
+def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM, *, remote: bool = True) -> list[str]:
     """The names of the tools a caller of `scope` gets from `endpoint`'s backend (before the admin's tool switches).
 
     The caller holds every Django permission: a tool that requires some is listed too.
+
+    Args:
+        remote: ask the endpoint's remote servers too (False: only what this site defines).
 
     Raises whatever a provider's `list_tools` raises.
     """
 
     async def names() -> list[str]:
-        async def fixed(ctx: RequestContext) -> Scope:
-            return scope
-
         ctx = RequestContext(
             method="tools/list",
             request_id=None,
@@ -124,11 +130,25 @@ def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM) -> list[str]:
             protocol_version="admin",
             connection=Connection(endpoint=endpoint, transport="admin", principal=_HoldsEverything()),
         )
-        return [str(tool.get("name")) for tool in await endpoint.build_backend(fixed).list_tools(ctx)]
+        return [str(tool.get("name")) for tool in await backend.list_tools(ctx)]
 
-    if "tools" not in endpoint.build_backend().capabilities():
+    if remote:
+        backend = endpoint.build_backend(fixed_scope(scope))
+    else:
+        local = [source for source in endpoint.sources() if source not in endpoint.remote_sources]
+        backend = CompositeBackend(endpoint.overlay.wrap_sources(endpoint, local), fixed_scope(scope))
+    if "tools" not in backend.capabilities():
         return []
     return list(async_to_sync(names)())
+
+
+def fixed_scope(scope: Scope) -> ScopeResolver:
+    """A scope resolver that gives every caller `scope`."""
+
+    async def fixed(ctx: RequestContext) -> Scope:
+        return scope
+
+    return fixed
 
 
 def code_remote_servers() -> dict[str, list[str]]:
@@ -156,29 +176,48 @@ def probe_remote_server(name: str) -> str:
     return f"yes, {len(names)} tools" + (f": {shown}" if names else "")
 
 
-def code_tools() -> dict[str, list[str]]:
+@dataclasses.dataclass(frozen=True)
+class ToolsSeen:
+    """The tools some endpoint lists now (name → the endpoints listing it), and what was not heard from."""
+
+    tools: dict[str, list[str]]
+    unheard: dict[str, str]
+    """Endpoint or remote server → why its tools may be missing (not asked, not answering, an error)."""
+
+    @property
+    def complete(self) -> bool:
+        return not self.unheard
+
+
+def code_tools(*, remote: bool = True) -> ToolsSeen:
     """Every tool a caller of the highest scope sees on some endpoint now, with the names of those endpoints.
 
     Tools of a provider switched off are not listed, so their rows read "not present" until it is back.
+
+    Args:
+        remote: ask the endpoints' remote servers too (`migrate` does not).
     """
     control_state.refresh_sync()
     tools: dict[str, list[str]] = {}
+    unheard: dict[str, str] = {}
     for endpoint in mounted():
         try:
-            names = listed_tools(endpoint)
-        except MCPError as error:
-            # A source that answers with an error, such as a remote server not serving yet (the demo's
-            # gateways front the demo itself, which `make demo` syncs before it serves): one line, no traceback.
-            logger.warning(
-                "Tools of endpoint %r not synced (run mcp_sync once it answers): %s", endpoint.name, error.message
-            )
+            names = listed_tools(endpoint, remote=remote)
+        except MCPError as error:  # e.g. a gateway's one remote server not serving yet (the demo's, during make demo)
+            unheard[f"endpoint {endpoint.name!r}"] = error.message
             continue
-        except Exception:  # a failing provider: the dashboard shows it, the tool list does without
+        except Exception as error:  # a failing provider: the dashboard shows it, the tool list does without
             logger.warning("Listing the tools of %r failed", endpoint, exc_info=True)
+            unheard[f"endpoint {endpoint.name!r}"] = f"{type(error).__name__}: {error}"
             continue
+        for source in remote_sources(endpoint):
+            if not remote:
+                unheard.setdefault(f"remote server {source.name!r}", "not asked")
+            elif source.health.state != "up":
+                unheard.setdefault(f"remote server {source.name!r}", source.health.detail or source.health.state)
         for name in names:
             tools.setdefault(name, []).append(endpoint.name)
-    return tools
+    return ToolsSeen(tools, unheard)
 
 
 def class_path(cls: type) -> str:
@@ -194,6 +233,13 @@ class Synced:
     created: int
     flagged: int
     restored: int
+    unheard: dict[str, str] = dataclasses.field(default_factory=dict)
+    """What could not be asked for its items (`ToolsSeen.unheard`): none of its rows were flagged."""
+
+    def summary(self) -> str:
+        """One line of what the sync did (`mcp_sync` prints it, the admin shows it)."""
+        label = self.model._meta.verbose_name_plural
+        return f"{label}: {self.created} created, {self.flagged} no longer in code, {self.restored} back in code"
 
 
 def inventory_models() -> list[type[models.Model]]:
@@ -203,21 +249,24 @@ def inventory_models() -> list[type[models.Model]]:
     return [ProviderState, InterceptorState, *([remote] if remote is not None else []), ToolState]
 
 
-def sync_rows(model: type[models.Model], using: str = DEFAULT_DB_ALIAS) -> Synced:
+def sync_rows(model: type[models.Model], using: str = DEFAULT_DB_ALIAS, *, remote: bool = True) -> Synced:
     """Give everything in code a row of `model` (blank: the code's defaults) and flag rows of vanished things.
 
     `model` is one of `inventory_models()`; an `InterceptorState` row also
-    learns the class its name runs as (so the admin validates its options without the URLconf).
+    learns the class its name runs as (so the admin validates its options without the URLconf). Tool rows are
+    flagged only when every remote server was heard (`remote` asks them; `ToolsSeen.complete`).
     Uses `bulk_create` and `update`, which send no signals: nothing changes for a client, so no stamp moves.
     """
     classes: dict[str, str] = {}
+    unheard: dict[str, str] = {}
     if model is ProviderState:
         field, names = "provider_id", {provider.id for provider in code_providers()}
     elif model is InterceptorState:
         classes = {name: class_path(type(entry.interceptor)) for name, entry in code_interceptors().items()}
         field, names = "name", set(classes)
     elif model is ToolState:
-        field, names = "name", set(code_tools())
+        seen = code_tools(remote=remote)
+        field, names, unheard = "name", set(seen.tools), seen.unheard
     elif model is remote_server_model():
         field, names = "name", set(code_remote_servers())
     else:
@@ -229,15 +278,20 @@ def sync_rows(model: type[models.Model], using: str = DEFAULT_DB_ALIAS) -> Synce
     rows.bulk_create([new_row(**{field: name, **_class_of(classes, name)}) for name in missing], ignore_conflicts=True)
     for name, path in classes.items():
         rows.filter(**{field: name}).exclude(class_path=path).update(class_path=path)
-    flagged = rows.exclude(**{f"{field}__in": names}).filter(present_in_code=True).update(present_in_code=False)
+    gone = rows.exclude(**{f"{field}__in": names}).filter(present_in_code=True)
+    flagged = 0 if unheard else gone.update(present_in_code=False)
     restored = rows.filter(**{f"{field}__in": names}, present_in_code=False).update(present_in_code=True)
-    return Synced(model, len(missing), flagged, restored)
+    return Synced(model, len(missing), flagged, restored, unheard)
 
 
 def _class_of(classes: dict[str, str], name: str) -> dict[str, str]:
     return {"class_path": classes[name]} if name in classes else {}
 
 
-def sync_inventory(using: str = DEFAULT_DB_ALIAS) -> list[Synced]:
-    """Sync the rows of `inventory_models()` with the code (after `migrate`, and `manage.py mcp_sync`)."""
-    return [sync_rows(model, using) for model in inventory_models()]
+def sync_inventory(using: str = DEFAULT_DB_ALIAS, *, remote: bool = True) -> list[Synced]:
+    """Sync the rows of `inventory_models()` with the code (after `migrate`, `manage.py mcp_sync`, the admin).
+
+    Args:
+        remote: ask the remote servers for their tools too (`migrate` does not).
+    """
+    return [sync_rows(model, using, remote=remote) for model in inventory_models()]

@@ -95,7 +95,7 @@ def _migrated(sender: AppConfig, using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -
     tables = connections[using].introspection.table_names()
     if not all(model._meta.db_table in tables for model in inventory_models()):
         return  # migrated backwards, below the admin's tables
-    sync_inventory(using)
+    sync_inventory(using, remote=False)  # no network during migrate: the remote servers are asked by mcp_sync
 
 
 def connect(app_config: AppConfig) -> None:

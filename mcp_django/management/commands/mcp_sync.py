@@ -4,8 +4,10 @@
 
     python manage.py mcp_sync
 
-`migrate` does the same at its end; run this after a deploy that changed the code but no model, or
-when a provider's tools changed at run time, so the admin lists what runs now. A new row is blank
+`migrate` does the same at its end, but asks no remote server (it stays off the network); run this after
+a deploy that changed the code but no model, when a provider's tools changed at run time, or to list the
+remote servers' tools, so the admin lists what runs now (the admin's tool list has the same as a button).
+A remote server that does not answer is named; its tools' rows are kept, not flagged. A new row is blank
 ("as the code says"), so syncing changes nothing any client sees, and moves no stamp.
 """
 
@@ -31,10 +33,15 @@ class Command(BaseCommand):
             default=DEFAULT_DB_ALIAS,
             help="The database to sync (default: default).",
         )
+        parser.add_argument(
+            "--no-remote",
+            action="store_false",
+            dest="remote",
+            help="Ask no remote server for its tools (as migrate does); their rows are kept as they are.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        for synced in sync_inventory(options["database"]):
-            label = synced.model._meta.verbose_name_plural
-            self.stdout.write(
-                f"{label}: {synced.created} created, {synced.flagged} no longer in code, {synced.restored} back in code"
-            )
+        for synced in sync_inventory(options["database"], remote=options["remote"]):
+            self.stdout.write(synced.summary())
+            for what, why in synced.unheard.items():
+                self.stdout.write(f"  not heard from {what} ({why}): its tools' rows are kept as they are")
