@@ -213,7 +213,7 @@ def code_tools(*, remote: bool = True) -> ToolsSeen:
         for source in remote_sources(endpoint):
             if not remote:
                 unheard.setdefault(f"remote server {source.name!r}", "not asked")
-            elif source.health.state != "up":
+            elif source.health.state in ("down", "degraded"):  # a hub left it out (a lone remote's error raises)
                 unheard.setdefault(f"remote server {source.name!r}", source.health.detail or source.health.state)
         for name in names:
             tools.setdefault(name, []).append(endpoint.name)
