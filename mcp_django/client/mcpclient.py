@@ -33,7 +33,7 @@ from mcp_django.client.conf import client_settings
 from mcp_django.client.config import ClientAuth, ElicitationHandler, ServerConfig
 from mcp_django.client.connection import pool
 from mcp_django.client.limits import over_limit
-from mcp_django.client.methods import MCPClientMethods, SyncClient
+from mcp_django.client.methods import MCPClientMethods, SyncClient, synced
 from mcp_django.client.remote import RemoteConnection
 from mcp_django.client.servers import server_config
 from mcp_django.conf import mcp_settings
@@ -201,7 +201,7 @@ async def _listening(connection: RemoteConnection) -> None:
     await connection.stream_ready(connection.server.connect_timeout)
 
 
-class SyncMCPClient(SyncClient):
+class SyncMCPClient(SyncClient[MCPClient]):
     """`MCPClient` for sync code: the same methods, each run to completion on an event loop of its own.
 
     Each call opens the connection, sends, waits for the remote sinks it started, and closes it
@@ -209,7 +209,7 @@ class SyncMCPClient(SyncClient):
     coroutine (use `MCPClient` there); it also works as a context manager. `client` is the `MCPClient`.
     """
 
-    client: MCPClient
+    list_interceptors = synced(MCPClient.list_interceptors)
 
     def __init__(
         self,

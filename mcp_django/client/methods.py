@@ -5,19 +5,23 @@ sync code.
 memory) and `testing.MCPHTTPTestClient` (over HTTP) each implement `request`; the rest is written once,
 here: `list_*` follow the cursors and return every item, bounded by `max_list_pages`.
 
-`SyncClient(client)` runs any of a client's coroutine methods to completion from sync code
-(`async_to_sync`), with an optional `finish` coroutine run on the same loop after each call.
+`SyncClient(client)` offers the same methods to sync code, each typed as its coroutine method is and run
+to completion (`async_to_sync`), with an optional `finish` coroutine run on the same loop after each call.
 """
 
 from __future__ import annotations
 
-import inspect
+import functools
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from asgiref.sync import async_to_sync
 
 from mcp_django.exceptions import MCPCallError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+C = TypeVar("C", bound="MCPClientMethods")
 
 
 class MCPClientMethods:
@@ -81,35 +85,68 @@ class MCPClientMethods:
         raise self.too_many_pages(method)
 
 
-class SyncClient:
-    """A client's coroutine methods, callable from sync code: `SyncClient(client).call_tool(...)`.
+class synced(Generic[P, R]):  # a decorator-like descriptor, lower case as `property` is
+    """A coroutine method of the client, offered by a `SyncClient` as a sync method of the same signature.
+
+    `call_tool = synced(MCPClientMethods.call_tool)` on a facade gives `facade.call_tool(name, arguments)`,
+    typed as the coroutine method is (mypy sees its parameters), run to completion by `SyncClient.blocking`.
+    """
+
+    def __init__(self, method: Callable[Concatenate[Any, P], Awaitable[R]]) -> None:
+        self.name = method.__name__
+        self.__doc__ = method.__doc__
+
+    @overload
+    def __get__(self, facade: None, owner: type) -> synced[P, R]: ...
+
+    @overload
+    def __get__(self, facade: SyncClient[Any], owner: type) -> Callable[P, R]: ...
+
+    def __get__(self, facade: SyncClient[Any] | None, owner: type) -> synced[P, R] | Callable[P, R]:
+        if facade is None:
+            return self
+        method: Callable[P, Awaitable[R]] = getattr(facade.client, self.name)
+        return facade.blocking(method)
+
+
+class SyncClient(Generic[C]):
+    """A client's methods, callable from sync code: `SyncClient(client).call_tool(...)`.
 
     Each call runs on an event loop of its own (`async_to_sync`), so call it from sync code only, never
     from a coroutine. `finish`, when given, runs on that loop after every call, whatever happened (what
     the loop still holds is released there: connections, tasks in flight). Works as a context manager.
+    A client with more methods than `MCPClientMethods` offers them on a subclass (`synced(...)` each).
     """
 
-    def __init__(self, client: Any, *, finish: Callable[[], Awaitable[None]] | None = None) -> None:
+    def __init__(self, client: C, *, finish: Callable[[], Awaitable[None]] | None = None) -> None:
         self.client = client
         self._finish = finish
 
-    def __enter__(self) -> SyncClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         return None
 
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self.client, name)
-        if not inspect.iscoroutinefunction(method):
-            return method
+    def blocking(self, method: Callable[P, Awaitable[R]]) -> Callable[P, R]:
+        """`method` (a coroutine function) as a function that runs it to completion, then `finish`."""
         finish = self._finish
 
-        async def run(*args: Any, **kwargs: Any) -> Any:
+        async def run(*args: P.args, **kwargs: P.kwargs) -> R:
             try:
                 return await method(*args, **kwargs)
             finally:
                 if finish is not None:
                     await finish()
 
-        return async_to_sync(run)
+        return functools.update_wrapper(async_to_sync(run), method)  # its name, docstring and signature
+
+    request = synced(MCPClientMethods.request)
+    call_tool = synced(MCPClientMethods.call_tool)
+    list_tools = synced(MCPClientMethods.list_tools)
+    list_resources = synced(MCPClientMethods.list_resources)
+    list_resource_templates = synced(MCPClientMethods.list_resource_templates)
+    read_resource = synced(MCPClientMethods.read_resource)
+    list_prompts = synced(MCPClientMethods.list_prompts)
+    get_prompt = synced(MCPClientMethods.get_prompt)
+    complete = synced(MCPClientMethods.complete)

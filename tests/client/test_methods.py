@@ -1,0 +1,40 @@
+"""The sync facade: `SyncMCPClient` and the test clients' `client.sync` offer the client's methods as typed sync
+methods (mypy and `inspect` see their parameters), each run to completion on a loop of its own."""
+
+from __future__ import annotations
+
+import inspect
+
+from mcp_django.client import MCPClient, SyncMCPClient
+from mcp_django.testing import MCPTestClient
+from tests.client.test_servers import IN_PROCESS
+
+
+def coroutine_methods(cls: type) -> list[str]:
+    return sorted(name for name, member in inspect.getmembers(cls, inspect.iscoroutinefunction) if name[0] != "_")
+
+
+def test_sync_mcpclient_offers_every_coroutine_method_of_mcpclient_with_its_signature() -> None:
+    sync = SyncMCPClient(IN_PROCESS, interceptors=[])
+    client = sync.client
+
+    assert "list_interceptors" in coroutine_methods(MCPClient)
+    for name in coroutine_methods(MCPClient):
+        assert inspect.signature(getattr(sync, name)) == inspect.signature(getattr(client, name)), name
+        assert not inspect.iscoroutinefunction(getattr(sync, name)), name
+
+
+def test_a_test_client_s_sync_methods_run_the_same_requests() -> None:
+    client = MCPTestClient("server", scope="SYSTEM", era="stateless")
+
+    assert client.sync.read_resource.__doc__ == MCPClient.read_resource.__doc__
+    assert client.sync.list_tools() == client.sync.request("tools/list")["tools"]
+
+
+def test_sync_mcpclient_sends_any_request_through_the_facade() -> None:
+    with SyncMCPClient(IN_PROCESS, interceptors=[]) as client:
+        tools = client.list_tools()
+        result = client.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 2}})
+
+    assert [tool["name"] for tool in tools] == ["add"]
+    assert result["structuredContent"] == {"result": 4}
