@@ -34,7 +34,7 @@ from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.versions import Era
 from mcp_django.providers import PromptProvider, Provider, ResourceProvider, ToolProvider, provider_registry
 from mcp_django.scopes import Scope, ScopeResolver
-from mcp_django.sources import CompositeBackend
+from mcp_django.sources.composite import CompositeBackend
 
 logger = logging.getLogger("mcp_django.state")
 
