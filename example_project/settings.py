@@ -52,6 +52,8 @@ INSTALLED_APPS = [
     "mcp_django.ui",  # MCP Apps: tools' views rendered from templates (docs/apps.md)
     # Server Cards at each endpoint's /server-card and the AI Catalog at /.well-known/ai-catalog.json.
     "mcp_django.discovery",
+    # Events (SEP-3415): the demo's book.added, by poll, push and signed webhooks (docs/events.md).
+    "mcp_django.events",
     "example_project.demo",
     "example_project.conformance",
 ]

@@ -112,7 +112,7 @@ LAYERS: dict[str, int] = {
     # 4 endpoints (admission, composition, sessions, mounts, the overlay), and the seam extensions plug into
     **dict.fromkeys(["extensions", "endpoints"], 4),
     # 5 extensions and optional parts (the core imports none of them)
-    **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry", "discovery"], 5),
+    **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry", "discovery", "events"], 5),
     "interceptors.protocol": 5,  # SEP-2624's wire methods: an extension on the seam (InterceptorsExtension)
     # 6 transports
     **dict.fromkeys(["transports", "asgi", "servers"], 6),
@@ -197,7 +197,8 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
 def test_the_core_imports_no_extension_and_no_optional_part() -> None:
     core: tuple[str, ...] = ("protocol", "declarations", "sources", "registry", "providers", "endpoints")
     core += ("composition", "admission", "interceptors", "extensions")
-    optional = tuple(f"mcp_django.{name}" for name in ("tasks", "skills", "gateway", "oauth", "control", "discovery"))
+    optional_parts = ("tasks", "skills", "gateway", "oauth", "control", "discovery", "events")
+    optional = tuple(f"mcp_django.{name}" for name in optional_parts)
     reached = {
         (module, other)
         for module, edges in import_graph().items()

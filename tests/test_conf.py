@@ -14,6 +14,7 @@ from mcp_django.client.conf import client_settings
 from mcp_django.conf import DEFAULTS, declared_settings, mcp_settings, normalize_origin
 from mcp_django.discovery.conf import discovery_settings
 from mcp_django.endpoints.sessions import DatabaseSessionStore
+from mcp_django.events.conf import events_settings
 from mcp_django.oauth.conf import oauth_settings
 from mcp_django.skills.conf import skills_settings
 from mcp_django.tasks.conf import tasks_settings
@@ -80,20 +81,21 @@ def _documented_by_owner() -> dict[str, set[str]]:
 
 def test_the_settings_reference_lists_every_key_under_its_owner() -> None:
     owners = [mcp_settings, client_settings, tasks_settings, oauth_settings, skills_settings, telemetry_settings]
-    owners += [discovery_settings]
+    owners += [discovery_settings, events_settings]
 
     assert _documented_by_owner() == {owner.owner: set(owner.defaults) for owner in owners}
     assert set(mcp_settings.defaults) == set(DEFAULTS)
 
 
 def test_every_owner_of_the_package_is_found_where_it_is_installed() -> None:
-    # The test project installs the tasks, OAuth and discovery apps; the client ships with the core app; Skills are
-    # named by an endpoint (found by the checks' settings_owners()); telemetry is installed by a setting.
+    # The test project installs the tasks, OAuth, discovery and events apps; the client ships with the core
+    # app; Skills are named by an endpoint (found by the checks' settings_owners()); telemetry by a setting.
     assert {owner.owner for owner in declared_settings()} == {
         "mcp_django.client",
         "mcp_django.tasks",
         "mcp_django.oauth",
         "mcp_django.discovery",
+        "mcp_django.events",
     }
     assert any(owner is skills_settings for owner in settings_owners())
     with override_settings(MCP_DJANGO={"EXTENSIONS": ["mcp_django.telemetry.TelemetryExtension"]}):

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 import mcp_django
 from mcp_django import Context, content
+from mcp_django.events import emit_on_save, event
 from mcp_django.scopes import Scope
 
 from .forms import RatingForm
@@ -212,3 +213,23 @@ def review_book(
 def complete_title(value: str) -> list[str]:
     """Titles of the catalogue that start with what the user typed."""
     return list(Book.objects.filter(title__istartswith=value).values_list("title", flat=True)[:20])
+
+
+# -- Events (docs/events.md) -------------------------------------------------------------------------------
+# `book.added` whenever a book is saved for the first time: in the admin, by a tool, in a shell. Clients
+# poll it (events/poll), hold a push stream (events/stream) or subscribe a signed webhook (events/subscribe).
+
+
+@event("book.added")
+def book_added(book: BookInfo, author: str | None = None) -> bool:
+    """A book was added to the catalogue.
+
+    Args:
+        author: only books by this author.
+    """
+    return author is None or book.author == author
+
+
+emit_on_save(
+    Book, "book.added", lambda book: BookInfo(id=book.pk, title=book.title, author=book.author, year=book.year)
+)

@@ -252,9 +252,9 @@ class MessageHandler:
     def may_stream(self, message: Any, connection: Connection) -> bool:
         """Whether serving `message` could emit anything before its response, and so needs `stream()`.
 
-        False when it provably cannot: a stateless request that asks for no progress and no log
-        messages and is not `subscriptions/listen`. Transports answer those with `handle()`, which
-        runs the request inline (no task, no queue).
+        False when it provably cannot: a stateless request that asks for no progress and no log messages,
+        of a method that does not stream (`MethodSpec.streams`: `subscriptions/listen`, an extension's).
+        Transports answer those with `handle()`, which runs the request inline (no task, no queue).
         """
         if not isinstance(message, dict) or "id" not in message:
             return False
@@ -264,7 +264,9 @@ class MessageHandler:
         meta = params.get("_meta") if isinstance(params, dict) else None
         if not isinstance(meta, dict):
             return False
-        return "progressToken" in meta or META_LOG_LEVEL in meta or message.get("method") == "subscriptions/listen"
+        method = message.get("method")
+        spec = self._methods.get(method) if isinstance(method, str) else None
+        return "progressToken" in meta or META_LOG_LEVEL in meta or (spec is not None and spec.streams)
 
     async def delivers(self, note: Message, connection: Connection) -> bool:
         """Whether a server notification goes to a handshake session's channel (its GET stream, its socket).

@@ -60,6 +60,9 @@ class MethodSpec:
         feature: the `ServerCapabilities` key the backend must advertise, if any.
         cacheable: whether stateless results carry `ttlMs`/`cacheScope`.
         operation: whether it is an operation on the backend, run through the `OperationHook`.
+        streams: whether it may send messages before its response even in the stateless era (a
+            long-lived request that delivers notifications, as `subscriptions/listen` does), so a
+            transport serves it as a stream rather than answering it in one piece.
     """
 
     name: str
@@ -68,3 +71,4 @@ class MethodSpec:
     feature: str | None = None
     cacheable: bool = False
     operation: bool = True
+    streams: bool = False

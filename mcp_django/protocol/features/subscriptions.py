@@ -127,5 +127,7 @@ async def listen(server: Server, params: Mapping[str, Any], ctx: RequestContext)
 
 
 SUBSCRIPTION_METHODS = (
-    MethodSpec("subscriptions/listen", listen, eras=STATELESS_ONLY, feature="notifications", operation=False),
+    MethodSpec(
+        "subscriptions/listen", listen, eras=STATELESS_ONLY, feature="notifications", operation=False, streams=True
+    ),
 )
