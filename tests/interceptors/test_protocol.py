@@ -67,7 +67,7 @@ async def test_the_capability_is_an_extension_in_the_stateless_era() -> None:
 
 async def test_without_interceptors_the_capability_is_absent() -> None:
     result = await client([], era="stateless").request("server/discover")
-    assert "extensions" not in result["capabilities"]
+    assert EXTENSION not in result["capabilities"].get("extensions", {})  # other extensions may be served
 
 
 async def test_the_protocol_is_opt_in() -> None:
