@@ -31,9 +31,18 @@ def _servers(settings: Any, sdk_backend_url: str) -> None:
         **settings.MCP_DJANGO,
         "SERVERS": {
             "sdk": {"URL": sdk_backend_url},
-            "stdio": {"COMMAND": sdk_stdio_command(), "CWD": str(ROOT), "PROTOCOL_VERSION": "2025-06-18"},
+            "stdio": {
+                "COMMAND": sdk_stdio_command(),
+                "CWD": str(ROOT),
+                "PROTOCOL_VERSION": "2025-06-18",
+                "CONNECT_TIMEOUT": WAIT,
+            },
             "nowhere": {"URL": "http://127.0.0.1:9/mcp", "CONNECT_TIMEOUT": 3},
         },
+        # A Python process over stdio may take more than the default 5 s to answer its handshake on a loaded
+        # machine (11 s seen; the default connect timeout is 10 s): left out of the first list, it would stay
+        # out for REMOTE_RETRY_AFTER.
+        "REMOTE_LIST_TIMEOUT": WAIT,
     }
 
 
