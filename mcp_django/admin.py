@@ -21,6 +21,7 @@ from mcp_django.control.dashboard import dashboard_context
 from mcp_django.models import (
     ControlRoom,
     GroupScope,
+    IdempotentCall,
     InterceptorState,
     MCPSession,
     ProviderState,
@@ -38,8 +39,9 @@ if TYPE_CHECKING:
     _InterceptorStateAdminBase = admin.ModelAdmin[InterceptorState]
     _ControlRoomAdminBase = admin.ModelAdmin[ControlRoom]
     _ToolStateAdminBase = admin.ModelAdmin[ToolState]
+    _IdempotentCallAdminBase = admin.ModelAdmin[IdempotentCall]
 else:  # ModelAdmin is generic only in django-stubs
-    _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = admin.ModelAdmin
+    _SessionAdminBase = _GroupScopeAdminBase = _ToolCallAdminBase = _IdempotentCallAdminBase = admin.ModelAdmin
     _ProviderStateAdminBase = _InterceptorStateAdminBase = _ControlRoomAdminBase = _ToolStateAdminBase = (
         admin.ModelAdmin
     )
@@ -125,6 +127,24 @@ class ToolCallRecordAdmin(_ToolCallAdminBase):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(IdempotentCall)
+class IdempotentCallAdmin(_IdempotentCallAdminBase):
+    """The idempotency keys callers sent with tool calls and the results a retry gets back: read-only; deleting
+    a key makes its next retry run the tool again (docs/side-effects.md)."""
+
+    list_display = ["started", "key", "tool", "principal", "endpoint", "state", "expires"]
+    list_filter = ["state", "endpoint", "tool", "started"]
+    search_fields = ["key", "tool", "principal"]
+    date_hierarchy = "started"
+    readonly_fields = [field.name for field in IdempotentCall._meta.get_fields() if field.concrete]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 

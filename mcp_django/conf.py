@@ -100,6 +100,11 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "TOOL_TIMEOUT": None,
     "SHUTDOWN_GRACE": 5.0,
     "RETRY_AFTER": 5,
+    # Safe side effects (docs/side-effects.md): idempotency keys on tools/call.
+    "IDEMPOTENCY_TTL": 24 * 3600,
+    "IDEMPOTENCY_WAIT": 30.0,
+    "IDEMPOTENCY_LEASE": 600,
+    "IDEMPOTENCY_MAX_KEYS": 1000,
 }
 """The core's keys, with their defaults; the installed parts declare their own (`declared_settings()`).
 `docs/settings.md` describes each, under its owner."""

@@ -19,6 +19,7 @@ from mcp_django.scopes import Scope
 __all__ = [
     "ControlRoom",
     "GroupScope",
+    "IdempotentCall",
     "InterceptorState",
     "MCPSession",
     "ProviderState",
@@ -184,6 +185,41 @@ class ToolCallRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool} ({self.outcome})"
+
+
+class IdempotentCall(models.Model):
+    """A `tools/call` sent with an idempotency key, and its result once it has one (docs/side-effects.md).
+
+    The row is claimed (`running`) before the tool runs and committed at once, so a retry on another
+    worker finds it; the result is written in the call's own transaction when the call is atomic on
+    this model's database, so the tool's writes and the stored result commit or roll back together.
+    """
+
+    class State(models.TextChoices):
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+
+    principal = models.CharField(max_length=255, blank=True, help_text="The caller; empty for anonymous clients.")
+    endpoint = models.CharField(max_length=100, blank=True)
+    key = models.CharField(max_length=255, help_text="The key as the caller sent it.")
+    tool = models.CharField(max_length=255, help_text="The tool the first call named.")
+    digest = models.CharField(max_length=64, help_text="SHA-256 of the tool name and arguments of the first call.")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.RUNNING)
+    result = models.JSONField(null=True, blank=True, help_text="The result a retry gets back.")
+    started = models.DateTimeField(default=timezone.now, help_text="When the call running under the key started.")
+    expires = models.DateTimeField(db_index=True, help_text="When the key is forgotten (IDEMPOTENCY_TTL).")
+
+    class Meta:
+        verbose_name = "MCP idempotent call"
+        verbose_name_plural = "MCP idempotent calls"
+        ordering = ["-started"]
+        constraints = [
+            models.UniqueConstraint(fields=["principal", "endpoint", "key"], name="mcp_django_idempotency_key_unique")
+        ]
+        indexes = [models.Index(fields=["principal", "started"], name="mcp_django_idem_principal")]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.tool}, {self.state})"
 
 
 M = TypeVar("M", bound="type[models.Model]")

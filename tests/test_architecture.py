@@ -109,6 +109,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["scopes", "permissions", "auth", "context", "forms", "models"], 2),
     # 3 what is served, and what runs around every operation
     **dict.fromkeys(["declarations", "sources", "registry", "providers", "toolsets", "bus", "interceptors"], 3),
+    "safety": 3,  # safe side effects around tool calls: idempotency keys
     # 4 endpoints (admission, composition, sessions, mounts, the overlay), and the seam extensions plug into
     **dict.fromkeys(["extensions", "endpoints"], 4),
     # 5 extensions and optional parts (the core imports none of them)

@@ -91,6 +91,10 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "TOOL_TIMEOUT": (lambda v: v is None or (is_number(v) and v > 0), "a positive number of seconds or None"),
     "SHUTDOWN_GRACE": (lambda v: is_number(v) and v >= 0, "a number of seconds >= 0"),
     "RETRY_AFTER": (is_positive_int, "a positive integer"),
+    "IDEMPOTENCY_TTL": (is_positive_int, "a positive integer"),
+    "IDEMPOTENCY_WAIT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    "IDEMPOTENCY_LEASE": (is_positive_int, "a positive integer"),
+    "IDEMPOTENCY_MAX_KEYS": (is_positive_int, "a positive integer"),
     "AUTH_CACHE_TTL": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
         "a number of seconds >= 0",

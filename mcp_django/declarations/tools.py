@@ -36,7 +36,7 @@ from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.meta import param_headers_of
 from mcp_django.protocol.results import tool_error
 from mcp_django.runtime import results
-from mcp_django.runtime.transactions import unit_of_work
+from mcp_django.runtime.transactions import settlement, unit_of_work
 from mcp_django.scopes import Scope
 
 if TYPE_CHECKING:
@@ -221,6 +221,10 @@ class Tool:
             started = None if runner is None else await runner.run(self, arguments or {}, request)
             if started is not None:
                 return started
+        settling = settlement.get()
+        if settling is not None:  # a keyed call: its result is kept in its transaction when it has one
+            settling.convert = self.result
+            settling.skip = self.wire.get("annotations", {}).get("idempotentHint") is True
         try:
             value = await self._run(with_context(kwargs, self.signature, request))
             return self.result(value)

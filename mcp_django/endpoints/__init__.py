@@ -43,6 +43,7 @@ from mcp_django.protocol.inputs import RequestStateCodec
 from mcp_django.providers import Provider
 from mcp_django.runtime import notifications
 from mcp_django.runtime.relay import channel_layer_relay
+from mcp_django.safety.idempotency import IdempotencyHook
 from mcp_django.scopes import Scope
 
 if TYPE_CHECKING:
@@ -252,12 +253,13 @@ class Endpoint(Composition):
 
     def hooks(self) -> list[OperationHook]:
         """This endpoint's operation hooks, outermost first: the overlay's (the admin's tool switch), the
-        served extensions', then the interceptor chain.
+        served extensions', the interceptor chain, then idempotency keys (`safety.idempotency`: a replay
+        passes the chain and the audit trail like any call).
 
         Both look up the current state on each operation, so even a WebSocket holding an older
         handler runs the tools and interceptors as the admin set them (docs/admin.md).
         """
-        return [*self.overlay.hooks(self), *self.served_extensions.hooks, ChainHook(self)]
+        return [*self.overlay.hooks(self), *self.served_extensions.hooks, ChainHook(self), IdempotencyHook()]
 
     def chain_options(self) -> dict[str, Any]:
         """The interceptor chain (`hook` runs it, `plan` holds its local entries), with the overlay's overrides

@@ -50,7 +50,7 @@ _STATELESS_400: Final = frozenset(
 _HANDSHAKE_400: Final = frozenset({PARSE_ERROR, INVALID_REQUEST})
 
 
-UNAVAILABLE_REASONS: Final = frozenset({"database_unavailable", "audit_unavailable"})
+UNAVAILABLE_REASONS: Final = frozenset({"database_unavailable", "audit_unavailable", "idempotency_key_in_use"})
 """`data.reason` of the errors that mean "not now, retry later": answered 503 with `Retry-After` over HTTP."""
 
 

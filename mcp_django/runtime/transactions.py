@@ -16,12 +16,17 @@ Which databases those are is decided once per set of opted-out aliases, not on e
 again when a test changes `DATABASES` (`override_settings` sends `setting_changed`; code that edits
 `connections.settings` in place sends it itself, as `tests/test_transactions.py` does).
 
+A call sent with an idempotency key (`mcp_django.safety.idempotency`) carries a `Settlement`: when the
+call is atomic on the database the key's row lives in, its result is written there inside the call's
+transaction, after the call succeeded and before the commit, so the two commit or roll back together.
+
 This module imports no Django until a call runs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
@@ -29,6 +34,38 @@ from typing import Any, TypeVar
 from mcp_django.runtime.executor import abandoned, innermost
 
 R = TypeVar("R")
+
+
+class Settlement:
+    """Where a keyed call's result is kept, inside the call's own transaction when it runs in one there.
+
+    Args:
+        database: the alias of the database the result is written to.
+        keep: writes a `CallToolResult` (on the call's thread, in its transaction).
+    """
+
+    __slots__ = ("convert", "database", "keep", "kept", "skip")
+
+    def __init__(self, database: str, keep: Callable[[dict[str, Any]], None]) -> None:
+        self.database = database
+        self.keep = keep
+        self.convert: Callable[[Any], dict[str, Any]] | None = None
+        """The return value -> `CallToolResult` conversion, set by the declaration that runs the call."""
+        self.skip = False
+        """True for a call whose result is not kept (a tool declared idempotent)."""
+        self.kept = False
+
+    def settle(self, value: Any, aliases: Sequence[str]) -> None:
+        """Keep the result of `value` when the call's transaction spans the result's database."""
+        if self.convert is not None and not self.skip and self.database in aliases:
+            self.keep(self.convert(value))
+            self.kept = True
+
+
+settlement: contextvars.ContextVar[Settlement | None] = contextvars.ContextVar(
+    "mcp_django.runtime.transactions.settlement", default=None
+)
+"""The `Settlement` of the call being run, set around a keyed `tools/call`; None for any other."""
 
 
 _decided: dict[frozenset[str], tuple[str, ...]] = {}
@@ -95,4 +132,6 @@ def _run(forced: tuple[str, ...], fn: Callable[..., R], failed: Callable[[R], bo
         if failed(value) or abandoned():
             for alias in aliases:
                 transaction.set_rollback(True, using=alias)
+        elif (settling := settlement.get()) is not None:
+            settling.settle(value, aliases)
         return value

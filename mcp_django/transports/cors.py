@@ -24,6 +24,7 @@ ALLOWED_HEADERS: Final = frozenset(
         "accept",
         "authorization",
         "content-type",
+        "idempotency-key",
         "last-event-id",
         "mcp-method",
         "mcp-name",

@@ -45,6 +45,7 @@ from mcp_django.protocol.jsonrpc import (
     request_id_of,
 )
 from mcp_django.runtime import notifications
+from mcp_django.safety.idempotency import HEADER_KEY as IDEMPOTENCY_KEY
 from mcp_django.transports import resumable
 from mcp_django.transports.body import (
     CLIENT_GONE,
@@ -278,6 +279,9 @@ class StreamableHTTP:
         )
         if address is not None:
             connection.extra[CLIENT_ADDRESS] = address
+        idempotency_key = header_value(headers, "idempotency-key")
+        if idempotency_key is not None and isinstance(message, dict):  # one call's key (never a batch's)
+            connection.extra[IDEMPOTENCY_KEY] = idempotency_key
         if era is Era.STATELESS:
             if isinstance(message, dict) and isinstance(message.get("method"), str):
                 assert version_header is not None  # a stateless era is only chosen by the header
