@@ -22,24 +22,56 @@ from mcp_django.scopes import Scope
 from mcp_django.toolsets import ModelToolset
 
 # fifty business models, three fields of their own each (besides `name`)
-MODELS: Final = """
-author:birth_year,country,biography book:title,isbn,published publisher:city,founded,website
-customer:email,phone,segment invoice:number,total,due_date order:reference,status,placed_at
-product:sku,price,stock supplier:contact,country,rating warehouse:city,capacity,manager
-shipment:carrier,tracking_code,shipped_at payment:amount,method,paid_at refund:amount,reason,issued_at
-employee:email,department,hired_at department:code,budget,head project:code,deadline,budget
-task:title,due_date,priority ticket:subject,severity,opened_at comment:body,author,posted_at
-campaign:channel,budget,starts_at lead:email,source,score opportunity:stage,amount,close_date
-contract:number,signed_at,expires_at vendor:email,category,rating asset:tag,location,value
-license:key,seats,expires_at meeting:topic,starts_at,room room:building,floor,capacity
-course:code,credits,teacher student:email,enrolled_at,grade enrollment:term,status,grade
-patient:birth_date,insurer,ward appointment:starts_at,doctor,reason prescription:drug,dose,issued_at
-vehicle:plate,make,mileage driver:license_number,phone,rating route:origin,destination,distance
-recipe:cuisine,servings,minutes ingredient:unit,calories,allergen menu:season,price,chef
-event:venue,starts_at,capacity venue:city,address,capacity sponsor:tier,amount,contact
-article:headline,published_at,section subscriber:email,plan,renews_at newsletter:subject,sent_at,audience
-repository:url,language,stars release:version,released_at,notes incident:severity,started_at,summary
-""".split()
+MODELS: Final = [
+    "author:birth_year,country,biography",
+    "book:title,isbn,published",
+    "publisher:city,founded,website",
+    "customer:email,phone,segment",
+    "invoice:number,total,due_date",
+    "order:reference,status,placed_at",
+    "product:sku,price,stock",
+    "supplier:contact,country,rating",
+    "warehouse:city,capacity,manager",
+    "shipment:carrier,tracking_code,shipped_at",
+    "payment:amount,method,paid_at",
+    "refund:amount,reason,issued_at",
+    "employee:email,department,hired_at",
+    "department:code,budget,head",
+    "project:code,deadline,budget",
+    "task:title,due_date,priority",
+    "ticket:subject,severity,opened_at",
+    "comment:body,author,posted_at",
+    "campaign:channel,budget,starts_at",
+    "lead:email,source,score",
+    "opportunity:stage,amount,close_date",
+    "contract:number,signed_at,expires_at",
+    "vendor:email,category,rating",
+    "asset:tag,location,value",
+    "license:key,seats,expires_at",
+    "meeting:topic,starts_at,room",
+    "room:building,floor,capacity",
+    "course:code,credits,teacher",
+    "student:email,enrolled_at,grade",
+    "enrollment:term,status,grade",
+    "patient:birth_date,insurer,ward",
+    "appointment:starts_at,doctor,reason",
+    "prescription:drug,dose,issued_at",
+    "vehicle:plate,make,mileage",
+    "driver:license_number,phone,rating",
+    "route:origin,destination,distance",
+    "recipe:cuisine,servings,minutes",
+    "ingredient:unit,calories,allergen",
+    "menu:season,price,chef",
+    "event:venue,starts_at,capacity",
+    "venue:city,address,capacity",
+    "sponsor:tier,amount,contact",
+    "article:headline,published_at,section",
+    "subscriber:email,plan,renews_at",
+    "newsletter:subject,sent_at,audience",
+    "repository:url,language,stars",
+    "release:version,released_at,notes",
+    "incident:severity,started_at,summary",
+]
 
 
 def _model(label: str, noun: str, fields: list[str]) -> type[models.Model]:

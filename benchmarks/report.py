@@ -393,15 +393,18 @@ TELEMETRY_BEGIN = "<!-- make bench: the telemetry section (BENCH_SECTION=telemet
 TELEMETRY_END = "<!-- end of the telemetry section -->"
 STARTUP_BEGIN = "<!-- benchmarks/startup.py: the start-up section (make bench keeps it as it is) -->"
 STARTUP_END = "<!-- end of the start-up section -->"
+CATALOGUES_BEGIN = "<!-- benchmarks/tokens.py: the large catalogues section (make bench keeps it as it is) -->"
+CATALOGUES_END = "<!-- end of the large catalogues section -->"
 
 
-def kept_startup_section(output: Path) -> list[str]:
-    """The start-up section `output` has (written by hand from `benchmarks/startup.py`), to keep on a rewrite."""
+def kept_section(output: Path, begin: str = STARTUP_BEGIN, end: str = STARTUP_END) -> list[str]:
+    """A section `output` has between `begin` and `end` (written by hand: the start-up section from
+    `benchmarks/startup.py`, the large catalogues one from `benchmarks/tokens.py`), to keep on a rewrite."""
     text = output.read_text() if output.exists() else ""
-    if STARTUP_BEGIN not in text or STARTUP_END not in text:
+    if begin not in text or end not in text:
         return []
-    section = text.split(STARTUP_BEGIN, 1)[1].split(STARTUP_END, 1)[0]
-    return [STARTUP_BEGIN + section + STARTUP_END, ""]
+    section = text.split(begin, 1)[1].split(end, 1)[0]
+    return [begin + section + end, ""]
 
 
 def telemetry_section(results: Results) -> str:
@@ -607,7 +610,7 @@ def write(results: Results, output: Path) -> None:
         markdown_table(["target", "measured", "verdict"], verdicts(results)),
         "",
     ]
-    lines += kept_startup_section(output)
+    lines += kept_section(output) + kept_section(output, CATALOGUES_BEGIN, CATALOGUES_END)
     if telemetry_pairs(results):
         lines += [telemetry_section(results), ""]
     if results.hot_path:

@@ -12,7 +12,6 @@ BM25 ranking over what is listed, a dispatcher counting for its tools). The last
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -115,7 +114,9 @@ def _catalogues() -> dict[str, tuple[Callable[[Any], Any], Any]]:
         )
 
     def fifty(extensions: list[Any]) -> Endpoint:
-        return Endpoint("bench/models", name="bench-models-50", mode="adapter", providers=models_50(), extensions=extensions)
+        return Endpoint(
+            "bench/models", name="bench-models-50", mode="adapter", providers=models_50(), extensions=extensions
+        )
 
     admin = get_user_model().objects.get(username="admin")
     return {"demo-hub": (hub, None), "models-50": (fifty, admin)}
@@ -142,7 +143,11 @@ async def measure(name: str, build: Callable[[Any], Any], user: Any) -> list[tup
             ranked = [tool["name"] for tool in Index(listed).search(task, 5)]
             if mode == "grouped":
                 catalogue = await MCPTestClient(build([]), user=user).list_tools()
-                member_of = {tool["name"]: group for group, tools in groups(catalogue, ("conf", "books")).items() for tool in tools}
+                member_of = {
+                    tool["name"]: group
+                    for group, tools in groups(catalogue, ("conf", "books")).items()
+                    for tool in tools
+                }
                 hits += member_of.get(needed, needed) in ranked
             else:
                 hits += needed in ranked

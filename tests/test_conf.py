@@ -9,6 +9,7 @@ import pytest
 from django.test import override_settings
 
 import mcp_django
+from mcp_django.catalogues.conf import catalogue_settings
 from mcp_django.checks.settings import settings_owners
 from mcp_django.client.conf import client_settings
 from mcp_django.conf import DEFAULTS, declared_settings, mcp_settings, normalize_origin
@@ -81,7 +82,7 @@ def _documented_by_owner() -> dict[str, set[str]]:
 
 def test_the_settings_reference_lists_every_key_under_its_owner() -> None:
     owners = [mcp_settings, client_settings, tasks_settings, oauth_settings, skills_settings, telemetry_settings]
-    owners += [discovery_settings, events_settings]
+    owners += [discovery_settings, events_settings, catalogue_settings]
 
     assert _documented_by_owner() == {owner.owner: set(owner.defaults) for owner in owners}
     assert set(mcp_settings.defaults) == set(DEFAULTS)

@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from typing import Any, Final, Literal
 
 from mcp_django.catalogues.ranking import Index
+from mcp_django.protocol import MessageHandler
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext
 from mcp_django.protocol.results import tool_error
@@ -55,7 +56,7 @@ _reentered: ContextVar[bool] = ContextVar("mcp_django_catalogues_reentered", def
 async def visible_tools(ctx: RequestContext) -> list[dict[str, Any]]:
     """Every tool the caller may see here, as a flat `tools/list` gives it: the endpoint's pipeline re-entered,
     page by page, with the discovery modes out of the way."""
-    handler = ctx.endpoint.handler
+    handler: MessageHandler = ctx.endpoint.handler
     token = _reentered.set(True)
     try:
         tools: list[dict[str, Any]] = []
@@ -74,14 +75,15 @@ async def _call_directly(ctx: RequestContext, params: dict[str, Any]) -> dict[st
     """`tools/call` of a tool by its real name, through the endpoint's whole pipeline, as if the client sent it."""
     token = _reentered.set(True)
     try:
-        return await ctx.endpoint.handler.perform("tools/call", params, ctx)
+        handler: MessageHandler = ctx.endpoint.handler
+        return await handler.perform("tools/call", params, ctx)
     finally:
         _reentered.reset(token)
 
 
 def _page(ctx: RequestContext, tools: Sequence[Mapping[str, Any]], params: Mapping[str, Any]) -> dict[str, Any]:
-    result: dict[str, Any] = ctx.endpoint.handler.page("tools", tools, params)
-    return result
+    handler: MessageHandler = ctx.endpoint.handler
+    return handler.page("tools", tools, params)
 
 
 def _found(tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -21,7 +21,31 @@ _WORD: Final = re.compile(r"[a-z0-9]+")
 _CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _K1: Final = 1.2
 _B: Final = 0.75
-_STOP: Final = frozenset("a an and are as at be by for from in is it of on or that the this to with".split())
+_STOP: Final = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "with",
+    ]
+)
 _VERBS: Final = {
     "create": "add new make register issue open publish post",
     "update": "change edit modify rename move set close mark",
@@ -86,7 +110,11 @@ class Index:
         for document, length in zip(self._documents, self._lengths, strict=True):
             norm = _K1 * (1 - _B + _B * length / (self._average or 1))
             scores.append(
-                sum(weight * document[t] * (_K1 + 1) / (document[t] + norm) for t, weight in weights.items() if t in document)
+                sum(
+                    weight * document[t] * (_K1 + 1) / (document[t] + norm)
+                    for t, weight in weights.items()
+                    if t in document
+                )
             )
         return scores
 

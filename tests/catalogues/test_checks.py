@@ -29,7 +29,13 @@ def test_a_catalogues_value_that_names_no_mode_is_e004(value: object) -> None:
 
 
 def test_catalogues_naming_an_endpoint_no_url_mounts_is_w300() -> None:
-    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "EXTENSIONS": [EXTENSION], "CATALOGUES": {"configured": "grouped", "shop": "search"}}):
+    with override_settings(
+        MCP_DJANGO={
+            **settings.MCP_DJANGO,
+            "EXTENSIONS": [EXTENSION],
+            "CATALOGUES": {"configured": "grouped", "shop": "search"},
+        }
+    ):
         assert [message for message in check_extensions() if "catalogues" in str(message.id)] == [
             Warning(
                 "MCP_DJANGO['CATALOGUES'] names 'shop', which no URL mounts.",
@@ -42,10 +48,13 @@ def test_catalogues_naming_an_endpoint_no_url_mounts_is_w300() -> None:
 @pytest.mark.django_db(transaction=True)
 async def test_an_endpoint_is_flat_unless_catalogues_names_it_and_then_in_its_mode() -> None:
     flat = [tool["name"] for tool in await MCPTestClient("configured", scope="SYSTEM").list_tools()]
-    with override_settings(MCP_DJANGO={**settings.MCP_DJANGO, "EXTENSIONS": [EXTENSION], "CATALOGUES": {"configured": {"MODE": "search"}}}):
+    with override_settings(
+        MCP_DJANGO={**settings.MCP_DJANGO, "EXTENSIONS": [EXTENSION], "CATALOGUES": {"configured": {"MODE": "search"}}}
+    ):
         searched = [tool["name"] for tool in await MCPTestClient("configured", scope="SYSTEM").list_tools()]
 
-    assert "list_books" in flat and "search_tools" not in flat
+    assert "list_books" in flat
+    assert "search_tools" not in flat
     assert searched == ["search_tools"]
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -15,11 +15,12 @@ from mcp_django.catalogues import SEARCH_TOOL, Index, grouped_listing, groups
 from mcp_django.models import ToolCallRecord, ToolState
 from mcp_django.testing import MCPTestClient, assert_mcp_error, assert_tool_error, assert_tool_result
 from tests.http_support import HANDSHAKE_VERSION, initialize, post, request, stateless, stateless_headers
-from tests.toolsets.conftest import books, make_user  # noqa: F401  # the demo's books, as a fixture
+from tests.toolsets.conftest import make_user
 
 pytestmark = [pytest.mark.urls("tests.catalogues.urls"), pytest.mark.django_db(transaction=True)]
 
-ERAS = ["handshake", "stateless"]
+Era = Literal["handshake", "stateless"]
+ERAS: list[Era] = ["handshake", "stateless"]
 EVERY_BOOK_PERMISSION = ("view_book", "add_book", "change_book", "delete_book")
 
 
@@ -34,7 +35,7 @@ async def found(client: MCPTestClient, query: str, limit: int = 5) -> list[str]:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_search_mode_lists_the_search_tool_and_the_pinned_tools_the_caller_may_see(
-    books: list[Book], era: str
+    books: list[Book], era: Era
 ) -> None:
     stranger = await sync_to_async(make_user)("stranger")
 
@@ -47,7 +48,7 @@ async def test_search_mode_lists_the_search_tool_and_the_pinned_tools_the_caller
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_the_search_tool_returns_the_best_tools_definitions_and_a_found_tool_is_called_by_its_name(
-    books: list[Book], era: str
+    books: list[Book], era: Era
 ) -> None:
     client = MCPTestClient("search", user=await editor(), era=era)
     flat = {tool["name"]: tool for tool in await MCPTestClient("flat", user=await editor_again(), era=era).list_tools()}
@@ -56,7 +57,7 @@ async def test_the_search_tool_returns_the_best_tools_definitions_and_a_found_to
     definitions = result["structuredContent"]["tools"]
     called = await client.call_tool("list_books", {"author__icontains": "le guin", "order_by": ["year"]})
 
-    assert [tool["name"] for tool in definitions][0] == "delete_book"
+    assert next(tool["name"] for tool in definitions) == "delete_book"
     assert definitions[0] == flat["delete_book"]  # the whole definition, as a flat list gives it
     assert json.loads(result["content"][0]["text"]) == definitions
     rows = assert_tool_result(called)["structuredContent"]["items"]
@@ -71,7 +72,7 @@ async def editor_again() -> Any:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_caller_never_finds_a_tool_they_may_not_call_and_calling_it_by_name_is_refused(
-    books: list[Book], era: str
+    books: list[Book], era: Era
 ) -> None:
     reader = await sync_to_async(make_user)("reader", "view_book")
     client = MCPTestClient("search", user=reader, era=era)
@@ -111,9 +112,12 @@ async def test_the_search_tool_refuses_a_missing_query_and_a_limit_out_of_range(
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_grouped_mode_lists_a_dispatcher_per_group_and_a_dispatcher_calls_its_action_by_its_real_name(
-    books: list[Book], settings: Any, era: str
+    books: list[Book], settings: Any, era: Era
 ) -> None:
-    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "INTERCEPTORS": ["mcp_django.interceptors.audit.AuditSinkInterceptor"]}
+    settings.MCP_DJANGO = {
+        **settings.MCP_DJANGO,
+        "INTERCEPTORS": ["mcp_django.interceptors.audit.AuditSinkInterceptor"],
+    }
     client = MCPTestClient("grouped", user=await editor(), era=era)
 
     listed = {tool["name"]: tool for tool in await client.list_tools()}
@@ -144,7 +148,7 @@ async def test_a_dispatcher_refuses_an_action_the_caller_may_not_call(books: lis
 
 
 @pytest.mark.parametrize("era", ERAS)
-def test_search_finds_a_tool_and_it_is_called_through_the_django_view_in_both_eras(books: list[Book], era: str) -> None:
+def test_search_finds_a_tool_and_it_is_called_through_the_django_view_in_both_eras(books: list[Book], era: Era) -> None:
     from rest_framework.authtoken.models import Token
 
     user = make_user("editor", *EVERY_BOOK_PERMISSION, group="mcp-team")
@@ -173,14 +177,14 @@ def test_search_finds_a_tool_and_it_is_called_through_the_django_view_in_both_er
 
 
 def test_bm25_ranks_by_name_description_and_parameter_names_and_counts_a_verb_s_synonyms() -> None:
-    tools = [
+    tools: list[dict[str, Any]] = [
         {"name": "list_books", "description": "List the books.", "inputSchema": {"properties": {"author": {}}}},
         {"name": "update_book", "description": "Change one book.", "inputSchema": {"properties": {"title": {}}}},
         {"name": "delete_book", "description": "Delete one book."},
     ]
     index = Index(tools)
 
-    assert [tool["name"] for tool in index.search("rename a book's title", 3)][0] == "update_book"
+    assert next(tool["name"] for tool in index.search("rename a book's title", 3)) == "update_book"
     assert [tool["name"] for tool in index.search("books by this author", 1)] == ["list_books"]
     assert [tool["name"] for tool in index.search("remove book 3", 1)] == ["delete_book"]
     assert index.search("weather", 5) == []
@@ -195,6 +199,10 @@ def test_groups_follow_namespaces_dotted_names_nouns_then_first_words() -> None:
     listed = [tool["name"] for tool in grouped_listing(tools, ("gh",))]
 
     # "book" is a tool of its own, so list_books and get_book stay as they are
-    assert found == {"about": ["about_dune", "about_emma"], "gh": ["gh_create_issue", "gh_list_prs"], "cat": ["cat.stats", "cat.rename"]}
+    assert found == {
+        "about": ["about_dune", "about_emma"],
+        "gh": ["gh_create_issue", "gh_list_prs"],
+        "cat": ["cat.stats", "cat.rename"],
+    }
     assert listed == ["list_books", "get_book", "about", "gh", "cat", "ping", "book"]
     assert SEARCH_TOOL["name"] == "search_tools"
