@@ -26,7 +26,17 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext
 from mcp_django.protocol.results import tool_error
 
-__all__ = ["MODES", "SEARCH_TOOL", "GroupedHook", "Mode", "SearchHook", "grouped_listing", "groups", "visible_tools"]
+__all__ = [
+    "MODES",
+    "SEARCH_TOOL",
+    "GroupedHook",
+    "Mode",
+    "ModeHook",
+    "SearchHook",
+    "grouped_listing",
+    "groups",
+    "visible_tools",
+]
 
 Mode = Literal["flat", "search", "grouped"]
 MODES: Final[tuple[Mode, ...]] = ("flat", "search", "grouped")
@@ -92,7 +102,31 @@ def _found(tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": json.dumps(listed)}], "structuredContent": {"tools": listed}}
 
 
-class SearchHook:
+class ModeHook:
+    """A discovery mode's operation hook: `tools/list` answered by `listing()`, `tools/call` by `call()`;
+    every other operation, and every one the modes re-enter the pipeline with, goes on as it came."""
+
+    __slots__ = ()
+
+    async def __call__(
+        self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
+    ) -> dict[str, Any]:
+        if _reentered.get() or method not in ("tools/list", "tools/call"):
+            return await call_next(params)
+        if method == "tools/list":
+            return _page(ctx, await self.listing(ctx), params)
+        return await self.call(params, ctx, call_next)
+
+    async def listing(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
+        """What `tools/list` shows the caller (paged as any list)."""
+        raise NotImplementedError(f"{type(self).__name__} must define listing()")
+
+    async def call(self, params: dict[str, Any], ctx: RequestContext, call_next: CallNext) -> dict[str, Any]:
+        """The result of `tools/call`; `call_next(params)` for a call of a tool by its own name."""
+        raise NotImplementedError(f"{type(self).__name__} must define call()")
+
+
+class SearchHook(ModeHook):
     """`search` mode: `tools/list` shows the search tool and the pinned tools; the search tool ranks the
     caller's catalogue; every other call goes on as it came."""
 
@@ -101,15 +135,12 @@ class SearchHook:
     def __init__(self, pinned: Sequence[str] = ()) -> None:
         self.pinned = frozenset(pinned)
 
-    async def __call__(
-        self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
-    ) -> dict[str, Any]:
-        if _reentered.get():
-            return await call_next(params)
-        if method == "tools/list":
-            pinned = [tool for tool in await visible_tools(ctx) if tool["name"] in self.pinned] if self.pinned else []
-            return _page(ctx, [SEARCH_TOOL, *pinned], params)
-        if method != "tools/call" or params.get("name") != SEARCH_NAME:
+    async def listing(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
+        pinned = [tool for tool in await visible_tools(ctx) if tool["name"] in self.pinned] if self.pinned else []
+        return [SEARCH_TOOL, *pinned]
+
+    async def call(self, params: dict[str, Any], ctx: RequestContext, call_next: CallNext) -> dict[str, Any]:
+        if params.get("name") != SEARCH_NAME:
             return await call_next(params)
         arguments = params.get("arguments") or {}
         query, limit = arguments.get("query"), arguments.get("limit", 5)
@@ -184,7 +215,7 @@ def grouped_listing(tools: Sequence[Mapping[str, Any]], namespaces: Sequence[str
     return listed
 
 
-class GroupedHook:
+class GroupedHook(ModeHook):
     """`grouped` mode: `tools/list` shows a dispatcher per group; a dispatcher's call is its action's call."""
 
     __slots__ = ("namespaces",)
@@ -192,15 +223,12 @@ class GroupedHook:
     def __init__(self, namespaces: Sequence[str] = ()) -> None:
         self.namespaces = tuple(sorted(namespaces, key=len, reverse=True))
 
-    async def __call__(
-        self, method: str, params: dict[str, Any], ctx: RequestContext, call_next: CallNext
-    ) -> dict[str, Any]:
-        if _reentered.get():
-            return await call_next(params)
-        if method == "tools/list":
-            return _page(ctx, grouped_listing(await visible_tools(ctx), self.namespaces), params)
+    async def listing(self, ctx: RequestContext) -> Sequence[Mapping[str, Any]]:
+        return grouped_listing(await visible_tools(ctx), self.namespaces)
+
+    async def call(self, params: dict[str, Any], ctx: RequestContext, call_next: CallNext) -> dict[str, Any]:
         arguments = params.get("arguments") or {}
-        if method != "tools/call" or not isinstance(arguments, Mapping) or "action" not in arguments:
+        if not isinstance(arguments, Mapping) or "action" not in arguments:
             return await call_next(params)  # no dispatcher's call: no listing needed
         tools = await visible_tools(ctx)
         members = groups(tools, self.namespaces).get(params.get("name", ""))
