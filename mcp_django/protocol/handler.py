@@ -400,8 +400,7 @@ class MessageHandler:
         return ctx, spec
 
     async def perform(self, spec: MethodSpec | str, params: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        """Run a method (its spec or name) through the operation hook when it is an operation on the backend; an
-        extension re-enters the pipeline so for its caller (`ctx`), and gets the result not yet finished."""
+        """Run a method (spec or name), through the hook if an operation: how an extension re-enters for `ctx`."""
         spec = self._methods[spec] if isinstance(spec, str) else spec
         if self.hook is None or not spec.operation:
             return await self._run(spec, params, ctx)
