@@ -1,0 +1,133 @@
+"""Discovery modes on a hub: a remote's namespaced tools are searched, grouped under their namespace and called
+like the local ones (the remote is a registry of this process behind the MCP client, `InProcess`)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from mcp_django import Registry
+from mcp_django.catalogues import CatalogueExtension
+from mcp_django.client.connection import pool
+from mcp_django.endpoints import Endpoint
+from mcp_django.testing import MCPTestClient, assert_tool_result
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+weather = Registry("weather")
+
+
+@weather.tool
+def forecast(city: str) -> str:
+    """Tomorrow's weather forecast for a city."""
+    return f"sun in {city}"
+
+
+@weather.tool
+def alerts(region: str) -> list[str]:
+    """Storm and flood alerts in force in a region."""
+    return [f"no alert in {region}"]
+
+
+local = Registry("local")
+
+
+@local.tool
+def echo(text: str) -> str:
+    """Return the text."""
+    return text
+
+
+@pytest.fixture(autouse=True)
+def _weather_server(settings: Any) -> None:
+    remote = {"BACKEND": "tests.client.backends.InProcess", "REGISTRY": "tests.catalogues.test_hub.weather"}
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "SERVERS": {**settings.MCP_DJANGO["SERVERS"], "weather": remote}}
+
+
+@pytest.fixture(autouse=True)
+async def _close_the_pool() -> AsyncIterator[None]:
+    yield
+    await pool.aclose()
+
+
+def hub(mode: str) -> Endpoint:
+    return Endpoint(
+        "hub/mcp",
+        name=f"hub-{mode}",
+        registry=local,
+        allow_anonymous=True,
+        interceptors=[],
+        servers=[{"SERVER": "weather", "NAMESPACE": "wx"}],
+        extensions=[CatalogueExtension(mode)],
+    )
+
+
+@pytest.mark.parametrize("era", ["handshake", "stateless"])
+async def test_search_on_a_hub_finds_a_remotes_namespaced_tool_and_calls_it(era: Any) -> None:
+    client = MCPTestClient(hub("search"), era=era)
+
+    listed = [tool["name"] for tool in await client.list_tools()]
+    found = assert_tool_result(await client.call_tool("search_tools", {"query": "weather forecast for Oslo"}))
+    called = await client.call_tool("wx_forecast", {"city": "Oslo"})
+
+    assert listed == ["search_tools"]
+    assert found["structuredContent"]["tools"][0]["name"] == "wx_forecast"
+    assert_tool_result(called, text="sun in Oslo")
+
+
+@pytest.mark.parametrize("era", ["handshake", "stateless"])
+async def test_grouped_on_a_hub_gathers_a_remotes_tools_under_its_namespace(era: Any) -> None:
+    client = MCPTestClient(hub("grouped"), era=era)
+
+    listed = {tool["name"]: tool for tool in await client.list_tools()}
+    called = await client.call_tool("wx", {"action": "wx_alerts", "arguments": {"region": "Nordland"}})
+
+    assert sorted(listed) == ["echo", "wx"]
+    assert "The wx tools: wx_alerts, wx_forecast." in listed["wx"]["description"]
+    assert_tool_result(called, text="no alert in Nordland")
+
+
+async def test_search_over_a_websocket_finds_and_calls_a_tool_in_both_eras() -> None:
+    from channels.routing import URLRouter
+    from channels.testing import WebsocketCommunicator
+    from django.contrib.auth.models import AnonymousUser
+
+    from mcp_django.routing import websocket_endpoint
+
+    socket = WebsocketCommunicator(
+        URLRouter(websocket_endpoint("ws/mcp", endpoint=hub("search"))), "/ws/mcp", subprotocols=["mcp"]
+    )
+    socket.scope["user"] = AnonymousUser()
+    assert (await socket.connect())[0]
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    answers = []
+    try:
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}},
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"_meta": meta, "name": "search_tools", "arguments": {"query": "storm alerts"}},
+            },
+            {"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": init},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "wx_alerts", "arguments": {"region": "Troms"}},
+            },
+        ):
+            await socket.send_json_to(message)
+            if "id" in message:
+                answers.append((await socket.receive_json_from(timeout=10))["result"])
+    finally:
+        await socket.disconnect()
+
+    assert [tool["name"] for tool in answers[0]["tools"]] == ["search_tools"]
+    assert answers[1]["structuredContent"]["tools"][0]["name"] == "wx_alerts"
+    assert answers[3]["structuredContent"] == {"result": ["no alert in Troms"]}
