@@ -105,6 +105,9 @@ DEFAULTS: Final[Mapping[str, Any]] = {
     "IDEMPOTENCY_WAIT": 30.0,
     "IDEMPOTENCY_LEASE": 600,
     "IDEMPOTENCY_MAX_KEYS": 1000,
+    # Output caps: the most characters of a tool's result, and "truncate" or "refuse" past it.
+    "TOOL_OUTPUT_MAX_CHARS": None,
+    "TOOL_OUTPUT_OVERFLOW": "truncate",
 }
 """The core's keys, with their defaults; the installed parts declare their own (`declared_settings()`).
 `docs/settings.md` describes each, under its owner."""

@@ -169,6 +169,7 @@ class Registry:
         atomic: bool | None = None,
         using: str | Sequence[str] | None = None,
         timeout: float | None = None,
+        max_output_chars: int | None = None,
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
         app: str | App | Mapping[str, Any] | None = None,

@@ -49,7 +49,8 @@ def endpoint(route: str, **options: Unpack[EndpointOptions]) -> list[URLPattern]
             endpoint's unique name; the URL is reversible as `"mcp-<name>"`. Among them `mode`, `registry`,
             `providers`, `servers` (a hub, docs/federation.md), `backend` (a gateway, docs/gateway.md),
             `allow_anonymous`, `authentication_classes`, `sessions`, `interceptors`, `fast_path`
-            (docs/fast-path.md), `overlay`, `tool_timeout`, `extensions` (docs/extensions.md).
+            (docs/fast-path.md), `overlay`, `tool_timeout`, `tool_output_max_chars`, `tool_output_overflow`,
+            `extensions` (docs/extensions.md).
     """
     served = Endpoint(route, **options)
     view = MCPView.as_view(endpoint=served)

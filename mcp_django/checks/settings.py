@@ -95,6 +95,8 @@ _VALUE_RULES: Final[Mapping[str, tuple[Callable[[Any], bool], str]]] = {
     "IDEMPOTENCY_WAIT": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
     "IDEMPOTENCY_LEASE": (is_positive_int, "a positive integer"),
     "IDEMPOTENCY_MAX_KEYS": (is_positive_int, "a positive integer"),
+    "TOOL_OUTPUT_MAX_CHARS": (lambda v: v is None or is_positive_int(v), "a positive integer or None"),
+    "TOOL_OUTPUT_OVERFLOW": (lambda v: v in ("truncate", "refuse"), '"truncate" or "refuse"'),
     "AUTH_CACHE_TTL": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
         "a number of seconds >= 0",

@@ -85,6 +85,10 @@ class Tool:
         using: the database alias (or aliases) `atomic=True` makes the call atomic on.
         timeout: seconds a call may run before it answers a timeout error; None follows the
             endpoint's `tool_timeout`, then `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.runtime.time_limits`).
+        max_output_chars: the most characters a result may have (text, other blocks and structured content
+            as JSON); None follows the endpoint's `tool_output_max_chars`, then
+            `MCP_DJANGO["TOOL_OUTPUT_MAX_CHARS"]`; past it the result is truncated or refused
+            (`mcp_django.runtime.output_caps`).
         task: `"optional"` or `"required"` to run the tool as a task of the tasks extension for clients
             that declare it (docs/tasks.md); None (the default) always runs it inline.
         task_inputs: input requests by key (`{"method": "elicitation/create", "params": ...}`) asked
@@ -111,6 +115,7 @@ class Tool:
         atomic: bool | None = None,
         using: str | Sequence[str] | None = None,
         timeout: float | None = None,
+        max_output_chars: int | None = None,
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
         app: str | App | Mapping[str, Any] | None = None,
@@ -122,6 +127,11 @@ class Tool:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
             raise DeclarationError(f"tool {name or function_name(fn)!r}: timeout must be a positive number of seconds")
         self.timeout = timeout
+        if max_output_chars is not None and (
+            isinstance(max_output_chars, bool) or not isinstance(max_output_chars, int) or max_output_chars <= 0
+        ):
+            raise DeclarationError(f"tool {name or function_name(fn)!r}: max_output_chars must be a positive integer")
+        self.max_output_chars = max_output_chars
         self.fn = fn
         self.name: str = name or function_name(fn)
         owner = f"tool {self.name!r}"

@@ -42,6 +42,7 @@ from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.inputs import RequestStateCodec
 from mcp_django.providers import Provider
 from mcp_django.runtime import notifications
+from mcp_django.runtime.output_caps import OVERFLOWS
 from mcp_django.runtime.relay import channel_layer_relay
 from mcp_django.safety.idempotency import IdempotencyHook
 from mcp_django.scopes import Scope
@@ -84,6 +85,8 @@ class EndpointOptions(TypedDict, total=False):
     fast_path: bool
     overlay: Overlay | None
     tool_timeout: float | None
+    tool_output_max_chars: int | None
+    tool_output_overflow: str | None
     extensions: Sequence[Extension | type[Extension] | str] | None
     exclude_extensions: Sequence[str]
 
@@ -133,6 +136,10 @@ class Endpoint(Composition):
             None asks the installed one (the admin's), at each handler build.
         tool_timeout: seconds a tool call may run here (a tool's own `timeout` wins); None
             follows `MCP_DJANGO["TOOL_TIMEOUT"]` (`mcp_django.runtime.time_limits`).
+        tool_output_max_chars: the most characters a tool's result may have here, local or remote (a
+            tool's own `max_output_chars` wins); None follows `MCP_DJANGO["TOOL_OUTPUT_MAX_CHARS"]`.
+        tool_output_overflow: `"truncate"` or `"refuse"` a result over it; None follows
+            `MCP_DJANGO["TOOL_OUTPUT_OVERFLOW"]` (`mcp_django.runtime.output_caps`).
         extensions: protocol extensions offered here besides the installed ones (instances, classes,
             dotted paths; None: none); one with an installed one's identifier replaces it here. Each
             decides whether it is served here (`Extension.capability`).
@@ -163,6 +170,13 @@ class Endpoint(Composition):
         self.fast_path = options.get("fast_path", True)
         self._overlay = options.get("overlay")
         self.tool_timeout = options.get("tool_timeout")
+        self.tool_output_max_chars = options.get("tool_output_max_chars")
+        self.tool_output_overflow = options.get("tool_output_overflow")
+        cap, overflow = self.tool_output_max_chars, self.tool_output_overflow
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap <= 0):
+            raise ValueError(f"Endpoint {name!r}: tool_output_max_chars must be a positive integer or None")
+        if overflow is not None and overflow not in OVERFLOWS:
+            raise ValueError(f"Endpoint {name!r}: tool_output_overflow must be 'truncate', 'refuse' or None")
         self.added_extensions = tuple(extensions or ())
         self.excluded_extensions = tuple(excluded)
         self._served: ServedExtensions | None = None

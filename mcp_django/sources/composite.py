@@ -19,6 +19,7 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import InvalidParams, ResourceNotFound
 from mcp_django.protocol.meta import check_param_headers
 from mcp_django.runtime.concurrency import at_once
+from mcp_django.runtime.output_caps import capped
 from mcp_django.runtime.time_limits import call_within_limit
 from mcp_django.scopes import Scope, ScopeResolver
 from mcp_django.sources import Items, ResourceComponent, Source
@@ -130,7 +131,7 @@ class CompositeBackend:
         tool = found[1]
         if ctx.connection.param_headers is not None:  # a stateless call over HTTP: its headers mirror arguments
             check_param_headers(ctx.connection.param_headers, tool.param_headers)
-        return await call_within_limit(tool, name, arguments, ctx)
+        return capped(tool, name, await call_within_limit(tool, name, arguments, ctx), ctx)
 
     async def list_resources(self, ctx: RequestContext) -> Items:
         return await self._merged(ctx, "list_resources", "uri")

@@ -10,7 +10,8 @@ Its tools let a test see what reached it: `seen_headers` returns the HTTP header
 the client for its roots (`roots/list`, without params), `environment` names the variables of the
 server's environment, `seen_meta` returns the call's `_meta`, `visit` sends the user to a URL (URL-mode
 elicitation), `link` (and the prompt `with_note`) link to and embed the resource `note://greeting`; `card`,
-`app_only` and the resource `ui://sdk/widget` are MCP Apps data a hostile remote may send.
+`app_only` and the resource `ui://sdk/widget` are MCP Apps data a hostile remote may send; `repeat` answers
+long text without structured content.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ server = MCPServer("sdk-backend", version="9.9.9", instructions="The official SD
 def echo(text: str) -> str:
     """Echo the text back."""
     return text
+
+
+@server.tool(structured_output=False)
+def repeat(text: str, times: int) -> str:
+    """The text repeated, as text only (no structured content): a long answer to cap."""
+    return text * times
 
 
 @server.tool()
