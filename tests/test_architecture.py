@@ -212,6 +212,19 @@ def test_the_core_imports_no_extension_and_no_optional_part() -> None:
     assert reached == set()
 
 
+def test_the_client_imports_nothing_of_the_gateway() -> None:
+    """The gateway is built on the client: what the client needs of it (each user's own token, the remote sinks'
+    end) reaches it through seams the gateway app fills (`client.connection.install_callers`, `in_background`)."""
+    reached = {
+        (module, other)
+        for module, edges in import_graph().items()
+        if module.startswith("mcp_django.client")
+        for other in edges
+        if other.startswith("mcp_django.gateway")
+    }
+    assert reached == set()
+
+
 def test_the_scanner_finds_a_cycle_through_an_import_inside_a_function() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []

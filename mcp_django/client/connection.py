@@ -23,11 +23,14 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, Final
 
+from django.core.exceptions import ImproperlyConfigured
+
 from mcp_django.client.config import ServerConfig
 from mcp_django.client.remote import (
     RemoteConnection,
 )
 from mcp_django.client.servers import import_backend, server_config
+from mcp_django.exceptions import BackendUnavailable
 
 
 class ConnectionPool:
@@ -67,3 +70,44 @@ pool: Final = ConnectionPool()
 def connect(server: str | Mapping[str, Any] | ServerConfig) -> RemoteConnection:
     """The pooled connection to `server` (see `servers.server_config` for what it may be), opened on first request."""
     return pool.get(server_config(server))
+
+
+class CallerConnections:
+    """Which connection carries a caller's requests to a server, and what the server refusing it means.
+
+    The default: the server's own pooled connection (`connect`). A server whose entry says `"AUTH": "oauth"`
+    takes each user's own token, which the gateway app keeps: its `ready()` installs the one that knows
+    them (`gateway.upstream.UpstreamConnections`, docs/federation.md). `MCPClient` asks the installed one.
+    """
+
+    async def connection(self, server: ServerConfig, principal: Any) -> RemoteConnection:
+        """The connection for `principal`'s requests to `server`.
+
+        Raises:
+            ImproperlyConfigured: the server takes each user's own token, and no installed app keeps them.
+        """
+        if server.oauth is not None:
+            raise ImproperlyConfigured(
+                f"{server.name!r} takes each user's own token (AUTH 'oauth'): "
+                "add 'mcp_django.gateway' to INSTALLED_APPS, which keeps them"
+            )
+        return connect(server)
+
+    async def refused(
+        self, server: ServerConfig, principal: Any, connection: RemoteConnection, error: BackendUnavailable
+    ) -> None:
+        """After `error` on `principal`'s connection (a token the server no longer takes): by default, nothing."""
+        return None
+
+
+_callers: list[CallerConnections] = [CallerConnections()]
+
+
+def install_callers(callers: CallerConnections) -> None:
+    """Make `callers` the one every `MCPClient` asks (an app's `ready()` does, as the gateway's)."""
+    _callers[0] = callers
+
+
+def installed_callers() -> CallerConnections:
+    """The `CallerConnections` installed (the default until an app installs its own)."""
+    return _callers[0]

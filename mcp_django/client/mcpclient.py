@@ -31,7 +31,7 @@ from typing import Any
 
 from mcp_django.client.conf import client_settings
 from mcp_django.client.config import ClientAuth, ElicitationHandler, ServerConfig
-from mcp_django.client.connection import pool
+from mcp_django.client.connection import installed_callers, pool
 from mcp_django.client.limits import over_limit
 from mcp_django.client.methods import MCPClientMethods, SyncClient, synced
 from mcp_django.client.remote import RemoteConnection
@@ -40,6 +40,7 @@ from mcp_django.conf import mcp_settings
 from mcp_django.endpoints.overlay import installed, on_change
 from mcp_django.exceptions import BackendUnavailable
 from mcp_django.extensions import chain_options
+from mcp_django.interceptors.base import drain_background
 from mcp_django.interceptors.hook import caller_context
 from mcp_django.protocol.versions import Era
 
@@ -126,10 +127,9 @@ class MCPClient(MCPClientMethods):
             BackendUnavailable: the server is down or did not answer in time; `NotConnected` (one of
                 them) when the server takes each user's own token and `user` has not connected theirs.
         """
-        from mcp_django.gateway.upstream import connection_for, refused  # built on this package: loaded after it
-
         await installed().refresh()  # the admin's changes, as at an endpoint's admission
-        connection = await connection_for(self.server, self.user)
+        callers = installed_callers()
+        connection = await callers.connection(self.server, self.user)
         if self.server.elicitation is not None:
             await _listening(connection)
 
@@ -137,7 +137,7 @@ class MCPClient(MCPClientMethods):
             try:
                 return await connection.request(method, sent)
             except BackendUnavailable as error:
-                await refused(self.server, self.user, connection, error)  # a revoked token: connect again
+                await callers.refused(self.server, self.user, connection, error)  # a revoked token: connect again
                 raise
 
         send: _Send = sent_once
@@ -175,9 +175,7 @@ class MCPClient(MCPClientMethods):
 
     async def list_interceptors(self, event: str | None = None) -> dict[str, Any]:
         """`interceptors/list` on the server itself, not intercepted (the seed's direct passthrough)."""
-        from mcp_django.gateway.upstream import connection_for  # built on this package: loaded after it
-
-        connection = await connection_for(self.server, self.user)
+        connection = await installed_callers().connection(self.server, self.user)
         return await connection.request("interceptors/list", {} if event is None else {"event": event})
 
 
@@ -225,8 +223,7 @@ class SyncMCPClient(SyncClient[MCPClient]):
 
 
 async def _end_of_loop() -> None:
-    """What a sync call leaves behind on its loop: the remote sinks it started finish, its connections close."""
-    from mcp_django.gateway.remote_chain import drain_sinks  # built on this package: loaded after it
-
-    await drain_sinks()
+    """What a sync call leaves behind on its loop: the sinks it started in the background finish (remote sinks,
+    each bounded by its server's timeout), its connections close."""
+    await drain_background()
     await pool.aclose()

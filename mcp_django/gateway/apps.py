@@ -24,9 +24,13 @@ class GatewayConfig(AppConfig):
     """The URLconf `mcp_django.urls` includes while this app is installed."""
 
     def ready(self) -> None:
+        from mcp_django.client.connection import install_callers
         from mcp_django.gateway import (  # noqa: F401  # register the system checks
             checks,
             client_auth_checks,  # and those of the servers the site signs in to itself
             interceptor_checks,  # and those of the interceptor servers
             upstream_checks,  # and those of the servers users sign in to (AUTH "oauth")
         )
+        from mcp_django.gateway.upstream import UpstreamConnections
+
+        install_callers(UpstreamConnections())  # MCPClient's requests carry each user's own token where asked

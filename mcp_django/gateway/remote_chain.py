@@ -50,6 +50,7 @@ from mcp_django.interceptors.base import (
     ValidationInterceptor,
     ValidationMessage,
     ValidationResult,
+    in_background,
 )
 from mcp_django.interceptors.chain import InterceptorPlan, build_plan
 from mcp_django.interceptors.config import MODES, PlanEntry, is_server_entry
@@ -59,8 +60,6 @@ from mcp_django.protocol import CallNext, InternalError, RequestContext
 logger = logging.getLogger("mcp_django.gateway")
 
 _NO_OPTIONS: Final = NoOptions()
-_MAX_PENDING_SINKS: Final = 1000
-_pending_sinks: set[asyncio.Task[None]] = set()
 
 
 class RemoteInvocationError(Exception):
@@ -134,12 +133,8 @@ class RemoteSink(_Remote, SinkInterceptor):
     """A sink hosted on a remote interceptor server: sent, never awaited, so it never holds up the call."""
 
     async def record(self, invocation: Invocation) -> None:
-        if len(_pending_sinks) >= _MAX_PENDING_SINKS:
+        if not in_background(self._send(invocation)):
             logger.warning("Remote sink %r of %r dropped: too many still in flight", self.remote_name, self.server.name)
-            return
-        task = asyncio.get_running_loop().create_task(self._send(invocation))
-        _pending_sinks.add(task)
-        task.add_done_callback(_pending_sinks.discard)
 
     async def _send(self, invocation: Invocation) -> None:
         try:
@@ -147,14 +142,6 @@ class RemoteSink(_Remote, SinkInterceptor):
                 await self.invoke(invocation, "sink")
         except Exception as exc:
             logger.warning("Remote sink %r of %r failed: %s", self.remote_name, self.server.name, exc)
-
-
-async def drain_sinks() -> None:
-    """Wait for the remote sinks this event loop still has in flight (each bounded by its server's timeout)."""
-    loop = asyncio.get_running_loop()
-    mine = [task for task in _pending_sinks if task.get_loop() is loop]
-    if mine:
-        await asyncio.wait(mine)
 
 
 class UnlistedServer(ValidationInterceptor):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from mcp_django.client.config import ServerConfig
-from mcp_django.client.connection import connect, pool
+from mcp_django.client.connection import CallerConnections, connect, pool
 from mcp_django.client.remote import RemoteConnection
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable
@@ -319,3 +319,16 @@ async def refused(
     await run_sync(_forget, server, getattr(principal, "pk", None))
     await pool.drop(connection.server)
     raise NotConnected(server.name, "the server refused") from None
+
+
+class UpstreamConnections(CallerConnections):
+    """The connections `MCPClient` uses when the gateway app is installed: for a server with `"AUTH": "oauth"`,
+    each user's own (`connection_for`), and a refused token forgotten (`refused`)."""
+
+    async def connection(self, server: ServerConfig, principal: Any) -> RemoteConnection:
+        return await connection_for(server, principal)
+
+    async def refused(
+        self, server: ServerConfig, principal: Any, connection: RemoteConnection, error: BackendUnavailable
+    ) -> None:
+        await refused(server, principal, connection, error)

@@ -17,8 +17,9 @@ Methods may be sync or async; sync ones run in a worker thread.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal
 
 import pydantic
@@ -265,3 +266,30 @@ class SinkInterceptor(Interceptor):
     def record(self, invocation: Invocation) -> Any:
         """Record the invocation (sync or async); return None, a bool or a `SinkResult`."""
         raise NotImplementedError(f"{type(self).__name__}.record() must be overridden")
+
+
+_MAX_IN_BACKGROUND: Final = 1000
+_in_background: set[asyncio.Task[None]] = set()
+
+
+def in_background(recording: Coroutine[Any, Any, None]) -> bool:
+    """Run a sink's `recording` without holding up the call (a remote sink's send); `drain_background` waits for it.
+
+    Returns:
+        False when it was dropped (closed, never run): 1000 recordings are already in flight.
+    """
+    if len(_in_background) >= _MAX_IN_BACKGROUND:
+        recording.close()
+        return False
+    task = asyncio.get_running_loop().create_task(recording)
+    _in_background.add(task)
+    task.add_done_callback(_in_background.discard)
+    return True
+
+
+async def drain_background() -> None:
+    """Wait for the recordings this event loop still has in flight (a sync client's call, before its loop ends)."""
+    loop = asyncio.get_running_loop()
+    mine = [task for task in _in_background if task.get_loop() is loop]
+    if mine:
+        await asyncio.wait(mine)

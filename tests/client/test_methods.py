@@ -1,12 +1,20 @@
-"""The sync facade: `SyncMCPClient` and the test clients' `client.sync` offer the client's methods as typed sync
-methods (mypy and `inspect` see their parameters), each run to completion on a loop of its own."""
+"""`MCPClient`'s methods: the sync facade (`SyncMCPClient`, the test clients' `client.sync`) offers them as typed
+sync methods (mypy and `inspect` see their parameters), and the connection each request takes comes from the
+installed `CallerConnections` (the gateway app's, which knows each user's own token)."""
 
 from __future__ import annotations
 
 import inspect
 
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
 from mcp_django.client import MCPClient, SyncMCPClient
+from mcp_django.client.connection import CallerConnections, installed_callers, pool
+from mcp_django.client.servers import server_config
+from mcp_django.gateway.upstream import UpstreamConnections
 from mcp_django.testing import MCPTestClient
+from tests.client.backends import InProcess
 from tests.client.test_servers import IN_PROCESS
 
 
@@ -38,3 +46,18 @@ def test_sync_mcpclient_sends_any_request_through_the_facade() -> None:
 
     assert [tool["name"] for tool in tools] == ["add"]
     assert result["structuredContent"] == {"result": 4}
+
+
+async def test_without_the_gateway_app_a_server_taking_each_user_s_own_token_is_a_configuration_error() -> None:
+    server = server_config({**IN_PROCESS, "AUTH": "oauth"})
+
+    with pytest.raises(ImproperlyConfigured, match=r"add 'mcp_django\.gateway' to INSTALLED_APPS"):
+        await CallerConnections().connection(server, object())
+    try:
+        assert isinstance(await CallerConnections().connection(server_config(IN_PROCESS), None), InProcess)
+    finally:
+        await pool.aclose()
+
+
+def test_the_gateway_app_gives_mcpclient_each_user_s_own_connection() -> None:
+    assert isinstance(installed_callers(), UpstreamConnections)
