@@ -15,7 +15,8 @@ from typing import Any, Final
 
 from django.db import models
 
-from mcp_django.client.remote import NotificationListener, RemoteConnection
+from mcp_django.client.remote import RemoteConnection
+from mcp_django.client.streams import NotificationListener
 from mcp_django.protocol import Connection, MessageHandler
 from mcp_django.protocol.jsonrpc import Message, notification
 from mcp_django.scopes import Scope

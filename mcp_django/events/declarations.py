@@ -32,9 +32,9 @@ from typing import Any
 
 import pydantic
 
-from mcp_django.declarations.common import DeclarationError
 from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, StructuredOutput
 from mcp_django.events.wire import DELIVERY_MODES
+from mcp_django.exceptions import DeclarationError
 from mcp_django.permissions import Permissions, parse_permissions
 from mcp_django.protocol import InvalidParams
 from mcp_django.scopes import Scope
