@@ -59,6 +59,12 @@ HTTP_BACKEND: Final = "mcp_django.client.http.HTTPConnection"
 """The `BACKEND` of a `SERVERS` entry with a `URL` and none of its own: Streamable HTTP."""
 STDIO_BACKEND: Final = "mcp_django.client.stdio.StdioConnection"
 """The `BACKEND` of a `SERVERS` entry with a `COMMAND` and none of its own: a subprocess over stdio."""
+COMMON_KEYS: Final = frozenset(
+    {"BACKEND", "HEADERS", "TOKEN", "AUTH", "CONNECT_TIMEOUT", "READ_TIMEOUT", "PROTOCOL_VERSION"}
+)
+"""The keys every kind of remote reads; a backend adds its own (`RemoteConnection.config_keys`)."""
+POLICY_KEYS: Final = frozenset({"FAIL_OPEN", "TIMEOUT"})
+"""The other keys of a `SERVERS` entry: how an interceptor chain treats the server (`gateway.interceptor_servers`)."""
 
 
 @dataclass(frozen=True)

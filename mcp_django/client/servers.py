@@ -32,17 +32,19 @@ from typing import Any, Final
 from django.utils.module_loading import import_string
 
 from mcp_django.client.conf import client_settings
-from mcp_django.client.config import HTTP_BACKEND, STDIO_BACKEND, ClientAuth, ServerConfig, UpstreamOAuth
+from mcp_django.client.config import (
+    COMMON_KEYS,
+    HTTP_BACKEND,
+    POLICY_KEYS,
+    STDIO_BACKEND,
+    ClientAuth,
+    ServerConfig,
+    UpstreamOAuth,
+)
 from mcp_django.client.remote import RemoteConnection
 
-COMMON_KEYS: Final = frozenset(
-    {"BACKEND", "HEADERS", "TOKEN", "AUTH", "CONNECT_TIMEOUT", "READ_TIMEOUT", "PROTOCOL_VERSION"}
-)
-"""The keys every kind of remote reads; a backend adds its own (`RemoteConnection.config_keys`)."""
 INFERRED: Final = {"URL": HTTP_BACKEND, "COMMAND": STDIO_BACKEND}
 """The `BACKEND` an entry without one gets, by the key it has (exactly one of them)."""
-POLICY_KEYS: Final = frozenset({"FAIL_OPEN", "TIMEOUT"})
-"""The other keys of a `SERVERS` entry: how an interceptor chain treats the server (`interceptor_servers`)."""
 
 
 @functools.cache

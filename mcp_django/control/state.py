@@ -27,7 +27,7 @@ from typing import Any, Final
 from django.apps import apps
 from django.utils.module_loading import import_string
 
-from mcp_django.client.servers import COMMON_KEYS, POLICY_KEYS
+from mcp_django.client.config import COMMON_KEYS, POLICY_KEYS
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints.overlay import changed
 from mcp_django.models import InterceptorState, ProviderState, ScopedState, StateVersion, ToolState

@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from mcp_django.client.conf import client_settings
-from mcp_django.client.config import ServerConfig
-from mcp_django.client.servers import POLICY_KEYS, server_config
+from mcp_django.client.config import POLICY_KEYS, ServerConfig
 from mcp_django.client.servers import config_problems as connection_problems
+from mcp_django.client.servers import server_config
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints.overlay import installed, on_change
 from mcp_django.exceptions import BackendUnavailable, RemoteError

@@ -57,8 +57,8 @@ def manage(folder: Path, env: dict[str, str], *args: str) -> str:
 
 
 class Project:
-    def __init__(self, folder: Path, port: int, token: str) -> None:
-        self.folder, self.port, self.token = folder, port, token
+    def __init__(self, folder: Path, port: int, token: str, env: dict[str, str]) -> None:
+        self.folder, self.port, self.token, self.env = folder, port, token, env
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -106,7 +106,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
         )  # fmt: skip
     try:
         _wait_until_answering(server, "127.0.0.1", port, log_path)
-        yield Project(folder, port, token)
+        yield Project(folder, port, token, env)
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -171,3 +171,13 @@ async def test_a_write_is_made_by_the_caller_and_answers_with_the_row(project: P
 def test_whitenoise_serves_static_files_through_the_quickstart_s_asgi_py_in_debug(project: Project) -> None:
     assert project.get("/static/nursery/app.css")[0] == 200
     assert project.get("/static/build.txt") == (200, b"built")  # in STATIC_ROOT only: WhiteNoise's
+
+
+def test_a_project_without_the_gateway_loads_no_mcp_client_when_django_starts(project: Project) -> None:
+    # The admin's and the checks' start-up read the client's settings; the client (httpx, OAuth) stays unloaded.
+    loaded = manage(
+        project.folder, project.env, "shell", "-c",
+        "import sys; print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx2', 'httpx', 'authlib')"
+        " or m in ('mcp_django.client.mcpclient', 'mcp_django.client.http')))",
+    )  # fmt: skip
+    assert loaded.splitlines()[-1] == "[]", loaded
