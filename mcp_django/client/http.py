@@ -37,7 +37,7 @@ from mcp_django.protocol.jsonrpc import Message, ParseError, dump_json, notifica
 from mcp_django.protocol.meta import NAME_FIELDS, param_header_error, param_headers_of
 from mcp_django.protocol.versions import Era
 
-logger = logging.getLogger("mcp_django.gateway")
+logger = logging.getLogger("mcp_django.client")
 
 _MAX_RESUMPTIONS: Final = 3
 _MAX_AUTH_RETRIES: Final = 2
@@ -251,7 +251,7 @@ class HTTPConnection(RemoteConnection):
                     if status in (401, 403) and auth is not None and attempt < _MAX_AUTH_RETRIES:
                         challenge = Challenge.parse(response.headers.get("www-authenticate", ""))
                     elif status in (401, 403):
-                        raise self.unavailable("refused", f"the server refused the gateway (HTTP {status})")
+                        raise self.unavailable("refused", f"the server refused the client (HTTP {status})")
                     elif status >= 500:
                         raise self.unavailable("unreachable", f"the server failed (HTTP {status})")
                     else:
@@ -259,7 +259,7 @@ class HTTPConnection(RemoteConnection):
                         return
                 assert auth is not None
                 if not await auth.challenged(self.server, challenge, status):
-                    raise self.unavailable("refused", f"the server refused the gateway (HTTP {status})")
+                    raise self.unavailable("refused", f"the server refused the client (HTTP {status})")
         except httpx2.TimeoutException:
             raise self.unavailable("timeout", "the server did not answer in time") from None
         except httpx2.DecodingError as error:

@@ -41,9 +41,9 @@ from mcp_django.protocol.versions import (
 )
 from mcp_django.version import __version__
 
-logger = logging.getLogger("mcp_django.gateway")
+logger = logging.getLogger("mcp_django.client")
 
-CLIENT_INFO: Final[Mapping[str, str]] = {"name": "mcp-django-gateway", "version": __version__}
+CLIENT_INFO: Final[Mapping[str, str]] = {"name": "mcp-django", "version": __version__}
 _PROTOCOL_META_PREFIX: Final = "io.modelcontextprotocol/"
 
 _request_ids = itertools.count(1)

@@ -19,7 +19,7 @@ from mcp_django.client.config import ServerConfig
 from mcp_django.protocol import jsonrpc
 from mcp_django.protocol.jsonrpc import Message, request_id_of
 
-logger = logging.getLogger("mcp_django.gateway")
+logger = logging.getLogger("mcp_django.client")
 
 _SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 _LIST_CHANGED: Final[Mapping[str, str]] = {
@@ -116,7 +116,7 @@ class ServerStream:
                     failed = {"code": jsonrpc.INTERNAL_ERROR, "message": "The client could not answer the elicitation"}
                     return {"jsonrpc": "2.0", "id": request_id, "error": failed}
                 return {"jsonrpc": "2.0", "id": request_id, "result": dict(answer)}
-            error = {"code": jsonrpc.METHOD_NOT_FOUND, "message": f"Method not supported by the gateway: {method}"}
+            error = {"code": jsonrpc.METHOD_NOT_FOUND, "message": f"Method not supported by this client: {method}"}
             return {"jsonrpc": "2.0", "id": request_id, "error": error}
         message = _without_subscription_id(message)
         targets = [on_notification] if on_notification is not None else list(self._listeners)

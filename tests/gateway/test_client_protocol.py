@@ -114,6 +114,27 @@ async def test_a_request_refused_after_the_handshake_is_retried_once_in_the_vers
     assert len({message["id"] for message in connection.sent}) == 3
 
 
+async def test_the_client_introduces_itself_as_mcp_django_in_both_eras() -> None:
+    answers = {
+        "server/discover": {"result": {"supportedVersions": ["2026-07-28"], "capabilities": {}}},
+        "initialize": {"result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}},
+    }
+    stateless, handshake = (
+        InProcessConnection(
+            ServerConfig(name="s", url="http://s.invalid/mcp", protocol_version=version),
+            lambda request: answers.get(request["method"], {"result": {"tools": []}}),
+        )
+        for version in ("2026-07-28", "2025-11-25")
+    )
+
+    await stateless.request("tools/list")
+    await handshake.request("tools/list")
+
+    assert stateless.sent[0]["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"] == "mcp-django"
+    assert handshake.sent[0]["method"] == "initialize"
+    assert handshake.sent[0]["params"]["clientInfo"]["name"] == "mcp-django"
+
+
 def test_request_ids_are_never_reused_by_another_connection_to_the_same_server() -> None:
     # SyncMCPClient opens a connection per call: a retry on a fresh one must not reuse the first call's id.
     server = ServerConfig(name="stateless", url="http://stateless.invalid/mcp")
@@ -177,4 +198,8 @@ def test_a_listing_leaves_out_the_tools_whose_header_annotations_are_invalid(cap
 
     assert [tool["name"] for tool in result["tools"]] == ["valid_tool", "plain"]
     assert connection._param_headers == {"valid_tool": {"region": "Region"}}
-    assert "Remote MCP server 'listing' lists tool 'invalid_empty_header', left out:" in caplog.text
+    left_out = [record for record in caplog.records if "left out" in record.getMessage()]
+    assert [record.getMessage().split(" left out:")[0] for record in left_out] == [
+        "Remote MCP server 'listing' lists tool 'invalid_empty_header',"
+    ]
+    assert left_out[0].name == "mcp_django.client"  # the client's own logger, gateway or not
