@@ -24,6 +24,7 @@ class MCPDjangoConfig(AppConfig):
         import mcp_django.checks.permissions
         import mcp_django.checks.settings
         import mcp_django.extensions  # noqa: F401
+        from mcp_django.client import checks as client_checks  # noqa: F401  # the MCP client's (its settings are ours)
         from mcp_django.conf import mcp_settings
         from mcp_django.declarations.loading import load_declaration_modules
         from mcp_django.registry import all_registries

@@ -2,8 +2,8 @@
 
 `SERVERS` names the remote servers, the way `DATABASES` names databases; the `REMOTE_*` keys are the
 defaults and bounds of every connection to one. Named on `MCPDjangoConfig.mcp_settings` (the client
-ships with the core app); the checks of `SERVERS` entries are the gateway's (mcp_django_gateway.E040,
-E041, E165-E169, E240-E243).
+ships with the core app, and so do its own checks, `client.checks`: mcp_django.E240-E243, W240); the checks
+of what the gateway does with `SERVERS` entries are the gateway's (mcp_django_gateway.E040, E041, E165-E169).
 """
 
 from __future__ import annotations

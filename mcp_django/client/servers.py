@@ -277,7 +277,7 @@ def client_auth_of(auth: Any, url: str | None) -> ClientAuth | None:
     The same configuration gives the same object, so its connections share one cached token.
 
     Raises:
-        ValueError: a malformed client credentials `AUTH` (check `mcp_django_gateway.E240` says what).
+        ValueError: a malformed client credentials `AUTH` (check `mcp_django.E240` says what).
     """
     if not (isinstance(auth, Mapping) and auth.get("TYPE") == "client_credentials"):
         return None

@@ -27,7 +27,6 @@ class GatewayConfig(AppConfig):
         from mcp_django.client.connection import install_callers
         from mcp_django.gateway import (  # noqa: F401  # register the system checks
             checks,
-            client_auth_checks,  # and those of the servers the site signs in to itself
             interceptor_checks,  # and those of the interceptor servers
             upstream_checks,  # and those of the servers users sign in to (AUTH "oauth")
         )

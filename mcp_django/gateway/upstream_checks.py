@@ -26,7 +26,7 @@ _DOCS: Final = "(docs/federation.md)"
 def check_upstream_oauth(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """Check each `SERVERS` entry's `AUTH` (E165 to E168, W165), Authlib (E169) and the connect page (W166).
 
-    Client credentials entries are `client_auth_checks`' (E240 to E243).
+    Client credentials entries are the client's own checks' (`client.checks`, mcp_django.E240 to E243).
     """
     servers = client_settings.SERVERS
     if not isinstance(servers, Mapping):
