@@ -1,18 +1,22 @@
 """Discovery modes on a hub: a remote's namespaced tools are searched, grouped under their namespace and called
-like the local ones (the remote is a registry of this process behind the MCP client, `InProcess`)."""
+like the local ones (the remote is a registry of this process behind the MCP client, `InProcess`); over a
+WebSocket; and behind a gateway, which forwards the search and the calls of the tools it finds."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import pytest
+from django.utils.module_loading import import_string
 
 from mcp_django import Registry
 from mcp_django.catalogues import CatalogueExtension
 from mcp_django.client.connection import pool
 from mcp_django.endpoints import Endpoint
+from mcp_django.scopes import Scope
 from mcp_django.testing import MCPTestClient, assert_tool_result
+from tests.client.backends import InProcess
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -131,3 +135,56 @@ async def test_search_over_a_websocket_finds_and_calls_a_tool_in_both_eras() -> 
     assert [tool["name"] for tool in answers[0]["tools"]] == ["search_tools"]
     assert answers[1]["structuredContent"]["tools"][0]["name"] == "wx_alerts"
     assert answers[3]["structuredContent"] == {"result": ["no alert in Troms"]}
+
+
+class EndpointInProcess(InProcess):
+    """`{"BACKEND": "tests.catalogues.test_hub.EndpointInProcess", "ENDPOINT": "<dotted path to an Endpoint>"}`:
+    an endpoint of this process, its extensions and all, behind the MCP client, to an anonymous caller."""
+
+    config_keys = frozenset({"ENDPOINT"})
+
+    @classmethod
+    def config_problems(cls, config: Mapping[str, Any]) -> list[str]:
+        return [] if isinstance(config.get("ENDPOINT"), str) else ["ENDPOINT must be the dotted path to an Endpoint"]
+
+    @classmethod
+    def location(cls, config: Mapping[str, Any]) -> str:
+        return f"endpoint {config['ENDPOINT']}"
+
+    async def _start(self) -> None:
+        served: Endpoint = import_string(dict(self.server.options)["ENDPOINT"])
+        self._handler = served.handler
+        self._peer = served.connection(None, transport="memory", admitted_scope=Scope.USER)
+
+
+UPSTREAM = Endpoint(
+    "upstream/mcp",
+    name="upstream",
+    registry=weather,
+    allow_anonymous=True,
+    interceptors=[],
+    extensions=[CatalogueExtension("search")],
+)
+
+
+@pytest.mark.parametrize("era", ["handshake", "stateless"])
+async def test_a_gateway_in_front_of_a_search_endpoint_forwards_the_search_and_the_found_tools_call(era: Any) -> None:
+    gateway = Endpoint(
+        "gateway/mcp",
+        name="search-gateway",
+        backend={
+            "BACKEND": "tests.catalogues.test_hub.EndpointInProcess",
+            "ENDPOINT": "tests.catalogues.test_hub.UPSTREAM",
+        },
+        allow_anonymous=True,
+        interceptors=[],
+    )
+    client = MCPTestClient(gateway, era=era)
+
+    listed = [tool["name"] for tool in await client.list_tools()]
+    found = assert_tool_result(await client.call_tool("search_tools", {"query": "storm alerts"}))
+    called = await client.call_tool("alerts", {"region": "Finnmark"})
+
+    assert listed == ["search_tools"]
+    assert found["structuredContent"]["tools"][0]["name"] == "alerts"
+    assert_tool_result(called, text="no alert in Finnmark")
