@@ -80,7 +80,8 @@ class InterceptorServerOverride:
     url: str = ""
     headers: Mapping[str, str] | None = None
     fail_open: bool | None = None
-    timeout_ms: int | None = None
+    timeout: float | None = None
+    """Seconds, like the entry's `TIMEOUT`."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -164,7 +165,7 @@ class ControlState:
                 row.url,
                 MappingProxyType(dict(row.headers)) if isinstance(row.headers, dict) else None,
                 row.fail_open,
-                row.timeout_ms,
+                row.timeout,
             )
             for row in rows
         }
@@ -246,8 +247,8 @@ class ControlState:
                 entry["HEADERS"] = dict(override.headers)
             if override.fail_open is not None:
                 entry["FAIL_OPEN"] = override.fail_open
-            if override.timeout_ms is not None:
-                entry["TIMEOUT"] = override.timeout_ms / 1000
+            if override.timeout is not None:
+                entry["TIMEOUT"] = override.timeout
             if name in result or override.url:
                 result[name] = entry  # a row with a new name and no URL adds nothing
         return result

@@ -48,7 +48,7 @@ class RemoteServerAdmin(ScopedStateAdminMixin, _RemoteServerAdminBase):
         "interceptors_enabled",
         "url",
         "fail_open",
-        "timeout_ms",
+        "timeout",
         "present_in_code",
         "updated",
     ]
@@ -57,7 +57,7 @@ class RemoteServerAdmin(ScopedStateAdminMixin, _RemoteServerAdminBase):
     fieldsets = [
         (None, {"fields": ["name", "in_settings", "endpoints", "reachable", "health"]}),
         ("Its tools, resources and prompts", {"fields": ["enabled", "min_scope"]}),
-        ("Its interceptors", {"fields": ["interceptors_enabled", "url", "headers", "fail_open", "timeout_ms"]}),
+        ("Its interceptors", {"fields": ["interceptors_enabled", "url", "headers", "fail_open", "timeout"]}),
     ]
     readonly_fields = ["in_settings", "endpoints", "reachable", "health"]
     actions = ["enable_selected", "disable_selected", "enable_interceptors", "disable_interceptors"]

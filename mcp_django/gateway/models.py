@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models
 
 from mcp_django.models import ScopedState, help_texts
@@ -29,7 +30,7 @@ class RemoteServer(ScopedState):
 
     As a source (`enabled`, `min_scope`): switched off, its tools, resources and prompts vanish from every
     gateway and hub in front of it; a minimum scope raises or lowers the one each endpoint gives it.
-    As an interceptor server (`interceptors_enabled`, `url`, `headers`, `fail_open`, `timeout_ms`): a row
+    As an interceptor server (`interceptors_enabled`, `url`, `headers`, `fail_open`, `timeout`): a row
     named like an entry of `MCP_DJANGO["SERVERS"]` amends it (blank fields keep the settings' values), a
     row with a new name and a URL adds one; its interceptors join every chain whose list names it
     (`{"SERVER": name}`) or all servers (`{"SERVER": "*"}`): docs/remote-interceptors.md.
@@ -52,8 +53,12 @@ class RemoteServer(ScopedState):
         help_text="On: an interceptor server that cannot be listed or called is skipped instead of refusing "
         "every call. Blank: as configured (default off).",
     )
-    timeout_ms = models.PositiveIntegerField(
-        "timeout (ms)", null=True, blank=True, help_text="Bound on each interceptor call to it. Blank: as configured."
+    timeout = models.FloatField(
+        "timeout (seconds)",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.001)],
+        help_text="Bound on each interceptor call to it, in seconds (like its TIMEOUT). Blank: as configured.",
     )
 
     class Meta:

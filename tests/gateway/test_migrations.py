@@ -54,9 +54,7 @@ def _old_rows(executor: MigrationExecutor) -> None:
 
 def _merged() -> dict[str, tuple[Any, ...]]:
     fields = ("enabled", "min_scope", "present_in_code", "interceptors_enabled", "url", "headers", "fail_open")
-    return {
-        row.name: (*(getattr(row, field) for field in fields), row.timeout_ms) for row in RemoteServer.objects.all()
-    }
+    return {row.name: (*(getattr(row, field) for field in fields), row.timeout) for row in RemoteServer.objects.all()}
 
 
 @pytest.mark.django_db(transaction=True)
@@ -68,7 +66,7 @@ def test_migrating_forward_merges_each_servers_two_rows_into_one_and_keeps_the_u
         _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
 
     assert _merged() == {
-        "both": (False, Scope.SYSTEM, True, False, "https://both.example/mcp", {"X-Key": "k"}, True, 300),
+        "both": (False, Scope.SYSTEM, True, False, "https://both.example/mcp", {"X-Key": "k"}, True, 0.3),
         "gone": (True, None, False, True, "", None, None, None),
         "added": (True, None, False, True, "https://added.example/mcp", None, None, None),
     }
@@ -111,3 +109,35 @@ def test_migrating_back_splits_the_rows_again() -> None:
 
     assert states == {"both": False, "plain": True}
     assert servers == {"both": False}
+
+
+SECONDS: tuple[str, str | None] = ("mcp_django_gateway", "0003_remoteserver_timeout_seconds")
+MILLISECONDS: list[tuple[str, str | None]] = [("mcp_django_gateway", "0002_remoteserver")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_remote_server_s_timeout_in_milliseconds_becomes_seconds_and_back() -> None:
+    try:
+        executor = _migrate(MILLISECONDS)
+        old = executor.loader.project_state(("mcp_django_gateway", "0002_remoteserver")).apps.get_model(
+            "mcp_django_gateway", "RemoteServer"
+        )
+        old.objects.create(name="guard", timeout_ms=300)
+        old.objects.create(name="slow", timeout_ms=12_000)
+        old.objects.create(name="default")
+        executor = _migrate([SECONDS])
+        new = executor.loader.project_state(("mcp_django_gateway", "0003_remoteserver_timeout_seconds")).apps.get_model(
+            "mcp_django_gateway", "RemoteServer"
+        )
+        forward = dict(new.objects.values_list("name", "timeout"))
+        new.objects.filter(name="guard").update(timeout=0.25)
+        executor = _migrate(MILLISECONDS)
+        old = executor.loader.project_state(("mcp_django_gateway", "0002_remoteserver")).apps.get_model(
+            "mcp_django_gateway", "RemoteServer"
+        )
+        back = dict(old.objects.values_list("name", "timeout_ms"))
+    finally:
+        _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+    assert forward == {"guard": 0.3, "slow": 12.0, "default": None}
+    assert back == {"guard": 250, "slow": 12_000, "default": None}

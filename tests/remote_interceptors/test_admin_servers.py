@@ -63,7 +63,7 @@ def test_adding_a_server_in_the_admin_moves_the_stamp_and_adds_it(admin_client: 
 
 
 def test_a_row_amends_or_switches_off_a_server_of_the_settings() -> None:
-    RemoteServer.objects.create(name="guard", url="https://other.example/mcp", fail_open=True, timeout_ms=300)
+    RemoteServer.objects.create(name="guard", url="https://other.example/mcp", fail_open=True, timeout=0.3)
     assert servers() == {"guard": ("https://other.example/mcp", True, 300)}
     RemoteServer.objects.filter(name="guard").update(interceptors_enabled=False)
     RemoteServer.objects.get(name="guard").save()  # the signal moves the stamp

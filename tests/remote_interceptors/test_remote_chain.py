@@ -161,7 +161,7 @@ async def test_the_admin_switches_a_server_off_and_adds_one(interceptor_host: Li
     with servers([{"SERVER": "*"}], guard={"URL": interceptor_host.url("/host/mcp")}):
         mcp = client(None)
         assert text_of(await mcp.call_tool("echo", {"text": "forbidden"})) == "forbidden"  # * : the admin's rows
-        row = await sync_to_async(RemoteServer.objects.create)(name="guard", timeout_ms=3000)
+        row = await sync_to_async(RemoteServer.objects.create)(name="guard", timeout=3)
         assert (await mcp.call_tool("echo", {"text": "forbidden"}))["isError"] is True
         row.interceptors_enabled = False
         await sync_to_async(row.save)()
