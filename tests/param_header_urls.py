@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any
 
+from django.urls import URLPattern
 from pydantic import Field
 
 from mcp_django import Context, Registry, ToolProvider
 from mcp_django.declarations import Tool
 from mcp_django.extensions import Extension
 from mcp_django.interceptors import Invocation, MutationInterceptor, MutationResult
+from mcp_django.providers.base import Provider
 from mcp_django.sources import Source
 from mcp_django.toolsets import Toolset
 from mcp_django.urls import endpoint
@@ -78,24 +80,17 @@ class ToTheMoon(MutationInterceptor):
         return MutationResult(modified=True, payload=payload)
 
 
+def adapter(kind: str, provider: type[Provider]) -> list[URLPattern]:
+    """The endpoint `/<kind>/mcp`, serving `provider` alone."""
+    return endpoint(
+        f"{kind}/mcp", name=f"ph-{kind}", mode="adapter", providers=[provider], allow_anonymous=True, interceptors=[]
+    )
+
+
 urlpatterns = [
     *endpoint("registry/mcp", name="ph-registry", registry=declared, allow_anonymous=True, interceptors=[]),
-    *endpoint(
-        "provider/mcp",
-        name="ph-provider",
-        mode="adapter",
-        providers=[RegionProvider],
-        allow_anonymous=True,
-        interceptors=[],
-    ),
-    *endpoint(
-        "toolset/mcp",
-        name="ph-toolset",
-        mode="adapter",
-        providers=[RegionToolset],
-        allow_anonymous=True,
-        interceptors=[],
-    ),
+    *adapter("provider", RegionProvider),
+    *adapter("toolset", RegionToolset),
     *endpoint(
         "extension/mcp",
         name="ph-extension",

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from mcp_django.client.conf import client_settings
 from mcp_django.client.config import ClientAuth, ElicitationHandler, ServerConfig
@@ -56,6 +56,16 @@ on_change("state", _forget_settings_chain)
 mcp_settings.on_reload(_forget_settings_chain)
 
 
+class MCPClientOptions(TypedDict, total=False):
+    """`MCPClient`'s (and `SyncMCPClient`'s) options after the server; mypy checks them, an unknown one is a
+    `TypeError`."""
+
+    interceptors: Sequence[Any] | None
+    user: Any
+    auth: ClientAuth | None
+    elicitation: ElicitationHandler | None
+
+
 class MCPClient(MCPClientMethods):
     """An async MCP client to one server whose requests go through the interceptor chain.
 
@@ -79,17 +89,15 @@ class MCPClient(MCPClientMethods):
 
     Raises:
         ValueError: a server with `"AUTH": "oauth"` and no `user`: nobody's token to call it with.
+        TypeError: an option `MCPClientOptions` does not have.
     """
 
-    def __init__(
-        self,
-        server: str | Mapping[str, Any] | ServerConfig,
-        *,
-        interceptors: Sequence[Any] | None = None,
-        user: Any = None,
-        auth: ClientAuth | None = None,
-        elicitation: ElicitationHandler | None = None,
-    ) -> None:
+    def __init__(self, server: str | Mapping[str, Any] | ServerConfig, **options: Unpack[MCPClientOptions]) -> None:
+        unknown = sorted(set(options) - MCPClientOptions.__optional_keys__)
+        if unknown:
+            raise TypeError(f"MCPClient: unknown option {unknown[0]!r}")
+        interceptors, user = options.get("interceptors"), options.get("user")
+        auth, elicitation = options.get("auth"), options.get("elicitation")
         self.server = server_config(server)
         if auth is not None:
             self.server = dataclasses.replace(self.server, auth=auth)
@@ -209,17 +217,8 @@ class SyncMCPClient(SyncClient[MCPClient]):
 
     list_interceptors = synced(MCPClient.list_interceptors)
 
-    def __init__(
-        self,
-        server: str | Mapping[str, Any] | ServerConfig,
-        *,
-        interceptors: Sequence[Any] | None = None,
-        user: Any = None,
-        auth: ClientAuth | None = None,
-        elicitation: ElicitationHandler | None = None,
-    ) -> None:
-        client = MCPClient(server, interceptors=interceptors, user=user, auth=auth, elicitation=elicitation)
-        super().__init__(client, finish=_end_of_loop)
+    def __init__(self, server: str | Mapping[str, Any] | ServerConfig, **options: Unpack[MCPClientOptions]) -> None:
+        super().__init__(MCPClient(server, **options), finish=_end_of_loop)
 
 
 async def _end_of_loop() -> None:

@@ -61,3 +61,9 @@ async def test_without_the_gateway_app_a_server_taking_each_user_s_own_token_is_
 
 def test_the_gateway_app_gives_mcpclient_each_user_s_own_connection() -> None:
     assert isinstance(installed_callers(), UpstreamConnections)
+
+
+def test_mcpclient_and_sync_mcpclient_refuse_an_option_they_do_not_have() -> None:
+    for client in (MCPClient, SyncMCPClient):
+        with pytest.raises(TypeError, match="unknown option 'interceptor'"):
+            client(IN_PROCESS, interceptor=[])  # type: ignore[call-arg]  # the misspelling under test

@@ -115,18 +115,7 @@ def client_credentials(
     Raises:
         UpstreamAuthError: the token endpoint refused or failed.
     """
-    extra: dict[str, Any] = {"scope": scope} if scope else {}
-    return _token(
-        server,
-        registration,
-        "fetch_token",
-        discovery.token_endpoint,
-        discovery=discovery,
-        key=key,
-        grant_type="client_credentials",
-        resource=discovery.resource,
-        **extra,
-    )
+    return _granted(server, discovery, registration, "client_credentials", scope, key=key, resource=discovery.resource)
 
 
 def identity_assertion(
@@ -168,15 +157,28 @@ def jwt_bearer(
     Raises:
         UpstreamAuthError: the token endpoint refused or failed.
     """
-    extra: dict[str, Any] = {"scope": scope} if scope else {}
+    return _granted(server, discovery, registration, JWT_BEARER, scope, assertion=assertion)
+
+
+def _granted(
+    server: ServerConfig,
+    discovery: Discovery,
+    registration: Registration,
+    grant_type: str,
+    scope: str | None,
+    **params: Any,
+) -> dict[str, Any]:
+    """A token from `discovery`'s token endpoint for `grant_type`, asking for `scope` when there is one."""
+    if scope:
+        params["scope"] = scope
     return _token(
         server,
         registration,
         "fetch_token",
         discovery.token_endpoint,
-        grant_type=JWT_BEARER,
-        assertion=assertion,
-        **extra,
+        discovery=discovery,
+        grant_type=grant_type,
+        **params,
     )
 
 
