@@ -41,6 +41,9 @@ client_settings: Final = MCPSettings(
         # may use an authorization server on loopback too (development and tests only).
         "REMOTE_OAUTH_MAX_BYTES": 64 * 1024,
         "REMOTE_OAUTH_ALLOW_LOOPBACK": False,
+        # What a gateway or hub does with a remote tool's or prompt's definition (docs/federation.md):
+        # "pin" it when first seen and withhold a changed one until an admin approves it, or "trust" it.
+        "REMOTE_DEFINITIONS": "pin",
     },
     owner="mcp_django.client",
     rules={
@@ -56,5 +59,6 @@ client_settings: Final = MCPSettings(
         "REMOTE_RETRY_AFTER": _SECONDS,
         "REMOTE_OAUTH_MAX_BYTES": _COUNT,
         "REMOTE_OAUTH_ALLOW_LOOPBACK": (lambda v: isinstance(v, bool), "True or False"),
+        "REMOTE_DEFINITIONS": (lambda v: v in ("pin", "trust"), '"pin" or "trust"'),
     },
 )

@@ -1,4 +1,5 @@
-"""The gateway's admin: one row per remote MCP server, and who has connected their own account to which.
+"""The gateway's admin: one row per remote MCP server, who has connected their own account to which, and the
+pinned definitions of remote tools and prompts (a changed one approved here, its diff shown).
 
 `RemoteServerAdmin` switches a server's tools, resources and prompts (in every gateway and hub in front of
 it) and its interceptors (in every chain that names it) on and off, each on its own, sets its minimum
@@ -8,25 +9,30 @@ token, and ends them. docs/admin.md.
 
 from __future__ import annotations
 
+import difflib
+import json
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.html import format_html
 
 from mcp_django.admin import ScopedStateAdminMixin, switch_actions
 from mcp_django.client.conf import client_settings
 from mcp_django.client.servers import location
 from mcp_django.control import inventory
 from mcp_django.gateway.extension import remote_sources
-from mcp_django.gateway.models import RemoteServer, UpstreamCredential
+from mcp_django.gateway.models import RemoteDefinition, RemoteServer, UpstreamCredential
 
 if TYPE_CHECKING:
     _RemoteServerAdminBase = admin.ModelAdmin[RemoteServer]
     _UpstreamCredentialAdminBase = admin.ModelAdmin[UpstreamCredential]
+    _RemoteDefinitionAdminBase = admin.ModelAdmin[RemoteDefinition]
 else:  # ModelAdmin is generic only in django-stubs
-    _RemoteServerAdminBase = _UpstreamCredentialAdminBase = admin.ModelAdmin
+    _RemoteServerAdminBase = _UpstreamCredentialAdminBase = _RemoteDefinitionAdminBase = admin.ModelAdmin
 
 
 @admin.register(RemoteServer)
@@ -126,3 +132,50 @@ class UpstreamCredentialAdmin(_UpstreamCredentialAdminBase):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(RemoteDefinition)
+class RemoteDefinitionAdmin(_RemoteDefinitionAdminBase):
+    """Remote tools and prompts as pinned (`gateway.pinning`): a changed one is withheld from every gateway and
+    hub until approved here; its page shows what changed. Approving is recorded in the row's history."""
+
+    list_display = ["name", "kind", "server", "state", "changed_at", "approved_by", "approved_at"]
+    list_filter = ["state", "server", "kind"]
+    search_fields = ["name", "server"]
+    fields = ("server", "kind", "name", "state", "changes", "first_seen", "changed_at", "approved_by", "approved_at")
+    readonly_fields = fields
+    actions = ["approve"]
+
+    @admin.display(description="what changed (approved → listed now)")
+    def changes(self, obj: RemoteDefinition) -> str:
+        if obj.seen is None:
+            return "—"
+        return format_html('<pre style="white-space: pre-wrap">{}</pre>', definition_diff(obj.approved, obj.seen))
+
+    @admin.action(description="Approve the new definitions (serve them from now on)", permissions=["change"])
+    def approve(self, request: HttpRequest, queryset: QuerySet[RemoteDefinition]) -> None:
+        approved = 0
+        for row in queryset.filter(state=RemoteDefinition.State.CHANGED):
+            diff = definition_diff(row.approved, row.seen)
+            row.approved, row.approved_digest = row.seen, row.seen_digest
+            row.seen, row.seen_digest, row.state = None, "", RemoteDefinition.State.PINNED
+            row.approved_by, row.approved_at = request.user, timezone.now()  # type: ignore[assignment]
+            row.save()
+            self.log_change(request, row, f"Approved the changed definition:\n{diff}")
+            approved += 1
+        self.message_user(request, f"{approved} definition(s) approved: served from now on.", messages.SUCCESS)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None and super().has_change_permission(request)  # the action, never the form
+
+
+def definition_diff(approved: Any, seen: Any) -> str:
+    """A unified diff of two definitions as indented JSON (keys sorted)."""
+
+    def lines(value: Any) -> list[str]:
+        return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
+
+    return "\n".join(difflib.unified_diff(lines(approved), lines(seen), "approved", "listed now", lineterm=""))

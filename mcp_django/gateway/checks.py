@@ -1,5 +1,5 @@
-"""The gateway's system checks: the server each gateway endpoint names (E031), hubs (E141 to E143), and the
-bound on one forwarded call (W160).
+"""The gateway's system checks: the server each gateway endpoint names (E031), hubs (E141 to E143), the
+bound on one forwarded call (W160), and remote definitions served unpinned (W250).
 
 `SERVERS` entries themselves are checked with the interceptor entries (`interceptor_checks`: E040, E041).
 Registered by `MCPDjangoConfig.ready()`; the IDs are the gateway's, `mcp_django_gateway.*`.
@@ -116,5 +116,20 @@ def check_remote_call_timeout(app_configs: Iterable[AppConfig] | None = None, **
             f"{_setting('REMOTE_CALL_TIMEOUT')} is shorter than REMOTE_READ_TIMEOUT.",
             hint="A forwarded call would end before its answer is due: raise it, or lower the other.",
             id="mcp_django_gateway.W160",
+        )
+    ]
+
+
+@register(Tags.security)
+def check_remote_definitions(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """W250: with remote servers configured, their tools' definitions are trusted rather than pinned."""
+    servers = client_settings.SERVERS
+    if client_settings.REMOTE_DEFINITIONS != "trust" or not (isinstance(servers, Mapping) and servers):
+        return []
+    return [
+        Warning(
+            f"{_setting('REMOTE_DEFINITIONS')} is 'trust': remote tool changes go unreviewed.",
+            hint="Use 'pin' (the default): a changed definition then waits for an admin's approval.",
+            id="mcp_django_gateway.W250",
         )
     ]

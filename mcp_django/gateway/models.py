@@ -1,5 +1,5 @@
 """The gateway app's rows: one per remote MCP server (`RemoteServer`), each user's tokens for one server
-(`UpstreamCredential`).
+(`UpstreamCredential`), the pinned definition of each remote tool and prompt (`RemoteDefinition`).
 
 They belong to the `mcp_django_gateway` app (`mcp_django.gateway`). Until the gateway became an app of its
 own they were the `mcp_django` app's: `UpstreamCredential` kept its table (`mcp_django_upstreamcredential`),
@@ -14,10 +14,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
+from django.utils import timezone
 
 from mcp_django.models import ScopedState, help_texts
 
-__all__ = ["RemoteServer", "UpstreamCredential"]
+__all__ = ["RemoteDefinition", "RemoteServer", "UpstreamCredential"]
 
 
 @help_texts(
@@ -106,3 +107,42 @@ class UpstreamCredential(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} → {self.server}"
+
+
+class RemoteDefinition(models.Model):
+    """A remote tool's or prompt's definition as an admin let it through: pinned when first seen, withheld
+    while the remote serves another (docs/federation.md#pinned-definitions).
+
+    `approved` is what every gateway and hub serves; `seen` is a different definition the remote listed
+    since, which nothing serves (the tool is neither listed nor callable) until an admin approves it.
+    """
+
+    class State(models.TextChoices):
+        PINNED = "pinned", "pinned"
+        CHANGED = "changed", "changed: withheld until approved"
+
+    server = models.CharField(max_length=100, db_index=True, help_text="The remote server's name in SERVERS.")
+    kind = models.CharField(max_length=16, choices=[("tool", "tool"), ("prompt", "prompt")])
+    name = models.CharField(max_length=255, help_text="The name the remote gives it (without a hub's namespace).")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.PINNED, db_index=True)
+    approved = models.JSONField(help_text="The definition served.")
+    approved_digest = models.CharField(max_length=64)
+    seen = models.JSONField(null=True, blank=True, help_text="A different definition the remote lists, withheld.")
+    seen_digest = models.CharField(max_length=64, blank=True)
+    first_seen = models.DateTimeField(default=timezone.now)
+    changed_at = models.DateTimeField(null=True, blank=True, help_text="When the remote first listed `seen`.")
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "MCP remote definition"
+        verbose_name_plural = "MCP remote definitions"
+        ordering = ["server", "kind", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["server", "kind", "name"], name="mcp_django_gateway_definition_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.server}: {self.kind} {self.name}"

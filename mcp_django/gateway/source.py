@@ -10,7 +10,8 @@ remote through this source as it reaches any other. It adds what fronting a serv
   which keeps it a URI and is undone by removing it); without one, names pass unchanged (a gateway);
 - a tool whose `inputSchema` is missing or not an object schema is listed as `{"type": "object"}`;
 - lists are fetched whole (following the remote cursors), cleaned and bounded (`listing.Listing`,
-  `limits`), and paged again by the core; the `x-mcp-header` arguments of annotated tools are remembered
+  `limits`), their tools and prompts pinned (`pinning`: a changed definition is withheld until an admin
+  approves it), and paged again by the core; the `x-mcp-header` arguments of annotated tools are remembered
   (the latest `REMOTE_MAX_LIST_ITEMS`) for the HTTP transport's `Mcp-Param-*` check;
 - in a composition that `tolerates_down` (a hub), a remote never fails a list: one that does not
   answer a list (or its handshake) within `REMOTE_LIST_TIMEOUT` or cannot be reached drops out of
@@ -50,6 +51,7 @@ from mcp_django.exceptions import BackendUnavailable, RemoteError
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking, with_outer_uris
 from mcp_django.gateway.health import Health, recorded_open, tolerated_list, tolerated_open
 from mcp_django.gateway.listing import Listing, clean_text
+from mcp_django.gateway.pinning import pinned_items, withheld
 from mcp_django.gateway.remote_apps import remote_resource, remote_tool
 from mcp_django.gateway.tasks import RemoteTasks
 from mcp_django.gateway.upstream import NotConnected, ask_to_connect, connection_for, refused
@@ -338,7 +340,7 @@ class RemoteSource(RemoteTasks, Source):
                 listing.add(result.get(key))
                 cursor = result.get("nextCursor")
                 if not isinstance(cursor, str) or not cursor:
-                    return listing.done()
+                    return await pinned_items(server, method, listing.done())
         raise listing.too_many_pages()
 
     # -- the Source interface ----------------------------------------------------------------------
@@ -359,6 +361,8 @@ class RemoteSource(RemoteTasks, Source):
         """The remote tool `name` stands for, without listing (the remote answers for one it does not have)."""
         inner = self.inner_name(name)
         if inner is None or not self.serves_tool(inner) or self.tool_scope(inner) > scope:
+            return None
+        if await withheld(self.remote.name, "tool", inner):  # its definition changed: not callable until approved
             return None
         return _RemoteTool(self, inner, self.param_headers.get(name, {}))
 
@@ -398,7 +402,9 @@ class RemoteSource(RemoteTasks, Source):
 
     async def get_prompt(self, name: str, ctx: RequestContext, scope: Scope) -> _RemotePrompt | None:
         inner = self.inner_name(name)
-        return None if inner is None else _RemotePrompt(self, inner)
+        if inner is None or await withheld(self.remote.name, "prompt", inner):
+            return None
+        return _RemotePrompt(self, inner)
 
     async def complete(
         self,

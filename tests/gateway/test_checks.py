@@ -1,4 +1,4 @@
-"""The gateway's system checks: E031 (the server a gateway endpoint names) and W160."""
+"""The gateway's system checks: E031 (the server a gateway endpoint names), W160 and W250."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.core.checks import Error, Warning
 from django.test import override_settings
 
 from mcp_django.checks.settings import check_settings
-from mcp_django.gateway.checks import check_gateways, check_remote_call_timeout
+from mcp_django.gateway.checks import check_gateways, check_remote_call_timeout, check_remote_definitions
 
 
 @pytest.mark.urls("tests.gateway.urls")
@@ -59,3 +59,18 @@ def test_w160_a_remote_call_timeout_shorter_than_the_read_timeout() -> None:
         ]
     with override_settings(MCP_DJANGO={"REMOTE_CALL_TIMEOUT": 30, "REMOTE_READ_TIMEOUT": 30}):
         assert check_remote_call_timeout() == []
+
+
+def test_w250_remote_definitions_trusted_with_servers_configured() -> None:
+    with override_settings(MCP_DJANGO={"REMOTE_DEFINITIONS": "trust", "SERVERS": {"x": {"URL": "https://x/mcp"}}}):
+        assert check_remote_definitions() == [
+            Warning(
+                "MCP_DJANGO['REMOTE_DEFINITIONS'] is 'trust': remote tool changes go unreviewed.",
+                hint="Use 'pin' (the default): a changed definition then waits for an admin's approval.",
+                id="mcp_django_gateway.W250",
+            )
+        ]
+    with override_settings(MCP_DJANGO={"REMOTE_DEFINITIONS": "trust", "SERVERS": {}}):
+        assert check_remote_definitions() == []
+    with override_settings(MCP_DJANGO={"SERVERS": {"x": {"URL": "https://x/mcp"}}}):
+        assert check_remote_definitions() == []
