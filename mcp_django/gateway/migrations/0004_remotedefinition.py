@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('mcp_django_gateway', '0002_remoteserver'),
+        ('mcp_django_gateway', '0003_remoteserver_timeout_seconds'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
