@@ -8,10 +8,14 @@ import os
 import re
 import subprocess
 import sys
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
+from rest_framework.authtoken.models import Token
 
+from example_project.demo.models import Book
 from mcp_django.endpoints import mounted_endpoints
 from tests.conftest import ROOT
 
@@ -50,6 +54,31 @@ def test_the_landing_page_s_curl_line_calls_a_tool_as_written() -> None:
     result = json.loads(response.content)["result"]
     assert "isError" not in result, result
     assert "books" in result["structuredContent"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_landing_page_s_idempotent_curl_line_adds_the_book_once_when_sent_twice(django_user_model: Any) -> None:
+    bob = django_user_model.objects.create(username="bob")
+    bob.user_permissions.add(Permission.objects.get(codename="add_book"))
+    token = Token.objects.create(user=bob).key
+    page = Client().get("/").content.decode()
+    curl = html.unescape(re.search(r'<pre id="idempotent-curl">(.*?)</pre>', page, re.S).group(1))  # type: ignore[union-attr]
+    url = re.search(r"curl -sS (\S+)", curl).group(1)  # type: ignore[union-attr]
+    headers = dict(header.split(": ", 1) for header in re.findall(r"-H '([^']+)'", curl))
+    headers["Authorization"] = f"Bearer {token}"  # the page names bob's token, which seed_demo prints
+    body = re.search(r"-d '(.*)'", curl, re.S).group(1)  # type: ignore[union-attr]
+
+    answers = [
+        Client(headers=headers).post(url.removeprefix("http://testserver"), body, content_type=headers["Content-Type"])
+        for _ in range(2)
+    ]
+
+    results = [json.loads(answer.content)["result"] for answer in answers]
+    assert (
+        results[0]["content"] == results[1]["content"] == [{"type": "text", "text": "Added 1 books to the catalogue."}]
+    )
+    assert results[1]["_meta"]["mcp-django.dev/idempotent-replay"] is True
+    assert Book.objects.filter(title="Kindred").count() == 1
 
 
 def test_demo_port_reaches_every_url_the_example_project_builds_for_itself() -> None:

@@ -20,6 +20,8 @@ from mcp_django.gateway.task_handles import outer_task
 from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
 from mcp_django.protocol.jsonrpc import URL_ELICITATION_REQUIRED, Message
 from mcp_django.protocol.versions import Era
+from mcp_django.safety.idempotency import META_KEY as IDEMPOTENCY_KEY
+from mcp_django.safety.idempotency import key_of, remote_key
 from mcp_django.tasks.methods import EXTENSION as TASKS
 from mcp_django.tasks.methods import negotiated
 
@@ -118,6 +120,9 @@ async def forward(
     level = ctx.log_level if ctx.log_level is not None or ctx.era is not Era.HANDSHAKE else "debug"
     if level is not None:  # a handshake caller that set no level takes every message: a 2026 remote is asked for all
         meta[META_LOG_LEVEL] = level
+    key = key_of({"_meta": ctx.meta}, ctx) if method == "tools/call" else None
+    if key is not None:  # the caller's idempotency key goes on, namespaced per caller
+        meta[IDEMPOTENCY_KEY] = remote_key(key, ctx)
     try:
         return await connection.request(
             method,

@@ -92,6 +92,15 @@ def key_of(params: Mapping[str, Any], ctx: RequestContext) -> str | None:
     return sent
 
 
+def remote_key(key: str, ctx: RequestContext) -> str:
+    """The key a gateway or hub sends a remote with a forwarded call: the caller's key namespaced per caller and
+    endpoint (an HMAC keyed with `SECRET_KEY`), so two callers' keys never meet at the remote and it learns none."""
+    from django.utils.crypto import salted_hmac
+
+    scope = f"{ctx.connection.principal_id or ''}\0{getattr(ctx.endpoint, 'name', '') or ''}\0{key}"
+    return salted_hmac("mcp_django.safety.idempotency.remote", scope, algorithm="sha256").hexdigest()
+
+
 def digest_of(name: Any, arguments: Any) -> str:
     """SHA-256 (hex) of a call's tool name and arguments, in a canonical JSON form (keys sorted)."""
     canonical = json.dumps(

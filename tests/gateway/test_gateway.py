@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 from collections.abc import AsyncIterator
 from typing import Any
@@ -24,6 +25,7 @@ from tests.conftest import ROOT
 from tests.gateway.conftest import sdk_stdio_command
 from tests.http_support import ACCEPT, initialize, stateless, stateless_headers
 
+KEY = "mcp-django.dev/idempotency-key"
 pytestmark = [pytest.mark.live, pytest.mark.urls("tests.gateway.urls"), pytest.mark.django_db(transaction=True)]
 
 WAIT = 20.0
@@ -184,6 +186,23 @@ async def test_the_callers_trace_context_and_baggage_never_reach_the_backend() -
     assert "baggage" not in seen
     assert seen.get("tracestate") != "vendor=callers-own"
     assert "4bf92f3577b34da6a3ce929d0e0e4736" not in str(seen.get("traceparent"))
+
+
+async def test_a_callers_idempotency_key_reaches_the_backend_namespaced_per_caller() -> None:
+    alice, bob = await caller("alice"), await caller("bob")
+    key = {"mcp-django.dev/idempotency-key": "order-42"}
+    params = {"name": "seen_meta", "arguments": {}}
+
+    for_alice = await send("/sdk/mcp", "tools/call", params, caller=alice, meta=key)
+    for_bob = await send("/sdk/mcp", "tools/call", params, caller=bob, meta=key)
+    unkeyed = await send("/sdk/mcp", "tools/call", params, caller=alice)
+
+    seen = [answer["result"]["structuredContent"]["meta"].get(KEY) for answer in (for_alice, for_bob, unkeyed)]
+    assert seen[0] is not None
+    assert seen[1] is not None
+    assert re.fullmatch("[0-9a-f]{64}", seen[0])
+    assert seen[0] != seen[1]
+    assert seen[2] is None
 
 
 async def test_a_stdio_backend_starts_with_its_env_and_a_safe_few_of_djangos_variables_not_its_secrets(
