@@ -43,6 +43,7 @@ PUBLIC_MODULES = (
     "mcp_django.skills",
     "mcp_django.ui",
     "mcp_django.telemetry",
+    "mcp_django.catalogues",
 )
 """The modules users import, as the table of docs/reference/api.md lists them."""
 

@@ -18,8 +18,6 @@ from mcp_django.catalogues.modes import MODES, GroupedHook, SearchHook
 from mcp_django.extensions import Extension
 from mcp_django.protocol.hooks import OperationHook
 
-__all__ = ["EXTENSION", "CatalogueExtension"]
-
 EXTENSION: Final = "mcp-django.dev/catalogues"
 _W300: Final = "mcp_django_catalogues.W300"
 

@@ -26,18 +26,6 @@ from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext
 from mcp_django.protocol.results import tool_error
 
-__all__ = [
-    "MODES",
-    "SEARCH_TOOL",
-    "GroupedHook",
-    "Mode",
-    "ModeHook",
-    "SearchHook",
-    "grouped_listing",
-    "groups",
-    "visible_tools",
-]
-
 Mode = Literal["flat", "search", "grouped"]
 MODES: Final[tuple[Mode, ...]] = ("flat", "search", "grouped")
 

@@ -15,8 +15,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-__all__ = ["SYNONYMS", "Index", "rank", "words"]
-
 _WORD: Final = re.compile(r"[a-z0-9]+")
 _CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _K1: Final = 1.2
