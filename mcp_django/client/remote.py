@@ -1,9 +1,10 @@
-"""What every connection to a remote MCP server shares: the session, its errors, and the protocol.
+"""What every connection to a remote MCP server shares: opening it, one request's lifecycle, its errors.
 
 `RemoteConnection` speaks MCP as a client over a transport its subclasses provide
-(`http.HTTPConnection`, `stdio.StdioConnection`): the opening handshake in either era
-(`server/discover` in 2026-07-28, else `initialize`), the per-request `_meta` of the stateless era,
-and re-opening after the server forgot the session. What the server sends of its own accord (its
+(`http.HTTPConnection`, `stdio.StdioConnection`): it opens once for concurrent callers, bounds each
+request in time, and re-opens after the server forgot the session. Which revision it speaks and what
+it declares (the handshake in either era, a -32022 renegotiation, the stateless `_meta`) is
+`negotiation.Negotiation`'s; what the server sends of its own accord (its
 notifications, its requests, the stream they come on) is `streams.ServerStream`'s. Each subclass is a
 kind of remote a `SERVERS` entry's `BACKEND` names: it says which keys it reads and what they give.
 Callers get one through `connection.connect(server)`, which pools them.
@@ -15,36 +16,19 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Mapping
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar
 
 from mcp_django.client.config import ServerConfig
+from mcp_django.client.negotiation import Negotiation
 from mcp_django.client.streams import NotificationListener, ServerStream, SessionExpired
 from mcp_django.conf import mcp_settings
 from mcp_django.exceptions import BackendUnavailable, RemoteError
 from mcp_django.extensions import installed_extensions
 from mcp_django.protocol import jsonrpc
-from mcp_django.protocol.context import (
-    META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
-    META_SERVER_INFO,
-)
 from mcp_django.protocol.jsonrpc import MCPError, Message
 from mcp_django.protocol.observers import ClientObserver, RemotePeer, compose_client_observers
-from mcp_django.protocol.versions import (
-    HANDSHAKE_VERSIONS,
-    LATEST_HANDSHAKE_VERSION,
-    LATEST_STATELESS_VERSION,
-    STATELESS_VERSIONS,
-    Era,
-)
-from mcp_django.version import __version__
 
 logger = logging.getLogger("mcp_django.client")
-
-CLIENT_INFO: Final[Mapping[str, str]] = {"name": "mcp-django", "version": __version__}
-_PROTOCOL_META_PREFIX: Final = "io.modelcontextprotocol/"
 
 _request_ids = itertools.count(1)
 """Request ids, unique in the process rather than per connection: a stateless server has no session to tell
@@ -72,7 +56,7 @@ class NotForwardable(MCPError):
     default_message = "Not forwardable through the gateway"
 
 
-class RemoteConnection(ServerStream):
+class RemoteConnection(Negotiation, ServerStream):
     """A client connection to one remote MCP server, opened on first use and shared by concurrent callers.
 
     After `open()` (done by the first `request`), `protocol_version`, `capabilities`, `server_info` and
@@ -118,11 +102,6 @@ class RemoteConnection(ServerStream):
         self._opened = False
 
     # -- what callers use --------------------------------------------------------------------------
-
-    @property
-    def era(self) -> Era:
-        """The era the server speaks to us (valid once open)."""
-        return Era.STATELESS if self.protocol_version in STATELESS_VERSIONS else Era.HANDSHAKE
 
     async def open(self) -> None:
         """Start the transport and negotiate, once; concurrent callers wait for the same opening.
@@ -221,103 +200,6 @@ class RemoteConnection(ServerStream):
     def unavailable(self, reason: str, detail: str) -> BackendUnavailable:
         """A `BackendUnavailable` naming this server."""
         return BackendUnavailable(self.server.name, reason, detail)
-
-    # -- the protocol ------------------------------------------------------------------------------
-
-    async def _handshake(self) -> None:
-        pinned = self.server.protocol_version
-        if pinned is None or pinned in STATELESS_VERSIONS:
-            version = pinned or LATEST_STATELESS_VERSION
-            self.protocol_version = version
-            try:
-                result = await self._discover()
-            except (RemoteError, SessionExpired, BackendUnavailable) as error:
-                if pinned is not None or (isinstance(error, BackendUnavailable) and error.reason != "protocol"):
-                    raise
-                logger.debug("Remote MCP server %r does not speak %s; trying initialize", self.server.name, version)
-            else:
-                supported = result.get("supportedVersions")
-                if not isinstance(supported, list) or version in supported or pinned is not None:
-                    self._describe(result, result.get("_meta", {}).get(META_SERVER_INFO))
-                    return
-        self.protocol_version = None
-        requested = pinned if pinned in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
-        result = await self._exchange(
-            "initialize",
-            {
-                "protocolVersion": requested,
-                "capabilities": self.server.client_capabilities,
-                "clientInfo": dict(CLIENT_INFO),
-            },
-            None,
-        )
-        negotiated = result.get("protocolVersion")
-        if negotiated not in HANDSHAKE_VERSIONS:
-            raise self.unavailable("protocol", f"the server answered initialize with version {negotiated!r}")
-        self.protocol_version = negotiated
-        self._describe(result, result.get("serverInfo"))
-        await self._notify("notifications/initialized", None)
-
-    async def _discover(self) -> dict[str, Any]:
-        """`server/discover`, sent once more in a version both sides speak if the server refuses ours (-32022)."""
-        try:
-            return await self._exchange("server/discover", {"_meta": self._stateless_meta()}, None)
-        except RemoteError as error:
-            if not self._renegotiate(error):
-                raise
-        return await self._exchange("server/discover", {"_meta": self._stateless_meta()}, None)
-
-    def _renegotiate(self, error: RemoteError) -> bool:
-        """Switch to the newest stateless version the server's -32022 error lists; False when we share none.
-
-        A server refuses the version a request carries with `UnsupportedProtocolVersionError`, its
-        `data.supported` the versions it speaks: the request goes once more in the newest one we share
-        (only the pinned one, when the entry pins a version).
-        """
-        if error.code != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.era is not Era.STATELESS:
-            return False
-        supported = error.data.get("supported") if isinstance(error.data, dict) else None
-        if not isinstance(supported, list):
-            return False
-        pinned = self.server.protocol_version
-        shared = [version for version in ([pinned] if pinned else STATELESS_VERSIONS[::-1]) if version in supported]
-        if not shared:
-            return False
-        logger.info(
-            "Remote MCP server %r refused %s; retrying in %s", self.server.name, self.protocol_version, shared[0]
-        )
-        self.protocol_version = shared[0]
-        return True
-
-    def _describe(self, result: Mapping[str, Any], server_info: Any) -> None:
-        capabilities = result.get("capabilities")
-        self.capabilities = dict(capabilities) if isinstance(capabilities, dict) else {}
-        self.server_info = dict(server_info) if isinstance(server_info, dict) else {}
-        instructions = result.get("instructions")
-        self.instructions = instructions if isinstance(instructions, str) else None
-
-    def _stateless_meta(self, client_capabilities: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        return {
-            META_PROTOCOL_VERSION: self.protocol_version,
-            META_CLIENT_CAPABILITIES: dict(client_capabilities or self.server.client_capabilities),
-            META_CLIENT_INFO: dict(CLIENT_INFO),
-        }
-
-    def _params(
-        self,
-        params: Mapping[str, Any] | None,
-        meta: Mapping[str, Any] | None,
-        client_capabilities: Mapping[str, Any] | None,
-    ) -> dict[str, Any]:
-        out = {key: value for key, value in (params or {}).items() if key != "_meta"}
-        extra = {key: value for key, value in (meta or {}).items() if not key.startswith(_PROTOCOL_META_PREFIX)}
-        if self.era is Era.STATELESS:
-            extra.update(self._stateless_meta(client_capabilities))
-            if meta and isinstance(meta.get(META_LOG_LEVEL), str):
-                extra[META_LOG_LEVEL] = meta[META_LOG_LEVEL]
-        if extra:
-            out["_meta"] = extra
-        return out
 
     def result_of(self, message: Any, method: str) -> dict[str, Any]:
         """The result of a response message, or its error raised as a `RemoteError`."""
