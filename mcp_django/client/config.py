@@ -55,6 +55,20 @@ class Challenge:
         )
 
 
+RELAYED_CAPABILITIES: Final[Mapping[str, Mapping[str, Any]]] = {
+    "elicitation": {"form": {}, "url": {}},
+    "roots": {},
+    "sampling": {},
+}
+"""What a gateway declares to a handshake-era remote, always: the questions it may pass on to its callers.
+
+A session's capabilities are fixed by its `initialize` and one pooled session serves every caller of a
+worker, so they are declared whatever the caller, and a question its caller cannot answer (it did not
+declare the capability, or cannot be asked) is refused then, with an error the remote sees. The plain
+forms only: sampling without `tools` or `context`, roots without `listChanged` (a caller's change of roots
+is not passed on).
+"""
+
 HTTP_BACKEND: Final = "mcp_django.client.http.HTTPConnection"
 """The `BACKEND` of a `SERVERS` entry with a `URL` and none of its own: Streamable HTTP."""
 STDIO_BACKEND: Final = "mcp_django.client.stdio.StdioConnection"
@@ -81,7 +95,9 @@ class ServerConfig:
     of a copy. With `auth` (a `ClientAuth`), the connection answers the server's 401 and 403 challenges
     itself: it asks `auth` for a token and sends the request again.
     With `elicitation` (an `MCPClient`'s handler), the connection declares the `elicitation` capability
-    and the handler answers the server's questions; a gateway's connections have none and refuse them.
+    and the handler answers the server's questions. With `relays_questions` (a gateway's connections),
+    it declares `RELAYED_CAPABILITIES` and each question the server asks during a request goes to the
+    caller of that request (`streams.ServerStream.dispatch`); others declare nothing and refuse them.
     """
 
     name: str
@@ -97,6 +113,8 @@ class ServerConfig:
     oauth: UpstreamOAuth | None = None
     auth: ClientAuth | None = field(default=None, compare=True)
     elicitation: ElicitationHandler | None = None
+    relays_questions: bool = False
+    """Whether the connection declares `RELAYED_CAPABILITIES` on behalf of the callers it forwards for (a gateway's)."""
     backend: str = ""
     """The import path of its connection class; left out, the one its `url` or `command` says, as for an entry."""
     options: tuple[tuple[str, Any], ...] = ()
@@ -108,7 +126,10 @@ class ServerConfig:
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
-        """The client capabilities the connection declares: `elicitation` (form mode) with a handler, else none."""
+        """The client capabilities the connection declares: a gateway's `RELAYED_CAPABILITIES`, `elicitation`
+        (form mode) with a handler, else none."""
+        if self.relays_questions:
+            return {key: dict(value) for key, value in RELAYED_CAPABILITIES.items()}
         return {"elicitation": {}} if self.elicitation is not None else {}
 
     @property

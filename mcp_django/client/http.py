@@ -348,7 +348,9 @@ class HTTPConnection(RemoteConnection):
                 if "method" not in message and request_id_of(message) == request_id:
                     yield message, event.id or None
                     return
-                if "method" in message:
+                if "method" in message and on_notification is None and request_id_of(message) is not None:
+                    self.answer_soon(message, None, self._reply)  # the server's own stream: it names no request
+                elif "method" in message:
                     reply = await self.dispatch(message, on_notification)
                     if reply is not None:
                         await self._reply(reply)

@@ -132,7 +132,9 @@ class Negotiation:
     def _stateless_meta(self, client_capabilities: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {
             META_PROTOCOL_VERSION: self.protocol_version,
-            META_CLIENT_CAPABILITIES: dict(client_capabilities or self.server.client_capabilities),
+            META_CLIENT_CAPABILITIES: dict(
+                self.server.client_capabilities if client_capabilities is None else client_capabilities
+            ),
             META_CLIENT_INFO: dict(CLIENT_INFO),
         }
 

@@ -235,13 +235,14 @@ class RemoteConnection(Negotiation, ServerStream):
         """
         request: Message = {"jsonrpc": "2.0", "id": self.next_id(), "method": method, "params": params}
         observer = client_observer()
-        if observer is None:
-            return self.result_of(await self._round_trip(request, on_notification), method)
-        server = self.server
-        peer = RemotePeer(server.name, self.transport, server.url, self.protocol_version, self.session_id)
-        with observer.sending(request, peer) as observation:
-            answer = await self._round_trip(request, on_notification)
-            observation.answered(answer)
+        with self.in_flight(request["id"], on_notification):
+            if observer is None:
+                return self.result_of(await self._round_trip(request, on_notification), method)
+            server = self.server
+            peer = RemotePeer(server.name, self.transport, server.url, self.protocol_version, self.session_id)
+            with observer.sending(request, peer) as observation:
+                answer = await self._round_trip(request, on_notification)
+                observation.answered(answer)
         return self.result_of(answer, method)
 
     @property

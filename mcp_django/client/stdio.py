@@ -2,7 +2,8 @@
 
 One process serves every caller: requests are matched to answers by id, the server's notifications
 go to the request they name (progress by its token; a log message to the only request in flight, if
-only one is) or to the listeners. When the process exits,
+only one is) or to the listeners, and its questions (on a task each) to the only request in flight
+that may ask. When the process exits,
 every pending request fails with `BackendUnavailable` and the next request starts a new process.
 Its stderr is passed through to ours (logs), never read as protocol. It starts with a few variables of
 our environment (`default_environment`, as the official SDKs do) and its entry's `ENV`, never Django's
@@ -92,8 +93,6 @@ class StdioConnection(RemoteConnection):
         self._reader: asyncio.Task[None] | None = None
         self._pending: dict[Any, asyncio.Future[Message]] = {}
         self._progress: dict[Any, NotificationListener] = {}
-        self._in_flight: dict[Any, NotificationListener] = {}
-        """The listener of each request awaiting its answer (whose log messages a caller would see)."""
         self._write_lock = asyncio.Lock()
 
     async def _start(self) -> None:
@@ -154,10 +153,8 @@ class StdioConnection(RemoteConnection):
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         token = (params.get("_meta") or {}).get("progressToken")
-        if on_notification is not None:
-            self._in_flight[request_id] = on_notification
-            if token is not None:
-                self._progress[token] = on_notification
+        if on_notification is not None and token is not None:
+            self._progress[token] = on_notification
         try:
             await self._write(request)
             answer = await future
@@ -167,7 +164,6 @@ class StdioConnection(RemoteConnection):
             raise
         finally:
             self._pending.pop(request_id, None)
-            self._in_flight.pop(request_id, None)
             if token is not None:
                 self._progress.pop(token, None)
         return answer
@@ -217,20 +213,22 @@ class StdioConnection(RemoteConnection):
             if future is not None and not future.done():
                 future.set_result(message)
             return
-        reply = await self.dispatch(message, self._listener_of(message))
-        if reply is not None:
-            await self._write(reply)
+        if request_id_of(message) is not None:  # a question, maybe for a caller who takes a while
+            self.answer_soon(message, self._listener_of(message), self._write)
+            return
+        await self.dispatch(message, self._listener_of(message))
 
     def _listener_of(self, message: Message) -> NotificationListener | None:
-        """The request a notification is about: progress names its token; a log message, the only one in flight.
+        """The request a message is about: progress names its token; a log message, the only one in flight.
 
         stdio has no per-request stream, so a log message names no request: with several in flight
-        it could be about any (and reach another caller), so it goes to the listeners instead.
+        it could be about any (and reach another caller), so it goes to the listeners instead. A
+        question goes to the only request in flight that may ask (`ServerStream.dispatch`).
         """
         params = message.get("params")
         token = params.get("progressToken") if isinstance(params, dict) else None
         if token is not None:
             return self._progress.get(token)
-        if message.get("method") == "notifications/message" and len(self._in_flight) == 1:
-            return next(iter(self._in_flight.values()))
+        if message.get("method") == "notifications/message":
+            return self.sole_in_flight()
         return None

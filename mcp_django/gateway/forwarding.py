@@ -11,14 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from mcp_django.client.limits import call_deadline, input_rounds
 from mcp_django.client.remote import NotForwardable, RemoteConnection
-from mcp_django.exceptions import BackendUnavailable, RemoteError
+from mcp_django.exceptions import RemoteError
+from mcp_django.gateway.questions import (
+    AskingRelay,
+    Forwarded,
+    Relay,
+    asked_in_rounds,
+    screen_questions,
+    screen_url_error,
+)
 from mcp_django.gateway.task_handles import outer_task
 from mcp_django.protocol.context import META_LOG_LEVEL, RequestContext
-from mcp_django.protocol.jsonrpc import URL_ELICITATION_REQUIRED, Message
+from mcp_django.protocol.jsonrpc import URL_ELICITATION_REQUIRED
 from mcp_django.protocol.versions import Era
 from mcp_django.safety.idempotency import META_KEY as IDEMPOTENCY_KEY
 from mcp_django.safety.idempotency import key_of, remote_key
@@ -113,9 +120,17 @@ def passed_extensions(connection: RemoteConnection, ctx: RequestContext) -> dict
 
 
 async def forward(
-    connection: RemoteConnection, method: str, params: Mapping[str, Any], ctx: RequestContext
+    connection: RemoteConnection,
+    method: str,
+    params: Mapping[str, Any],
+    ctx: RequestContext,
+    listener: Relay | None = None,
 ) -> dict[str, Any]:
-    """Send one request on the caller's behalf: its progress and logs come back on the caller's stream."""
+    """Send one request on the caller's behalf: its progress and logs come back on the caller's stream.
+
+    `listener` hears what the remote says about the request (a plain `Relay` by default: the remote's
+    questions are refused; `forward_asking` passes one that asks the caller).
+    """
     meta = {key: ctx.meta[key] for key in _FORWARDED_META if key in ctx.meta}
     level = ctx.log_level if ctx.log_level is not None or ctx.era is not Era.HANDSHAKE else "debug"
     if level is not None:  # a handshake caller that set no level takes every message: a 2026 remote is asked for all
@@ -128,7 +143,7 @@ async def forward(
             method,
             params,
             meta=meta,
-            on_notification=relay(ctx, connection),
+            on_notification=listener if listener is not None else Relay(ctx, connection),
             client_capabilities={
                 **{key: ctx.client_capabilities[key] for key in _ASKABLE if key in ctx.client_capabilities},
                 **passed_extensions(connection, ctx),
@@ -160,7 +175,10 @@ async def forward_asking(
                 request["requestState"] = state
             if responses:
                 request["inputResponses"] = responses
-            result = await forward(connection, method, request, ctx)
+            if ctx.era is Era.STATELESS:
+                result = await asked_in_rounds(ctx, connection, _sending(connection, method, request, ctx))
+            else:
+                result = await forward(connection, method, request, ctx, AskingRelay(ctx, connection))
             if result.get("resultType") == "task":
                 return outer_task(local_result(result, task=True), server, ctx)
             if result.get("resultType") != "input_required":
@@ -180,66 +198,8 @@ async def forward_asking(
     raise AssertionError("unreachable")  # pragma: no cover (input_rounds raises after its last round)
 
 
-def web_url(url: Any) -> bool:
-    """Whether `url` is an absolute http(s) URL, a single line: the only kind a remote may send a user to."""
-    if not isinstance(url, str) or not url.isprintable() or " " in url:
-        return False
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
+def _sending(connection: RemoteConnection, method: str, params: Mapping[str, Any], ctx: RequestContext) -> Forwarded:
+    async def sent(listener: Relay) -> dict[str, Any]:
+        return await forward(connection, method, params, ctx, listener)
 
-
-def screen_questions(asked: Mapping[str, Any], ctx: RequestContext, server: str) -> None:
-    """Refuse a remote's questions that would send the caller's user to a URL they must not be sent to.
-
-    A URL-mode elicitation goes on only with an http(s) URL (never `javascript:`, `data:` or a page of
-    another scheme) and only to a caller that declared URL-mode elicitation.
-
-    Raises:
-        BackendUnavailable: (`reason = "protocol"`) a URL that is not http(s).
-        NotForwardable: the caller did not declare URL-mode elicitation.
-    """
-    for request in asked.values():
-        params = request.get("params") if isinstance(request, Mapping) else None
-        if not (isinstance(params, Mapping) and request.get("method") == "elicitation/create"):
-            continue
-        if params.get("mode") == "url":
-            _screen_url(params.get("url"), ctx, server)
-
-
-def _screen_url(url: Any, ctx: RequestContext, server: str) -> None:
-    if not web_url(url):
-        raise BackendUnavailable(server, "protocol", "it asks to send the user to a URL that is not http(s)")
-    if not ctx.can_elicit_url():
-        raise NotForwardable("The backend asks to send the user to a URL; this caller did not declare URL elicitation")
-
-
-def screen_url_error(error: RemoteError, ctx: RequestContext, server: str) -> None:
-    """Refuse a remote's `URLElicitationRequired` (-32042) unless every URL in it may reach this caller (as above)."""
-    data = error.data if isinstance(error.data, Mapping) else {}
-    elicitations = data.get("elicitations")
-    for elicitation in elicitations if isinstance(elicitations, list) else [None]:
-        _screen_url(elicitation.get("url") if isinstance(elicitation, Mapping) else None, ctx, server)
-
-
-def relay(ctx: RequestContext, connection: RemoteConnection) -> Any:
-    """The listener of a forwarded request's notifications: its progress and log messages go on to the caller.
-
-    Anything else the remote says on the request's stream (a `list_changed`, a resource update) is
-    about the server, not the request: it goes to the connection's listeners, as if sent on the
-    server's own stream (an endpoint passes it on to its listening clients).
-    """
-
-    async def passed_on(message: Message) -> None:
-        raw = message.get("params")
-        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        method = message.get("method")
-        if method == "notifications/progress":
-            if ctx.progress_token is not None:
-                await ctx.send_notification("notifications/progress", {**params, "progressToken": ctx.progress_token})
-        elif method == "notifications/message":
-            if ctx.wants_log(str(params.get("level"))):
-                await ctx.send_notification("notifications/message", params)
-        else:
-            await connection.dispatch(message)
-
-    return passed_on
+    return sent

@@ -163,7 +163,8 @@ class RemoteSource(RemoteTasks, Source):
             LookupError, ValueError: see `servers.server_config` (system check `mcp_django_gateway.E031`).
         """
         if self._remote is None:
-            self._remote = server_config(self.spec, name=self.name or None)
+            # Its questions go to the caller of the request they come with (`questions`): declared on its behalf.
+            self._remote = dataclasses.replace(server_config(self.spec, name=self.name or None), relays_questions=True)
             self.name = self.name or self._remote.name
         return self._remote
 

@@ -15,9 +15,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
-from mcp_django.client.connection import connect, pool
-from mcp_django.client.servers import server_config
+from mcp_django.client.connection import pool
 from mcp_django.client.stdio import StdioConnection
+from mcp_django.endpoints import Endpoint, get_endpoint
+from mcp_django.gateway.extension import remote_sources
 from mcp_django.gateway.forwarding import ensure_input_schemas
 from mcp_django.models import ToolCallRecord
 from tests.access_support import Caller, make_caller
@@ -231,7 +232,9 @@ async def test_a_backend_that_is_down_gives_a_clear_error_not_a_hang() -> None:
 
 async def test_a_backend_killed_mid_call_fails_that_call_and_serves_the_next() -> None:
     await send("/stdio/mcp", "tools/list")
-    connection = connect(server_config("stdio"))
+    endpoint = get_endpoint("gw-stdio")
+    assert isinstance(endpoint, Endpoint)
+    connection = remote_sources(endpoint)[0].connection
     assert isinstance(connection, StdioConnection)
     assert connection._process is not None
     call = asyncio.ensure_future(send("/stdio/mcp", "tools/call", {"name": "slow", "arguments": {"seconds": 60}}))

@@ -85,6 +85,54 @@ async def test_a_handshake_caller_answers_a_remotes_roots_question_asked_without
     assert not result.get("isError")
 
 
+def roots_answer(asked: list[str]) -> Any:
+    def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(method)
+        return {"roots": [{"uri": "file:///work/", "name": "work"}]}
+
+    return answer
+
+
+@pytest.mark.parametrize("era", ["handshake", "stateless"])
+async def test_a_handshake_era_remotes_own_request_is_answered_by_the_caller_of_the_call_in_either_era(
+    era: Any,
+) -> None:
+    asked: list[str] = []  # the stdio remote speaks 2025-06-18: it sends roots/list on stdout, during the call
+    client = MCPTestClient("gw-hub", era=era, on_input=roots_answer(asked))
+
+    result = await asyncio.wait_for(client.call_tool("io_roots"), WAIT)
+
+    assert asked == ["roots/list"]
+    assert result["content"] == [{"type": "text", "text": "file:///work/"}]
+
+
+@pytest.mark.parametrize("era", ["handshake", "stateless"])
+async def test_a_handshake_era_remotes_request_to_a_caller_that_declared_no_roots_is_refused_not_hung(era: Any) -> None:
+    asked: list[str] = []
+    client = MCPTestClient("gw-hub", era=era, capabilities={"sampling": {}}, on_input=roots_answer(asked))
+
+    try:
+        result = await asyncio.wait_for(client.call_tool("io_roots"), WAIT)
+    except MCPCallError as error:
+        result = {"error": error.message}
+
+    assert asked == []
+    assert "did not declare the roots capability" in str(result)
+
+
+async def test_a_2026_callers_answer_that_reaches_a_worker_where_the_remote_does_not_wait_is_refused() -> None:
+    from mcp_django.gateway import questions
+
+    def answer_elsewhere(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        questions._parked.clear()  # as if the retry reached another worker: the remote waits in this one
+        return {"roots": []}
+
+    client = MCPTestClient("gw-hub", era="stateless", on_input=answer_elsewhere)
+
+    with pytest.raises(MCPCallError, match="question is no longer waiting"):
+        await asyncio.wait_for(client.call_tool("io_roots"), WAIT)
+
+
 @pytest.mark.parametrize("era", ["handshake", "stateless"])
 @pytest.mark.parametrize("tool", ["io_log", "sdk_log"])
 async def test_a_remotes_log_messages_reach_the_caller_of_the_call_they_are_about(era: Any, tool: str) -> None:

@@ -23,7 +23,6 @@ import pytest
 from django.test import AsyncClient
 
 from mcp_django.client.connection import connect, pool
-from mcp_django.client.servers import server_config
 from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.exceptions import BackendUnavailable
 from mcp_django.gateway.extension import remote_sources
@@ -214,7 +213,7 @@ async def test_g2_tool_names_a_remote_makes_up_are_remembered_up_to_the_bound(se
 
     endpoint = get_endpoint("gw-rotating-names")
     assert isinstance(endpoint, Endpoint)
-    connection: Any = connect(server_config("hostile-rotating-names"))
+    connection: Any = remote_sources(endpoint)[0].connection
     assert len(remote_sources(endpoint)[0].param_headers) <= 500
     assert len(connection._param_headers) <= 500
     assert called["result"]["content"][0]["text"].startswith("called t")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import ResourceLink, TextContent
@@ -103,11 +103,36 @@ def reference(live_server_env: dict[str, str], tmp_path_factory: pytest.TempPath
 
 
 @contextlib.asynccontextmanager
-async def session(reference: Reference, mode: str) -> AsyncIterator[Client]:
+async def session(reference: Reference, mode: str, **callbacks: Any) -> AsyncIterator[Client]:
     async with create_mcp_http_client() as http:
         transport = streamable_http_client(reference.hub.url("/reference/mcp"), http_client=http)
-        async with Client(transport, mode=mode, read_timeout_seconds=WAIT) as client:
+        async with Client(transport, mode=mode, read_timeout_seconds=WAIT, **callbacks) as client:
             yield client
+
+
+async def answer_sampling(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    asked = params.messages[0].content
+    question = asked.text if isinstance(asked, types.TextContent) else "?"
+    return types.CreateMessageResult(
+        role="assistant", content=types.TextContent(type="text", text=f"echo: {question}"), model="test-model"
+    )
+
+
+async def answer_elicitation(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content={"name": "Ada Lovelace", "check": True})
+
+
+async def answer_roots(context: Any) -> types.ListRootsResult:
+    return types.ListRootsResult.model_validate({"roots": [{"uri": "file:///work/ada", "name": "Ada's work"}]})
+
+
+ANSWERS: dict[str, Any] = {
+    "sampling_callback": answer_sampling,
+    "elicitation_callback": answer_elicitation,
+    "list_roots_callback": answer_roots,
+}
+TRANSPORTS = ["ev", "evh"]
+"""The hub's namespaces of server-everything over stdio and over Streamable HTTP."""
 
 
 def text_of(result: Any) -> str:
@@ -171,3 +196,39 @@ async def test_after_the_reference_server_restarts_the_hub_opens_a_new_session(r
         after = await asyncio.wait_for(client.call_tool("evh_echo", {"message": "after"}), WAIT)
 
     assert (text_of(before), text_of(after)) == ("Echo: before", "Echo: after")
+
+
+@pytest.mark.parametrize("prefix", TRANSPORTS)
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_reference_servers_questions_are_answered_by_the_caller_that_declared_them(
+    reference: Reference, mode: str, prefix: str
+) -> None:
+    async with session(reference, mode, **ANSWERS) as client:
+        names = {tool.name for tool in (await asyncio.wait_for(client.list_tools(), LIST_TIMEOUT + WAIT)).tools}
+        sampled = await asyncio.wait_for(
+            client.call_tool(f"{prefix}_trigger-sampling-request", {"prompt": "What is MCP?", "maxTokens": 20}), WAIT
+        )
+        elicited = await asyncio.wait_for(client.call_tool(f"{prefix}_trigger-elicitation-request", {}), WAIT)
+        rooted = await asyncio.wait_for(client.call_tool(f"{prefix}_get-roots-list", {}), WAIT)
+
+    assert {f"{prefix}_trigger-sampling-request", f"{prefix}_trigger-elicitation-request"} <= names
+    assert not sampled.is_error, sampled
+    assert "echo: Resource trigger-sampling-request context: What is MCP?" in text_of(sampled)
+    assert not elicited.is_error, elicited
+    assert "- Name: Ada Lovelace" in text_of(elicited)
+    assert not rooted.is_error, rooted
+    assert "URI: file:///work/ada" in text_of(rooted)
+
+
+@pytest.mark.parametrize("prefix", TRANSPORTS)
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_caller_that_declared_no_sampling_gets_a_clear_error_not_a_hang(
+    reference: Reference, mode: str, prefix: str
+) -> None:
+    async with session(reference, mode) as client:
+        result = await asyncio.wait_for(
+            client.call_tool(f"{prefix}_trigger-sampling-request", {"prompt": "What is MCP?"}), WAIT
+        )
+
+    assert result.is_error
+    assert "did not declare the sampling capability" in text_of(result)

@@ -45,7 +45,7 @@ urlpatterns = [
         interceptors=[],
         servers=[
             {"SERVER": "sdk", "NAMESPACE": "sdk", "TOOL_SCOPES": {"slow": "SYSTEM"}},
-            {"SERVER": "stdio", "NAMESPACE": "io", "TOOLS": ["echo", "announce", "log"]},
+            {"SERVER": "stdio", "NAMESPACE": "io", "TOOLS": ["echo", "announce", "log", "roots"]},
             {"SERVER": {"URL": "http://127.0.0.1:9/mcp", "CONNECT_TIMEOUT": 3}, "NAMESPACE": "down"},
         ],
     ),

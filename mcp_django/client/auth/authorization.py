@@ -51,7 +51,7 @@ from mcp_django.client.auth.tokens import (
     refresh,
 )
 from mcp_django.client.config import Challenge, ServerConfig, UpstreamOAuth
-from mcp_django.client.remote import CLIENT_INFO
+from mcp_django.client.negotiation import CLIENT_INFO
 from mcp_django.protocol.versions import LATEST_HANDSHAKE_VERSION
 
 __all__ = [
