@@ -1,7 +1,8 @@
 """The reference-server tier: `@modelcontextprotocol/server-everything` (pinned, installed by `make test` into
 `.cache/` like the conformance suite) behind one hub of a live daphne, over stdio (`ev_*`) and Streamable
 HTTP (`evh_*`), beside a remote that errs (`err_*`) and one that hangs (`hang_*`), driven by the official
-`mcp` client in both eras. Then the HTTP server is restarted: the hub opens a new session."""
+`mcp` client in both eras, whose callbacks answer the server's sampling, elicitation and roots requests (a client
+without them gets a clear error). Then the HTTP server is restarted: the hub opens a new session."""
 
 from __future__ import annotations
 
@@ -232,3 +233,28 @@ async def test_a_caller_that_declared_no_sampling_gets_a_clear_error_not_a_hang(
 
     assert result.is_error
     assert "did not declare the sampling capability" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("url", "reaches_the_caller"),
+    [("https://connect.example/login", True), ("javascript:alert(document.cookie)", False)],
+)
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_reference_servers_url_elicitation_reaches_the_caller_only_with_an_http_url(
+    reference: Reference, mode: str, url: str, reaches_the_caller: bool
+) -> None:
+    asked: list[str] = []
+
+    async def open_in_browser(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(str(getattr(params, "url", None)))
+        return types.ElicitResult(action="accept")
+
+    async with session(reference, mode, elicitation_callback=open_in_browser) as client:
+        result = await asyncio.wait_for(client.call_tool("evh_trigger-url-elicitation", {"url": url}), WAIT)
+
+    if reaches_the_caller:
+        assert (asked, result.is_error) == ([url], False)
+    else:
+        assert (asked, result.is_error) == ([], True)
+        assert "not http(s)" in text_of(result)
+        assert url not in text_of(result)
