@@ -12,6 +12,7 @@ from mcp_django.control.state import control_state
 from mcp_django.endpoints import ChainHook, Endpoint
 from mcp_django.endpoints.overlay import NullOverlay
 from mcp_django.models import ProviderState
+from mcp_django.safety.idempotency import IdempotencyHook
 from mcp_django.testing import MCPTestClient
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mcp_django"
@@ -36,7 +37,7 @@ def test_an_endpoint_given_the_null_overlay_serves_everything_as_the_code_says()
 
     assert tool_names(overlaid) == set()
     assert tool_names(plain) == {"about_dune"}
-    assert [type(hook) for hook in plain.handler.hooks] == [ChainHook]
+    assert [type(hook) for hook in plain.handler.hooks] == [ChainHook, IdempotencyHook]
     control_state.invalidate()
 
 
