@@ -66,6 +66,8 @@ class CatalogueExtension(Extension):
         mode, pinned = self.mode_of(endpoint)
         if mode == "search":
             return (SearchHook(pinned),)
+        if mode != "grouped":
+            return ()
         namespaces = [getattr(source, "namespace", "") for source in getattr(endpoint, "remote_sources", ())]
         return (GroupedHook([namespace for namespace in namespaces if namespace]),)
 
