@@ -13,7 +13,7 @@ from mcp_django.protocol import RequestContext
 from mcp_django.runtime.executor import run_sync
 from mcp_django.scopes import ANONYMOUS_SCOPE, Scope, get_scope_policy, is_authenticated
 
-__all__ = ["allowed_now", "caller_scope", "principal_pk", "visible"]
+__all__ = ["allowed_now", "allowed_now_sync", "caller_scope", "principal_pk", "visible"]
 
 
 async def caller_scope(ctx: RequestContext) -> Scope | None:
@@ -28,7 +28,8 @@ async def visible(ctx: RequestContext, declared: EventType) -> bool:
     return scope is not None and scope >= declared.scope and await granted(ctx, declared.permissions)
 
 
-def _allowed_now(user_pk: Any, ceiling: int, declared: EventType) -> bool:
+def allowed_now_sync(user_pk: Any, ceiling: int, declared: EventType) -> bool:
+    """`allowed_now` for sync code (the webhook deliverer)."""
     if user_pk is None:  # an anonymous push stream: the anonymous scope, and no permission to hold
         return declared.scope <= ANONYMOUS_SCOPE and not declared.permissions and ceiling >= declared.scope
     from django.contrib.auth import get_user_model
@@ -48,7 +49,7 @@ async def allowed_now(principal_pk: Any, ceiling: int, declared: EventType) -> b
     `ceiling` is the scope the subscriber reached when it subscribed (an OAuth token's limit included):
     a delivery never reaches further than the subscription could.
     """
-    return await run_sync(_allowed_now, principal_pk, ceiling, declared)
+    return await run_sync(allowed_now_sync, principal_pk, ceiling, declared)
 
 
 def principal_pk(principal: Any) -> Any:

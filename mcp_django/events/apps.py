@@ -17,4 +17,5 @@ class MCPEventsConfig(AppConfig):
     mcp_settings = ["mcp_django.events.conf.events_settings"]
 
     def ready(self) -> None:
-        from mcp_django.events import push  # noqa: F401  # what an emit does once it commits: tell the streams
+        # What an emit does once it commits: tell the push streams, wake the webhook deliverer.
+        from mcp_django.events import delivery, push  # noqa: F401

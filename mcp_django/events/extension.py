@@ -15,6 +15,7 @@ from mcp_django.events import wire
 from mcp_django.events.declarations import event_types
 from mcp_django.events.methods import list_events, poll_events
 from mcp_django.events.push import stream_events
+from mcp_django.events.webhooks import subscribe, unsubscribe
 from mcp_django.extensions import Extension
 from mcp_django.protocol.features.base import STATELESS_ONLY, MethodSpec
 
@@ -25,6 +26,8 @@ EVENTS_METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(wire.LIST, list_events, eras=STATELESS_ONLY, operation=False),
     MethodSpec(wire.POLL, poll_events, eras=STATELESS_ONLY, operation=False),
     MethodSpec(wire.STREAM, stream_events, eras=STATELESS_ONLY, operation=False, streams=True),
+    MethodSpec(wire.SUBSCRIBE, subscribe, eras=STATELESS_ONLY, operation=False),
+    MethodSpec(wire.UNSUBSCRIBE, unsubscribe, eras=STATELESS_ONLY, operation=False),
 )
 
 

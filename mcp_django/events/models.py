@@ -59,8 +59,11 @@ class WebhookSubscription(models.Model):
     scope = models.PositiveSmallIntegerField(help_text="The most the subscriber reached when subscribing.")
     name = models.CharField(max_length=200, db_index=True, help_text="The event type.")
     arguments = models.JSONField(default=dict, blank=True)
-    url = models.URLField(max_length=2000, help_text="The callback the occurrences are POSTed to.")
+    url = models.CharField(max_length=2000, help_text="The callback the occurrences are POSTed to.")
     secret = models.CharField(max_length=200, help_text="The client's whsec_ signing secret.")
+    previous_secret = models.CharField(
+        max_length=200, blank=True, help_text="The secret before the last rotation: deliveries are signed with both."
+    )
     expires_at = models.DateTimeField(db_index=True, help_text="When it lapses unless the client refreshes it.")
     created = models.DateTimeField(default=timezone.now)
     refreshed = models.DateTimeField(default=timezone.now)

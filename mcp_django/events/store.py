@@ -19,10 +19,20 @@ from django.utils import timezone
 
 from mcp_django.events.conf import events_settings
 from mcp_django.events.declarations import EventType, event_types
-from mcp_django.events.models import EventLog, EventOccurrence
+from mcp_django.events.models import EventLog, EventOccurrence, WebhookDelivery, WebhookSubscription
 from mcp_django.protocol import InvalidParams
 
-__all__ = ["Batch", "after", "emit", "occurrence", "on_emitted", "parse_cursor", "position", "purge"]
+__all__ = [
+    "Batch",
+    "after",
+    "emit",
+    "occurrence",
+    "on_emitted",
+    "parse_cursor",
+    "position",
+    "purge",
+    "queue_deliveries",
+]
 
 _emitted: list[Callable[[EventOccurrence], None]] = []
 """What runs once an emitting transaction commits: the push announcement, the webhook deliverer."""
@@ -49,8 +59,6 @@ def emit(name: str, payload: Any) -> EventOccurrence:
         LookupError: no event type `name` is declared.
         pydantic.ValidationError: the payload does not fit the type's payload annotation.
     """
-    from mcp_django.events.webhooks import queue_deliveries
-
     declared = event_types.get(name)
     if declared is None:
         raise LookupError(f"No event type {name!r} is declared (see docs/events.md)")
@@ -62,6 +70,20 @@ def emit(name: str, payload: Any) -> EventOccurrence:
             purge(name)
     transaction.on_commit(lambda: _announce(row))
     return row
+
+
+def queue_deliveries(declared: EventType, row: EventOccurrence) -> int:
+    """Queue `row` for each live subscription to its type whose arguments it matches (in the emit's transaction)."""
+    owed = []
+    for subscription in WebhookSubscription.objects.filter(name=declared.name, expires_at__gt=timezone.now()):
+        try:
+            bound = declared.bind(subscription.arguments)
+        except InvalidParams:  # the type's arguments changed since: the subscription no longer fits
+            continue
+        if declared.matches(row.data, bound):
+            owed.append(WebhookDelivery(subscription=subscription, occurrence=row))
+    WebhookDelivery.objects.bulk_create(owed)
+    return len(owed)
 
 
 def _announce(row: EventOccurrence) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from django.test import Client
@@ -22,3 +25,14 @@ def call(
 
 def add_book(title: str = "Dune", author: str = "Frank Herbert", year: int = 1965) -> Book:
     return Book.objects.create(title=title, author=author, year=year)
+
+
+def until(condition: Callable[[], bool], wait: float = 10) -> bool:
+    """Whether `condition()` came true within `wait` seconds (checked every 20 ms): a bounded wait, not a sleep."""
+    deadline = time.monotonic() + wait
+    pause = threading.Event()
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        pause.wait(0.02)
+    return True

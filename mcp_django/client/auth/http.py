@@ -100,6 +100,33 @@ class ClientKey:
             raise UpstreamAuthError(f"the private key is not a {self.algorithm} key: {error}") from None
 
 
+class NonPublicAddress(Exception):
+    """A host the site must not connect to: it does not resolve, or resolves to an address that is not public."""
+
+
+def public_addresses(hostname: str, port: int, *, loopback: bool = False, private: bool = False) -> list[str]:
+    """Every address `hostname` resolves to, sorted, when all of them are public (global unicast).
+
+    Connect to one of these, not to the name again, so that it cannot resolve elsewhere in between.
+    `loopback` also lets loopback addresses through, `private` every address (a host the administrator
+    named for development). The site's outbound fetches share it: the OAuth client's here, the webhook
+    deliveries of `mcp_django.events`.
+
+    Raises:
+        NonPublicAddress: it does not resolve, or one of its addresses is not allowed.
+    """
+    try:
+        infos = socket.getaddrinfo(hostname, port)
+    except OSError as error:
+        raise NonPublicAddress(f"{hostname!r} does not resolve: {error}") from None
+    addresses = sorted({str(info[4][0]).partition("%")[0] for info in infos})
+    for address in addresses:
+        ip = ipaddress.ip_address(address)
+        if not (private or ip.is_global or (loopback and ip.is_loopback)):
+            raise NonPublicAddress(f"{hostname!r} resolves to a non-public address")
+    return addresses
+
+
 def origin(url: str) -> tuple[str, str, int | None]:
     parts = urlsplit(url)
     return parts.scheme, (parts.hostname or "").lower(), parts.port
@@ -120,15 +147,10 @@ def check_url(url: str, server: ServerConfig) -> str | None:
     if not parts.hostname or not (parts.scheme == "https" or (local and parts.scheme == "http")):
         raise UpstreamAuthError(f"{url!r} is neither on the server's origin nor an https URL")
     try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
-    except OSError as error:
-        raise UpstreamAuthError(f"{parts.hostname!r} does not resolve: {error}") from None
-    addresses = sorted({str(info[4][0]).partition("%")[0] for info in infos})
-    for address in addresses:
-        ip = ipaddress.ip_address(address)
-        if not (ip.is_global or (local and ip.is_loopback)):
-            raise UpstreamAuthError(f"{parts.hostname!r} resolves to a non-public address")
-    return addresses[0]
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        return public_addresses(parts.hostname, port, loopback=local)[0]
+    except NonPublicAddress as error:
+        raise UpstreamAuthError(str(error)) from None
 
 
 class _Bounded(httpx2.SyncByteStream):

@@ -1,0 +1,159 @@
+"""Webhook delivery off the request path: the queue of `WebhookDelivery` rows, worked with retries.
+
+An emit queues a row per matching subscription in its own transaction; once it commits, `kick()` wakes
+this process's deliverer thread, which POSTs what is due and sleeps until the next retry is. The queue
+is the database, so what a process did not deliver before it stopped is delivered after: by the next
+kick, or by `manage.py mcp_events_deliver`, which runs the same loop for as long as it runs (one per
+site is enough; several claim rows without delivering one twice).
+
+Each attempt first asks whether the subscriber may still receive the type, afresh from the database
+(`access.allowed_now`): a subscriber who lost access gets nothing more (`dropped`). A 2xx delivers; a
+410 ends the subscription (the client says it is gone); anything else is retried after
+`EVENTS_WEBHOOK_BACKOFF` seconds, doubling, up to `EVENTS_WEBHOOK_ATTEMPTS` attempts (`failed`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import threading
+from typing import Final
+
+from django.db import close_old_connections
+from django.utils import timezone
+
+from mcp_django.events import wire
+from mcp_django.events.access import allowed_now_sync
+from mcp_django.events.callbacks import post
+from mcp_django.events.conf import events_settings
+from mcp_django.events.declarations import event_types
+from mcp_django.events.models import EventOccurrence, WebhookDelivery
+from mcp_django.events.store import occurrence, on_emitted
+
+__all__ = ["deliver_due", "kick", "run_forever"]
+
+logger = logging.getLogger("mcp_django.events")
+
+IDLE: Final = 60.0
+"""The longest the deliverer sleeps with nothing due (a kick wakes it at once)."""
+
+_wake = threading.Event()
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+
+
+def _claim(delivery: WebhookDelivery) -> bool:
+    """Take `delivery` for one attempt, unless another deliverer took it first (a lease on `next_attempt`)."""
+    lease = timezone.now() + datetime.timedelta(seconds=2 * float(events_settings.EVENTS_WEBHOOK_TIMEOUT) + 5)
+    taken = WebhookDelivery.objects.filter(
+        pk=delivery.pk, status=WebhookDelivery.Status.PENDING, next_attempt=delivery.next_attempt
+    ).update(next_attempt=lease)
+    return taken == 1
+
+
+def attempt(delivery: WebhookDelivery) -> None:
+    """Make one attempt at `delivery` and record what came of it."""
+    subscription, row = delivery.subscription, delivery.occurrence
+    declared = event_types.get(subscription.name)
+    status = WebhookDelivery.Status
+    if (
+        not subscription.active
+        or declared is None
+        or not allowed_now_sync(subscription.user_id, subscription.scope, declared)
+    ):
+        delivery.status, delivery.last_error = status.DROPPED, "lapsed or no longer allowed"
+        delivery.save(update_fields=["status", "last_error", "updated"])
+        return
+    body = json.dumps(occurrence(row), separators=(",", ":")).encode()
+    if len(body) > wire.MAX_WEBHOOK_BODY:
+        delivery.status, delivery.last_error = status.FAILED, "payload over 256 KiB"
+        delivery.save(update_fields=["status", "last_error", "updated"])
+        return
+    secrets = [subscription.secret, *([subscription.previous_secret] if subscription.previous_secret else [])]
+    answer = post(subscription.url, secrets, row.event_id, body, subscription.pk)
+    delivery.attempts += 1
+    delivery.last_status, delivery.last_error = answer.status, answer.error
+    if answer.ok:
+        delivery.status = status.DELIVERED
+        subscription.delivered += 1
+        subscription.save(update_fields=["delivered"])
+    elif answer.status == 410:
+        subscription.delete()  # the client says the subscription is gone; its deliveries go with it
+        return
+    elif delivery.attempts >= events_settings.EVENTS_WEBHOOK_ATTEMPTS:
+        delivery.status = status.FAILED
+        subscription.failures += 1
+        subscription.save(update_fields=["failures"])
+    else:
+        backoff = float(events_settings.EVENTS_WEBHOOK_BACKOFF) * 2 ** (delivery.attempts - 1)
+        delivery.next_attempt = timezone.now() + datetime.timedelta(seconds=backoff)
+    delivery.save()
+
+
+def deliver_due(limit: int = 100) -> float | None:
+    """Attempt every delivery due now (at most `limit`); return the seconds until the next one is due (None: none)."""
+    due = (
+        WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING, next_attempt__lte=timezone.now())
+        .select_related("subscription", "occurrence")
+        .order_by("next_attempt", "pk")[:limit]
+    )
+    for delivery in list(due):
+        if _claim(delivery):
+            try:
+                attempt(delivery)
+            except Exception:
+                logger.exception("Webhook delivery %s failed unexpectedly; it is retried", delivery.pk)
+    following = (
+        WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING)
+        .order_by("next_attempt")
+        .values_list("next_attempt", flat=True)
+        .first()
+    )
+    return None if following is None else max(0.0, (following - timezone.now()).total_seconds())
+
+
+def _loop(once: bool) -> None:
+    while True:
+        _wake.clear()
+        try:
+            wait = deliver_due()
+        except Exception:
+            logger.exception("The webhook deliverer failed; it tries again")
+            wait = IDLE
+        finally:
+            close_old_connections()
+        if once and wait is None:
+            return
+        _wake.wait(IDLE if wait is None else min(wait, IDLE))
+
+
+def _in_process() -> None:
+    global _thread
+    try:
+        _loop(once=True)
+    finally:
+        with _lock:
+            _thread = None
+        if _wake.is_set():  # a kick that came as the thread was ending
+            kick()
+
+
+def kick() -> None:
+    """Wake this process's deliverer (starting it when it is not running)."""
+    global _thread
+    with _lock:
+        _wake.set()
+        if _thread is None:
+            _thread = threading.Thread(target=_in_process, name="mcp-events-deliverer", daemon=True)
+            _thread.start()
+
+
+@on_emitted
+def _emitted(row: EventOccurrence) -> None:
+    kick()
+
+
+def run_forever() -> None:
+    """Deliver for as long as the process runs (`manage.py mcp_events_deliver`)."""
+    _loop(once=False)
