@@ -44,6 +44,7 @@ PUBLIC_MODULES = (
     "mcp_django.ui",
     "mcp_django.telemetry",
     "mcp_django.catalogues",
+    "mcp_django.events",
 )
 """The modules users import, as the table of docs/reference/api.md lists them."""
 

@@ -30,8 +30,6 @@ from mcp_django.discovery.wire import (
 from mcp_django.endpoints import Endpoint, endpoint_registry
 from mcp_django.protocol.versions import SUPPORTED_VERSIONS
 
-__all__ = ["card_of", "catalog", "published_endpoints"]
-
 _BEARER: Final = "A bearer token; where to get one: the endpoint's OAuth protected resource metadata."
 
 _FROM_SERVER_INFO = ("title", "description", "websiteUrl", "icons")

@@ -19,8 +19,6 @@ from mcp_django.discovery.conf import discovery_settings
 from mcp_django.discovery.wire import CARD_MEDIA_TYPE, CARD_SUFFIX, CATALOG_MEDIA_TYPE, CORS_HEADERS
 from mcp_django.endpoints import canonical_path
 
-__all__ = ["ai_catalog", "legacy_server_card", "server_card"]
-
 DEFAULT_ENDPOINT = "server"
 
 

@@ -13,8 +13,6 @@ from mcp_django.protocol import RequestContext
 from mcp_django.runtime.executor import run_sync
 from mcp_django.scopes import ANONYMOUS_SCOPE, Scope, get_scope_policy, is_authenticated
 
-__all__ = ["allowed_now", "allowed_now_sync", "caller_scope", "principal_pk", "visible"]
-
 
 async def caller_scope(ctx: RequestContext) -> Scope | None:
     """The caller's scope on the endpoint serving `ctx` (None: it reaches nothing)."""

@@ -29,8 +29,6 @@ from mcp_django.events import wire
 from mcp_django.events.conf import events_settings
 from mcp_django.protocol import InvalidParams
 
-__all__ = ["Answer", "check_callback", "check_secret", "post", "sign"]
-
 
 def check_secret(secret: object) -> str:
     """The client's signing secret: `whsec_` and the base64 of 24 to 64 bytes.

@@ -63,5 +63,3 @@ events_settings: Final = MCPSettings(
         ),
     },
 )
-
-__all__ = ["events_settings"]

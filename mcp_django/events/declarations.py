@@ -39,8 +39,6 @@ from mcp_django.permissions import Permissions, parse_permissions
 from mcp_django.protocol import InvalidParams
 from mcp_django.scopes import Scope
 
-__all__ = ["EventType", "EventTypes", "event", "event_types"]
-
 logger = logging.getLogger("mcp_django.events")
 
 Filter = Callable[..., bool]

@@ -31,8 +31,6 @@ from mcp_django.events.declarations import event_types
 from mcp_django.events.models import EventOccurrence, WebhookDelivery
 from mcp_django.events.store import occurrence, on_emitted
 
-__all__ = ["deliver_due", "kick", "run_forever"]
-
 logger = logging.getLogger("mcp_django.events")
 
 IDLE: Final = 60.0

@@ -5,8 +5,6 @@ from __future__ import annotations
 from mcp_django.events import wire
 from mcp_django.protocol.jsonrpc import MCPError
 
-__all__ = ["CallbackEndpointError", "EventForbidden", "EventNotFound", "EventUnsupported"]
-
 
 class EventNotFound(MCPError):
     """An event type this caller cannot see: unknown, or hidden from it by scope or permissions alike."""

@@ -19,8 +19,6 @@ from mcp_django.protocol import InvalidParams, RequestContext
 from mcp_django.protocol.features.base import Server
 from mcp_django.runtime.executor import run_sync
 
-__all__ = ["list_events", "poll_events", "resolve"]
-
 
 async def resolve(params: Mapping[str, Any], ctx: RequestContext, mode: str) -> tuple[EventType, dict[str, Any]]:
     """The event type `params.name` names and the subscription's bound arguments, for a request in `mode`.

@@ -12,8 +12,6 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-__all__ = ["EventLog", "EventOccurrence", "WebhookDelivery", "WebhookSubscription"]
-
 
 class EventOccurrence(models.Model):
     """One occurrence of an event type; its id orders a type's occurrences and is the cursor after it."""

@@ -34,8 +34,6 @@ from mcp_django.protocol.features.base import Server
 from mcp_django.runtime import notifications
 from mcp_django.runtime.executor import run_sync
 
-__all__ = ["ANNOUNCEMENTS", "announce", "stream_events"]
-
 ANNOUNCEMENTS: Final = "mcp_django.events"
 """The Channels group every push stream listens on for the occurrences committed on any worker."""
 _EMITTED: Final = "mcp_django/events/emitted"

@@ -7,8 +7,6 @@ from typing import Any
 
 from django.db.models.signals import post_save
 
-__all__ = ["connect_save"]
-
 
 def connect_save(model: Any, name: str, payload: Callable[[Any], Any], *, created: bool | None = True) -> None:
     """Connect a `post_save` receiver of `model` that emits `name` (inside the saving transaction)."""

@@ -22,18 +22,6 @@ from mcp_django.events.declarations import EventType, event_types
 from mcp_django.events.models import EventLog, EventOccurrence, WebhookDelivery, WebhookSubscription
 from mcp_django.protocol import InvalidParams
 
-__all__ = [
-    "Batch",
-    "after",
-    "emit",
-    "occurrence",
-    "on_emitted",
-    "parse_cursor",
-    "position",
-    "purge",
-    "queue_deliveries",
-]
-
 _emitted: list[Callable[[EventOccurrence], None]] = []
 """What runs once an emitting transaction commits: the push announcement, the webhook deliverer."""
 

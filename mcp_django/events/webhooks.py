@@ -32,8 +32,6 @@ from mcp_django.protocol import InvalidParams, RequestContext
 from mcp_django.protocol.features.base import Server
 from mcp_django.runtime.executor import run_sync
 
-__all__ = ["subscribe", "subscription_id", "unsubscribe"]
-
 
 def subscription_id(user_pk: Any, url: str, name: str, arguments: Mapping[str, Any]) -> str:
     """The id of the subscription of this principal, callback, type and arguments (the same on a refresh)."""
