@@ -16,8 +16,9 @@ from mcp_django.declarations.common import NAME_PATTERN, Icon, ToolAnnotations, 
 from mcp_django.declarations.completions import Completion, CompletionRef
 from mcp_django.declarations.docstrings import parse_docstring
 from mcp_django.declarations.prompts import Prompt
-from mcp_django.declarations.resources import Resource, ResourceTemplate, UriTemplate
+from mcp_django.declarations.resources import Resource, ResourceTemplate
 from mcp_django.declarations.tools import Tool
+from mcp_django.declarations.uri_templates import UriTemplate
 from mcp_django.exceptions import DeclarationError, ToolError
 from mcp_django.protocol.results import MAX_COMPLETION_VALUES
 from mcp_django.runtime.results import resource_contents, to_content

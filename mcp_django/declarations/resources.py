@@ -1,15 +1,10 @@
-"""`Resource` and `ResourceTemplate`: functions served as MCP resources, and the RFC 6570 matcher templates use.
-
-The matcher is ours: the `uritemplate` package expands templates but does not match URIs against them.
-"""
+"""`Resource` and `ResourceTemplate`: functions served as MCP resources (templates match with `uri_templates`)."""
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import parse_qsl, unquote
+from typing import TYPE_CHECKING, Any
 
 from mcp_django import content
 from mcp_django.declarations.common import (
@@ -23,6 +18,7 @@ from mcp_django.declarations.common import (
     wire,
 )
 from mcp_django.declarations.signatures import ArgumentsInvalid, Signature, with_context
+from mcp_django.declarations.uri_templates import UriTemplate
 from mcp_django.exceptions import DeclarationError
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import ResourceNotFound
@@ -33,77 +29,6 @@ if TYPE_CHECKING:
     import mcp_types
 
 resource_logger = logging.getLogger("mcp_django.resources")
-
-_OPERATORS: Final = {
-    # operator: (prefix, separator, value pattern)
-    "": ("", ",", r"[^/?#,]+"),
-    "+": ("", ",", r".+?"),
-    "#": ("#", ",", r".+?"),
-    ".": (r"\.", r"\.", r"[^/?#.]+"),
-    "/": ("/", "/", r"[^/?#]+"),
-    ";": (";", ";", r"[^/?#;]*"),
-}
-_EXPRESSION: Final = re.compile(r"\{([+#./;?&]?)([^{}]+)\}")
-
-
-class UriTemplate:
-    """An RFC 6570 URI template compiled once into a matcher.
-
-    Simple (`{id}`), reserved (`{+path}`), fragment, label, path-segment
-    (`{/a,b}`), path-parameter and query (`{?q,page}`, `{&x}`) expressions are
-    understood. Query variables are optional; every other variable must appear.
-    Matched values are percent-decoded.
-    """
-
-    def __init__(self, template: str) -> None:
-        self.template = template
-        self.variables: list[str] = []
-        self.query_variables: list[str] = []
-        pattern: list[str] = []
-        groups: dict[str, str] = {}
-        position = 0
-        for match in _EXPRESSION.finditer(template):
-            pattern.append(re.escape(template[position : match.start()]))
-            position = match.end()
-            operator = match.group(1)
-            # Prefix (`:3`) and explode (`*`) modifiers change expansion, not which variable binds.
-            names = [name.split(":")[0].rstrip("*").strip() for name in match.group(2).split(",")]
-            if operator in ("?", "&"):
-                self.query_variables += names
-                pattern.append(rf"(?:[?&](?P<_query{len(groups)}>[^#]*))?")
-                groups[f"_query{len(groups)}"] = ""
-                continue
-            prefix, separator, value = _OPERATORS[operator]
-            parts = []
-            for name in names:
-                group = f"_v{len(groups)}"
-                groups[group] = name
-                self.variables.append(name)
-                lead = f"{name}=" if operator == ";" else ""
-                parts.append(f"{lead}(?P<{group}>{value})")
-            pattern.append(prefix + separator.join(parts))
-        pattern.append(re.escape(template[position:]))
-        self._groups = groups
-        self._regex = re.compile("".join(pattern))
-
-    def __repr__(self) -> str:
-        return f"UriTemplate({self.template!r})"
-
-    def match(self, uri: str) -> dict[str, str] | None:
-        """Return the variables `uri` binds, or None when it does not fit the template."""
-        found = self._regex.fullmatch(uri)
-        if found is None:
-            return None
-        values: dict[str, str] = {}
-        for group, text in found.groupdict().items():
-            if text is None:
-                continue
-            if group.startswith("_query"):
-                wanted = set(self.query_variables)
-                values.update((key, value) for key, value in parse_qsl(text) if key in wanted)
-            else:
-                values[self._groups[group]] = unquote(text)
-        return values
 
 
 class Resource:

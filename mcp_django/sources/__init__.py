@@ -23,7 +23,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from mcp_django.declarations.resources import UriTemplate
+from mcp_django.declarations.uri_templates import UriTemplate
 from mcp_django.permissions import Permissions
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.results import completion
