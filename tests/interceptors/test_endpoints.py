@@ -15,6 +15,7 @@ from mcp_django.endpoints import ChainHook, Endpoint
 from mcp_django.interceptors.audit import flush_audit_log
 from mcp_django.interceptors.hook import REFUSED_TOOL_CALL
 from mcp_django.models import ToolCallRecord
+from mcp_django.safety.idempotency import IdempotencyHook
 from mcp_django.testing import MCPCallError, MCPTestClient
 from tests.http_support import initialize, post
 from tests.interceptors import support
@@ -143,7 +144,7 @@ async def test_sinks_observe_refused_calls_as_blocked() -> None:
 async def test_no_interceptors_means_no_chain_behind_the_tool_switch() -> None:
     endpoint = Endpoint("plain", registry=registry, name="plain", allow_anonymous=True, interceptors=[])
     # the tool switch keeps the admin's state current (docs/admin.md); the chain hook then finds no chain
-    assert [type(hook) for hook in endpoint.handler.hooks] == [ToolSwitchHook, ChainHook]
+    assert [type(hook) for hook in endpoint.handler.hooks] == [ToolSwitchHook, ChainHook, IdempotencyHook]
     assert endpoint.chain_options().get("hook") is None
 
 
