@@ -72,6 +72,13 @@ def set_price(order: str) -> str:
     return "set"
 
 
+@registry.tool
+async def refund_through_another(order: str, ctx: mcp_django.Context) -> str:
+    """An async tool that calls the atomic refund: only its own result is kept under the key."""
+    await registry.tools["refund"].call({"order": order, "cents": 7}, ctx.request)
+    return f"outer refunded {order}"
+
+
 registry.freeze()
 ENDPOINT = Endpoint("idem/mcp", name="idem", registry=registry, allow_anonymous=True)
 
@@ -181,6 +188,16 @@ async def test_an_async_tool_s_result_is_stored_after_it_returns(mcp_client: Cal
     replay = await call(client, "refund_async", {"order": "A7"}, "key-7")
     assert replay["_meta"][REPLAYED] is True
     assert await rows("async A7") == 1
+
+
+async def test_a_call_the_keyed_call_makes_keeps_nothing_of_its_own(mcp_client: Callable[..., MCPTestClient]) -> None:
+    client = mcp_client(ENDPOINT)
+    first = await call(client, "refund_through_another", {"order": "A17"}, "key-17")
+    replay = await call(client, "refund_through_another", {"order": "A17"}, "key-17")
+
+    assert first["content"][0]["text"] == "outer refunded A17"
+    assert replay["content"] == first["content"]
+    assert await rows("refund A17") == 1
 
 
 async def test_a_tool_annotated_idempotent_keeps_nothing(mcp_client: Callable[..., MCPTestClient]) -> None:

@@ -231,10 +231,12 @@ class Tool:
             started = None if runner is None else await runner.run(self, arguments or {}, request)
             if started is not None:
                 return started
-        settling = settlement.get()
-        if settling is not None:  # a keyed call: its result is kept in its transaction when it has one
+        settling, inner = settlement.get(), None
+        if settling is not None and settling.convert is None:  # a keyed call: its result is kept in its transaction
             settling.convert = self.result
             settling.skip = self.wire.get("annotations", {}).get("idempotentHint") is True
+        elif settling is not None:  # a call the keyed call makes: it keeps nothing
+            inner = settlement.set(None)
         try:
             value = await self._run(with_context(kwargs, self.signature, request))
             return self.result(value)
@@ -242,6 +244,9 @@ class Tool:
             raise
         except Exception as exc:
             return results.tool_failure(self.name, exc, tool_logger, f"Tool {self.name}")
+        finally:
+            if inner is not None:
+                settlement.reset(inner)
 
     def result(self, value: Any) -> dict[str, Any]:
         """Convert a return value into a `CallToolResult` (`mcp_django.runtime.results.tool_result`)."""
