@@ -198,7 +198,78 @@ def _run_end(uri: str, start: int, forbidden: str) -> int:
 
 
 def _reach(piece: _Piece, uri: str, after: bytearray) -> bytearray:
-    """The positions from which `piece` then the rest match, given those from which the rest matches (`after`)."""
+    """The positions from which `piece` then the rest match, given those from which the rest matches (`after`).
+
+    Each is a byte per position of the URI, and its end (1: matches from there). A URI of Latin-1 characters
+    (every URI RFC 3986 allows) is read by whole-buffer operations (`bytes.translate`, big-integer arithmetic
+    whose carries run a value's characters); any other, position by position.
+    """
+    try:
+        data = uri.encode("latin-1")
+    except UnicodeEncodeError:
+        return _reach_by_position(piece, uri, after)
+    if isinstance(piece, _Literal):
+        return _literal_reach(piece.text, data, after)
+    if isinstance(piece, _Query):
+        leads = _number(_mask(data, _QUERY_LEADS) + b"\0")
+        inside = _number(_value_reach(_FRAGMENT, data, after)[1:] + b"\0")
+        return _bytes(_number(after) | (leads & inside), len(after))
+    return _value_reach(piece, data, after)
+
+
+_ONE: Final = bytes([0] + [1] * 255)
+"""`bytes.translate`'s table turning every byte but 0 into 1."""
+
+
+def _number(flags: bytes | bytearray) -> int:
+    return int.from_bytes(flags, "big")
+
+
+def _bytes(number: int, length: int) -> bytearray:
+    return bytearray(number.to_bytes(length, "big").translate(_ONE))
+
+
+def _mask(data: bytes, chars: str, *, among: bool = True) -> bytes:
+    """A byte per byte of `data`: 1 where it is one of `chars` (`among=False`: where it is none of them)."""
+    table = bytearray([0 if among else 1]) * 256
+    for char in chars.encode("latin-1"):
+        table[char] = 1 if among else 0
+    return data.translate(table)
+
+
+def _literal_reach(text: str, data: bytes, after: bytearray) -> bytearray:
+    """Where `text` stands and the rest matches after it."""
+    try:
+        wanted = text.encode("latin-1")
+    except UnicodeEncodeError:
+        return bytearray(len(after))  # a Latin-1 URI holds no such text
+    found = _number(after[len(wanted) :] + bytes(len(wanted)))
+    for offset, char in enumerate(wanted):
+        found &= _number(_mask(data, chr(char))[offset:] + bytes(offset + 1))
+    return _bytes(found, len(after))
+
+
+def _value_reach(piece: _Value, data: bytes, after: bytearray) -> bytearray:
+    """Where a run of the value's characters, at least `shortest` long, ends where the rest matches.
+
+    Without a shortest length: the rest matches here, or this character is allowed and the run goes on from the
+    next. Read from the end, that is a carry through each run of allowed characters: adding a 1 below a run of
+    0xFF bytes turns the run, from there up to where it started, to zeros and sets the byte before it.
+    """
+    length = len(after)
+    allowed = _mask(data, piece.forbidden, among=False) + b"\0"
+    runs = _number(allowed.translate(bytes([0] + [0xFF] * 255)))
+    ends = _number(after)
+    seeds = _number(after[1:] + b"\0") & _number(allowed)  # allowed here, and the rest matches after it
+    empty_or_longer = ends | seeds | (((runs + seeds) ^ runs) & runs)
+    if not piece.shortest:
+        return _bytes(empty_or_longer, length)
+    longer = _bytes(empty_or_longer, length)
+    return _bytes(_number(longer[1:] + b"\0") & _number(allowed), length)
+
+
+def _reach_by_position(piece: _Piece, uri: str, after: bytearray) -> bytearray:
+    """`_reach`, position by position: for a URI with characters beyond Latin-1."""
     n = len(uri)
     if isinstance(piece, _Literal):
         reached = bytearray(n + 1)
@@ -209,7 +280,7 @@ def _reach(piece: _Piece, uri: str, after: bytearray) -> bytearray:
         return reached
     if isinstance(piece, _Query):
         reached = bytearray(after)  # skipped
-        inside = _reach(_FRAGMENT, uri, after)
+        inside = _reach_by_position(_FRAGMENT, uri, after)
         for lead in re.finditer(f"[{_QUERY_LEADS}]", uri):
             reached[lead.start()] |= inside[lead.start() + 1]
         return reached

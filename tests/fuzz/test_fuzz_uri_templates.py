@@ -59,15 +59,15 @@ def backtracking(template: str, uri: str) -> dict[str, str] | None:
     return values
 
 
-CHARACTERS = "ab/?&#.,;=\n%"
-"""Every character some operator's values stop at, and a few none does."""
+CHARACTERS = "ab/?&#.,;=\n%é€"
+"""Characters some operator's values stop at, a few none does, two beyond Latin-1 (read position by position)."""
 
 expressions = st.builds(
     lambda operator, names: "{" + operator + ",".join(names) + "}",
     st.sampled_from(["", "+", "#", ".", "/", ";", "?", "&"]),
     st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=2),
 )
-templates = st.lists(st.one_of(expressions, st.text(alphabet="ab/.#;=?", max_size=3)), max_size=5).map("".join)
+templates = st.lists(st.one_of(expressions, st.text(alphabet="ab/.#;=?é€", max_size=3)), max_size=5).map("".join)
 
 
 @given(templates, st.text(alphabet=CHARACTERS, max_size=14))
@@ -99,6 +99,7 @@ def test_a_template_no_piece_of_which_can_give_characters_to_the_next_is_one_pos
     ("template", "crafted"),
     [
         ("files://{+share}/{+folder}/{+name}/raw", lambda n: "files://" + "/" * n + "x"),
+        ("files://{+share}/{+folder}/{+name}/raw", lambda n: "files://€" + "/" * n + "x"),  # beyond Latin-1
         ("x://{a}{b}{c}!", lambda n: "x://" + "a" * n),
         ("x://{?q}{&r}{&s}!", lambda n: "x://?" + "&" * n + "#"),
         ("x://{+a}{+b}", lambda n: "x://" + "a" * n + "\n"),
