@@ -2,9 +2,10 @@
 
 What `RemoteSource` (and so every gateway and hub) does with each operation: the caller's progress
 token and log level go along (never its raw trace context); the remote's progress and log messages come back on the
-caller's stream (its list changes sent there go to the endpoint's listening clients); a remote
-`input_required` is asked of the caller in the caller's era; the result loses what belongs to the
-remote's era (`resultType`, cache hints), which the core adds again for the caller.
+caller's stream (its list changes sent there go to the endpoint's listening clients); a remote's
+questions (a 2026 remote's `input_required`, a handshake-era remote's own requests: `questions`) are
+asked of the caller in the caller's era; the result loses what belongs to the remote's era
+(`resultType`, cache hints), which the core adds again for the caller.
 """
 
 from __future__ import annotations
@@ -161,7 +162,8 @@ async def forward_asking(
     """`forward` for the methods that may answer `input_required`: the caller answers, in its era.
 
     A 2026 caller gets the remote's questions as the endpoint's own `input_required` (the remote's
-    `requestState` rides inside the endpoint's signed one); a handshake caller is asked on its stream.
+    `requestState` rides inside the endpoint's signed one; a handshake-era remote's own requests
+    wait meanwhile in a `questions.ParkedCall`); a handshake caller is asked on its stream.
     Bounded in input rounds (`REMOTE_MAX_INPUT_ROUNDS`) and wall time (`REMOTE_CALL_TIMEOUT`): `limits`.
     """
     outgoing = {key: value for key, value in params.items() if key not in ("inputResponses", "requestState")}
