@@ -61,9 +61,19 @@ class MCPClientOptions(TypedDict, total=False):
     `TypeError`."""
 
     interceptors: Sequence[Any] | None
+    """The chain, in the settings' format (import strings, dicts, `{"SERVER": name}`); None runs the
+    settings' chain, `MCP_DJANGO["INTERCEPTORS"]`."""
     user: Any
+    """Who the requests are made for (a Django user): the interceptors' `context.principal`, and, for a
+    server with `"AUTH": "oauth"`, whose own token the requests carry (docs/federation.md)."""
     auth: ClientAuth | None
+    """How the connection authenticates with OAuth (`ClientAuth`, e.g. `OAuthClientAuth(ClientCredentials(...))`):
+    it answers the server's 401 and 403 challenges and sends the token; None keeps the server's own (`AUTH`,
+    `TOKEN`, `HEADERS`)."""
     elicitation: ElicitationHandler | None
+    """Answers the server's `elicitation/create` questions (`ElicitationHandler`: its params in, the
+    `ElicitResult` out); only then is the `elicitation` capability declared. In the stateless era its answers
+    go back with the retried request, by itself."""
 
 
 class MCPClient(MCPClientMethods):
@@ -72,16 +82,9 @@ class MCPClient(MCPClientMethods):
     Args:
         server: the server: a name in `MCP_DJANGO["SERVERS"]`, a config dict (`URL` or `COMMAND`,
             `HEADERS`, `TOKEN`, timeouts: docs/gateway.md) or a `ServerConfig`.
-        interceptors: the chain, in the settings' format (import strings, dicts, `{"SERVER": name}`);
-            None runs the settings' chain, `MCP_DJANGO["INTERCEPTORS"]`.
-        user: who the requests are made for (a Django user): the interceptors' `context.principal`, and,
-            for a server with `"AUTH": "oauth"`, whose own token the requests carry (docs/federation.md).
-        auth: how the connection authenticates with OAuth (`ClientAuth`,
-            e.g. `OAuthClientAuth(ClientCredentials(...))`): it answers the server's 401 and 403
-            challenges and sends the token; None keeps the server's own (`AUTH`, `TOKEN`, `HEADERS`).
-        elicitation: answers the server's `elicitation/create` questions (`ElicitationHandler`: its
-            params in, the `ElicitResult` out); only then is the `elicitation` capability declared.
-            In the stateless era its answers go back with the retried request, by itself.
+        **options: `MCPClientOptions`: `interceptors` (the chain; None runs the settings'), `user` (who
+            the requests are made for), `auth` (OAuth, a `ClientAuth`) and `elicitation` (answers the
+            server's questions), each described there.
 
     Its methods are `MCPClientMethods`' (`call_tool`, `list_tools`, ... each the wire result; a `list_*`
     returns every item, across at most `REMOTE_MAX_LIST_PAGES` pages) and `list_interceptors`.
