@@ -113,6 +113,8 @@ demo: $(DEMO_STAMP)
 	@echo "  Gateway to the fixture:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/mcp"
 	@echo "  Gateway to the gateway:    http://$(DEMO_HOST):$(DEMO_PORT)/gateway/chain/mcp  (chained; docs/gateway.md)"
 	@echo "  Hub (federation):          http://$(DEMO_HOST):$(DEMO_PORT)/hub/mcp  (about_*, conf_*, books_*; docs/federation.md)"
+	@echo "  Discovery (docs/discovery.md): http://$(DEMO_HOST):$(DEMO_PORT)/.well-known/ai-catalog.json and http://$(DEMO_HOST):$(DEMO_PORT)/mcp/server-card"
+	@echo "  Events (docs/events.md):   a new book emits book.added to poll, push and webhook subscribers (2026-07-28 clients)"
 	@echo "  Django admin:              http://$(DEMO_HOST):$(DEMO_PORT)/admin/  (admin / admin)"
 	@echo "  MCP dashboard:             http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/controlroom/"
 	@echo "  Switch a provider off/on:  http://$(DEMO_HOST):$(DEMO_PORT)/admin/mcp_django/providerstate/"
