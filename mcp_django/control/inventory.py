@@ -34,7 +34,6 @@ from mcp_django.protocol.jsonrpc import MCPError
 from mcp_django.protocol.versions import Era
 from mcp_django.providers import PromptProvider, Provider, ResourceProvider, ToolProvider, provider_registry
 from mcp_django.scopes import Scope, ScopeResolver
-from mcp_django.sources.composite import CompositeBackend
 
 logger = logging.getLogger("mcp_django.state")
 
@@ -132,11 +131,7 @@ def listed_tools(endpoint: Endpoint, scope: Scope = Scope.SYSTEM, *, remote: boo
         )
         return [str(tool.get("name")) for tool in await backend.list_tools(ctx)]
 
-    if remote:
-        backend = endpoint.build_backend(fixed_scope(scope))
-    else:
-        local = [source for source in endpoint.sources() if source not in endpoint.remote_sources]
-        backend = CompositeBackend(endpoint.overlay.wrap_sources(endpoint, local), fixed_scope(scope))
+    backend = endpoint.build_backend(fixed_scope(scope), remote=remote)
     if "tools" not in backend.capabilities():
         return []
     return list(async_to_sync(names)())
@@ -183,10 +178,6 @@ class ToolsSeen:
     tools: dict[str, list[str]]
     unheard: dict[str, str]
     """Endpoint or remote server → why its tools may be missing (not asked, not answering, an error)."""
-
-    @property
-    def complete(self) -> bool:
-        return not self.unheard
 
 
 def code_tools(*, remote: bool = True) -> ToolsSeen:
@@ -254,7 +245,7 @@ def sync_rows(model: type[models.Model], using: str = DEFAULT_DB_ALIAS, *, remot
 
     `model` is one of `inventory_models()`; an `InterceptorState` row also
     learns the class its name runs as (so the admin validates its options without the URLconf). Tool rows are
-    flagged only when every remote server was heard (`remote` asks them; `ToolsSeen.complete`).
+    flagged only when every remote server was heard (`remote` asks them; `ToolsSeen.unheard` is empty).
     Uses `bulk_create` and `update`, which send no signals: nothing changes for a client, so no stamp moves.
     """
     classes: dict[str, str] = {}

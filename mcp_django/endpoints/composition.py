@@ -129,7 +129,7 @@ class Composition(Access):
         sources += [ProviderSource(provider) for provider in self.providers]
         return [*sources, *self.served_extensions.sources, *self.remote_sources]
 
-    def build_backend(self, scopes: ScopeResolver | None = None) -> Backend:
+    def build_backend(self, scopes: ScopeResolver | None = None, *, remote: bool = True) -> Backend:
         """Compose this endpoint's `Backend`: one `CompositeBackend` over its `sources()`, whatever it serves.
 
         The sources go through the overlay (the admin switches providers off, overrides scopes).
@@ -137,8 +137,10 @@ class Composition(Access):
         Args:
             scopes: how the backend works out a caller's scope; default `resolve_scope` (the
                 admin's dashboard passes a fixed scope to count what each scope sees).
+            remote: serve the remote servers' sources too (False: what this site defines; `migrate`'s sync).
         """
-        return CompositeBackend(self.overlay.wrap_sources(self, self.sources()), scopes or self.resolve_scope)
+        sources = self.sources() if remote else [s for s in self.sources() if s not in self.remote_sources]
+        return CompositeBackend(self.overlay.wrap_sources(self, sources), scopes or self.resolve_scope)
 
     @property
     def served_extensions(self) -> ServedExtensions:
