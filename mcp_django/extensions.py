@@ -31,9 +31,10 @@ from mcp_django.declarations.tools import ToolRunner
 from mcp_django.interceptors import chain_plan
 from mcp_django.interceptors.config import is_server_entry
 from mcp_django.interceptors.hook import InterceptorHook
-from mcp_django.protocol.features.base import MethodSpec
+from mcp_django.protocol.features.base import BOTH_ERAS, MethodSpec
 from mcp_django.protocol.hooks import OperationHook
 from mcp_django.protocol.observers import ClientObserver, MessageObserver
+from mcp_django.protocol.versions import Era
 from mcp_django.sources import Source
 
 if TYPE_CHECKING:
@@ -79,6 +80,11 @@ class Extension:
     advertised: bool = True
     """Whether clients are told: False for an extension of the server alone (telemetry), which serves an
     endpoint (its capability is not None) without a capability under `capabilities.extensions`."""
+
+    eras: frozenset[Era] = BOTH_ERAS
+    """The protocol eras the extension is defined in, and advertised in: `STATELESS_ONLY` for one that exists
+    in 2026-07-28 and later only, which a handshake-era `initialize` then does not list (its methods'
+    own `eras` say where they answer)."""
 
     settings: MCPSettings | None = None
     """The `MCP_DJANGO` keys the extension owns (an `MCPSettings` of its own: defaults and value rules), which
@@ -172,6 +178,10 @@ class ServedExtensions:
             extension.identifier: cap for extension, cap in served if cap is not None and extension.advertised
         }
         """What goes under `capabilities.extensions`, by identifier."""
+        self.stateless_only: tuple[str, ...] = tuple(
+            extension.identifier for extension in self.extensions if Era.HANDSHAKE not in extension.eras
+        )
+        """The identifiers among `capabilities` a handshake-era `initialize` does not advertise."""
         self.methods = tuple(method for extension in self.extensions for method in extension.methods(endpoint))
         self.hooks = tuple(hook for extension in self.extensions for hook in extension.hooks(endpoint))
         self.sources = [source for extension in self.extensions for source in extension.sources(endpoint)]
@@ -184,13 +194,15 @@ class ServedExtensions:
         return f"<ServedExtensions: {', '.join(self.capabilities) or 'none'}>"
 
     def handler_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """`MessageHandler` arguments (`extra_methods`, `extensions`, `observers`) with the served extensions' added."""
+        """`MessageHandler` arguments (`extra_methods`, `extensions`, `stateless_extensions`, `observers`) with the
+        served extensions' added."""
         if not self.extensions:
             return dict(options)
         return {
             **options,
             "extra_methods": (*options.get("extra_methods", ()), *self.methods),
             "extensions": {**options.get("extensions", {}), **self.capabilities},
+            "stateless_extensions": (*options.get("stateless_extensions", ()), *self.stateless_only),
             "observers": (*options.get("observers", ()), *self.observers),
         }
 

@@ -35,6 +35,7 @@ class EventsExtension(Extension):
     """The site's declared event types, delivered by poll, push and signed webhooks."""
 
     identifier = wire.EXTENSION
+    eras = STATELESS_ONLY
 
     def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
         """`{}` once some event type is declared; None (not served) before."""

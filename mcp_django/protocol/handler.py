@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import Any, Final
 
 import pydantic
 
 from mcp_django.protocol.asking import ask_client, restore_inputs, session_key
 from mcp_django.protocol.backend import Backend
+from mcp_django.protocol.capabilities import advertised_capabilities
 from mcp_django.protocol.context import (
     CLOSE_STREAM,
     META_CLIENT_CAPABILITIES,
@@ -138,6 +139,8 @@ class MessageHandler:
         extensions: protocol extensions to advertise, by identifier, under `capabilities.extensions`
             (SEP-2133); in the handshake era, whose schema has no `extensions`, under
             `capabilities.experimental` too, where clients of that schema look.
+        stateless_extensions: identifiers among `extensions` defined for the stateless era only, which
+            `initialize` does not advertise.
         state_codec: signs the `requestState` of `input_required` results; None uses a random
             per-process key.
         client_request_timeout: seconds a handshake-era server-to-client request waits for its answer.
@@ -161,6 +164,7 @@ class MessageHandler:
         hooks: Sequence[OperationHook] = (),
         extra_methods: Sequence[MethodSpec] = (),
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
+        stateless_extensions: Collection[str] = (),
         state_codec: RequestStateCodec | None = None,
         client_request_timeout: float = 300.0,
         notifications: bool = False,
@@ -186,28 +190,12 @@ class MessageHandler:
         self.pending = PendingRequests(relay)
         self.observers = tuple(observers)
         self.observer = compose_observers(self.observers)
-        served = {name: dict(value) for name, value in backend.capabilities().items()}
-        served["logging"] = {}
-        # A backend whose resources nobody could subscribe to says `subscribe: False` (a remote server's).
-        subscribable = "resources" in served and served["resources"].pop("subscribe", True) is not False
-        if notifications:
-            for name in ("tools", "prompts", "resources"):
-                if name in served:
-                    served[name]["listChanged"] = True
-            if subscribable:
-                served["resources"]["subscribe"] = True
-        self.features = frozenset(served) | ({"notifications"} if notifications else frozenset())
-        handshake = dict(served)
-        if subscribable:
-            # Handshake sessions may subscribe even without a notification transport (nothing is lost:
-            # the subscription is remembered and updates flow once a stream can carry them).
-            handshake["resources"] = {**handshake["resources"], "subscribe": True}
-        if extensions:
-            advertised = {name: dict(value) for name, value in extensions.items()}
-            handshake["experimental"] = {**handshake.get("experimental", {}), **advertised}
-            handshake["extensions"] = dict(advertised)  # what SEP-2133 clients (the Inspector, TS SDK v2) read
-            served = {**served, "extensions": {**served.get("extensions", {}), **advertised}}
-        self._capabilities = {Era.HANDSHAKE: handshake, Era.STATELESS: served}
+        self.features, self._capabilities = advertised_capabilities(
+            backend.capabilities(),
+            notifications=notifications,
+            extensions=extensions,
+            stateless_extensions=stateless_extensions,
+        )
         self._inflight: dict[tuple[str, RequestId], asyncio.Task[Any]] = {}
 
     # -- public entry points -------------------------------------------------------------------------

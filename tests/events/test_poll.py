@@ -40,10 +40,12 @@ def test_events_list_describes_book_added_with_its_argument_and_payload_schemas(
 
 def test_the_capability_is_advertised_and_the_methods_exist_only_in_2026_07_28(client: Client) -> None:
     discovered = call(client, "server/discover")["result"]
+    initialized = post(client, initialize(), path="/books/mcp").json()["result"]
     handshake = post(client, {"jsonrpc": "2.0", "id": 2, "method": "events/list"}, path="/books/mcp")
 
     assert discovered["capabilities"]["extensions"]["io.modelcontextprotocol/events"] == {}
-    assert post(client, initialize(), path="/books/mcp").status_code == 200
+    assert "io.modelcontextprotocol/events" not in initialized["capabilities"].get("extensions", {})
+    assert "io.modelcontextprotocol/events" not in initialized["capabilities"].get("experimental", {})
     assert handshake.json()["error"]["code"] in (-32601, -32600)
 
 

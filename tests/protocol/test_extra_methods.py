@@ -59,6 +59,23 @@ async def test_extensions_are_advertised_under_extensions_and_experimental_in_th
     assert reply["result"]["capabilities"]["experimental"] == {EXTENSION: {"loud": True}}  # the 2025 schema's
 
 
+async def test_an_extension_of_the_stateless_era_only_is_advertised_by_discover_and_not_by_initialize() -> None:
+    handler = MessageHandler(
+        EchoBackend(),
+        server_info=SERVER_INFO,
+        extensions={EXTENSION: {"loud": True}, "io.example/later": {}},
+        stateless_extensions=["io.example/later"],
+    )
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+
+    initialized: Any = await handler.handle(request("initialize", init), Connection(sessions=False))
+    discovered: Any = await handler.handle(stateless("server/discover"), Connection())
+
+    assert initialized["result"]["capabilities"]["extensions"] == {EXTENSION: {"loud": True}}
+    assert initialized["result"]["capabilities"]["experimental"] == {EXTENSION: {"loud": True}}
+    assert discovered["result"]["capabilities"]["extensions"] == {EXTENSION: {"loud": True}, "io.example/later": {}}
+
+
 async def test_extensions_are_advertised_under_extensions_in_the_stateless_era(extended: MessageHandler) -> None:
     reply: Any = await extended.handle(stateless("server/discover"), Connection())
     assert reply["result"]["capabilities"]["extensions"] == {EXTENSION: {"loud": True}}
