@@ -22,6 +22,11 @@ from mcp_django.oauth.defaults import OAUTH2_PROVIDER as OAUTH2_PROVIDER_DEFAULT
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "django-insecure-mcp-django-example-only-never-deploy-this-key")
+# The secret the demo's webhook receiver (/hooks/books, demo/hooks.py) verifies event deliveries with: the one
+# its subscriptions are made with. A development value, as SECRET_KEY's.
+DEMO_WEBHOOK_SECRET = os.environ.get(
+    "MCP_EXAMPLE_WEBHOOK_SECRET", "whsec_ZGVtby13ZWJob29rLXNlY3JldC1ub3QtZm9yLXByb2R1Y3Rpb24="
+)
 DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
 ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 

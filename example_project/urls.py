@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from example_project.demo.hooks import book_hooks
 from example_project.demo.ninja_api import api as ninja_api
 from example_project.demo.views import home
 from mcp_django.urls import app_urlpatterns, endpoint, manifest_urlpatterns, well_known_urlpatterns
@@ -17,6 +18,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The demo's django-ninja API over HTTP; the same operations are tools on /mcp/adapter (docs/ninja.md).
     path("ninja/", ninja_api.urls),
+    # A webhook receiver for signed event deliveries (book.added, from an MCP server's events): docs/events.md.
+    path("hooks/books", book_hooks, name="book-hooks"),
     # The conformance fixture server, open to anonymous callers as the official suite expects.
     *endpoint(
         "conformance/mcp",

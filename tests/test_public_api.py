@@ -45,6 +45,8 @@ PUBLIC_MODULES = (
     "mcp_django.telemetry",
     "mcp_django.catalogues",
     "mcp_django.events",
+    "mcp_django.events.receiver",
+    "mcp_django.events.signatures",
 )
 """The modules users import, as the table of docs/reference/api.md lists them."""
 

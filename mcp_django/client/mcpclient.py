@@ -29,9 +29,13 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
+from asgiref.sync import async_to_sync
+
+from mcp_django.client.cards import card_server, read_server_card
 from mcp_django.client.conf import client_settings
 from mcp_django.client.config import ClientAuth, ElicitationHandler, ServerConfig
 from mcp_django.client.connection import installed_callers, pool
+from mcp_django.client.events import EventsMethods
 from mcp_django.client.limits import over_limit
 from mcp_django.client.methods import MCPClientMethods, SyncClient, synced
 from mcp_django.client.remote import RemoteConnection
@@ -76,7 +80,7 @@ class MCPClientOptions(TypedDict, total=False):
     go back with the retried request, by itself."""
 
 
-class MCPClient(MCPClientMethods):
+class MCPClient(EventsMethods, MCPClientMethods):
     """An async MCP client to one server whose requests go through the interceptor chain.
 
     Args:
@@ -87,7 +91,8 @@ class MCPClient(MCPClientMethods):
             server's questions), each described there.
 
     Its methods are `MCPClientMethods`' (`call_tool`, `list_tools`, ... each the wire result; a `list_*`
-    returns every item, across at most `REMOTE_MAX_LIST_PAGES` pages) and `list_interceptors`.
+    returns every item, across at most `REMOTE_MAX_LIST_PAGES` pages), `EventsMethods`' (`list_events`,
+    `poll_events`, `stream_events`, `subscribe_events`: docs/events.md) and `list_interceptors`.
     Connections are pooled per event loop and shared with the gateway; nothing needs closing.
 
     Raises:
@@ -116,6 +121,20 @@ class MCPClient(MCPClientMethods):
         self.max_list_pages = client_settings.REMOTE_MAX_LIST_PAGES
         self._chain: dict[str, Any] | None = None
 
+    @classmethod
+    async def from_server_card(
+        cls, url: str, *, entry: Mapping[str, Any] | None = None, **options: Unpack[MCPClientOptions]
+    ) -> MCPClient:
+        """A client of the server whose Server Card is at `url` (its first Streamable HTTP remote).
+
+        `entry` adds the keys of a `SERVERS` entry the card cannot say (`TOKEN`, `HEADERS`, `AUTH`,
+        timeouts); `options` are the constructor's. The card is read once, now (`client.cards`).
+
+        Raises:
+            BackendUnavailable: the card cannot be read or lists no Streamable HTTP remote.
+        """
+        return cls(card_server(await read_server_card(url), url, entry), **options)
+
     def chain(self) -> dict[str, Any]:
         """The chain's handler options (`hook` when there is a chain), with the admin's overrides applied."""
         global _settings_chain
@@ -138,6 +157,17 @@ class MCPClient(MCPClientMethods):
             BackendUnavailable: the server is down or did not answer in time; `NotConnected` (one of
                 them) when the server takes each user's own token and `user` has not connected theirs.
         """
+        return await self._stream_request(method, dict(params or {}), None, None)
+
+    async def _stream_request(
+        self,
+        method: str,
+        params: dict[str, Any],
+        on_notification: Callable[[dict[str, Any]], None] | None,
+        timeout: float | None,  # noqa: ASYNC109 (a long-lived request's own deadline)
+    ) -> dict[str, Any]:
+        """`request`, with the server's notifications about it going to `on_notification`, waiting up to
+        `timeout` seconds (None: the server's `read_timeout`); what `stream_events` sends."""
         await installed().refresh()  # the admin's changes, as at an endpoint's admission
         callers = installed_callers()
         connection = await callers.connection(self.server, self.user)
@@ -146,7 +176,7 @@ class MCPClient(MCPClientMethods):
 
         async def sent_once(sent: dict[str, Any]) -> dict[str, Any]:
             try:
-                return await connection.request(method, sent)
+                return await connection.request(method, sent, on_notification=on_notification, timeout=timeout)
             except BackendUnavailable as error:
                 await callers.refused(self.server, self.user, connection, error)  # a revoked token: connect again
                 raise
@@ -156,8 +186,8 @@ class MCPClient(MCPClientMethods):
             send = self._answering(sent_once, self.server.elicitation)
         hook = self.chain().get("hook")
         if hook is None:
-            return await send(dict(params or {}))
-        result: dict[str, Any] = await hook.around(method, dict(params or {}), caller_context(self.user), send)
+            return await send(params)
+        result: dict[str, Any] = await hook.around(method, params, caller_context(self.user), send)
         return result
 
     @staticmethod
@@ -219,9 +249,20 @@ class SyncMCPClient(SyncClient[MCPClient]):
     """
 
     list_interceptors = synced(MCPClient.list_interceptors)
+    list_events = synced(MCPClient.list_events)
+    poll_events = synced(MCPClient.poll_events)
+    subscribe_events = synced(MCPClient.subscribe_events)
+    unsubscribe_events = synced(MCPClient.unsubscribe_events)
 
     def __init__(self, server: str | Mapping[str, Any] | ServerConfig, **options: Unpack[MCPClientOptions]) -> None:
         super().__init__(MCPClient(server, **options), finish=_end_of_loop)
+
+    @classmethod
+    def from_server_card(
+        cls, url: str, *, entry: Mapping[str, Any] | None = None, **options: Unpack[MCPClientOptions]
+    ) -> SyncMCPClient:
+        """`MCPClient.from_server_card` for sync code: the card is read now, on a loop of its own."""
+        return cls(card_server(async_to_sync(read_server_card)(url), url, entry), **options)
 
 
 async def _end_of_loop() -> None:

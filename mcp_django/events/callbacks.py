@@ -16,8 +16,6 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
-import hashlib
-import hmac
 import time
 from collections.abc import Sequence
 from urllib.parse import urlsplit
@@ -27,6 +25,7 @@ import httpx2
 from mcp_django.client.auth.http import NonPublicAddress, public_addresses
 from mcp_django.events import wire
 from mcp_django.events.conf import events_settings
+from mcp_django.events.signatures import sign
 from mcp_django.protocol import InvalidParams
 
 
@@ -66,17 +65,6 @@ def check_callback(url: object) -> tuple[str, str]:
     except (NonPublicAddress, ValueError) as error:
         raise InvalidParams(f"Invalid params: delivery.url: {error}", data={"reason": "address"}) from None
     return str(url), addresses[0]
-
-
-def sign(secrets: Sequence[str], message_id: str, timestamp: int, body: bytes) -> str:
-    """The `webhook-signature` header: `v1,<signature>` for each secret, space-separated."""
-    signed = f"{message_id}.{timestamp}.".encode() + body
-    signatures = []
-    for secret in secrets:
-        key = base64.b64decode(secret.removeprefix(wire.SECRET_PREFIX))
-        digest = hmac.new(key, signed, hashlib.sha256).digest()
-        signatures.append(f"{wire.SIGNATURE_VERSION},{base64.b64encode(digest).decode()}")
-    return " ".join(signatures)
 
 
 @dataclasses.dataclass(frozen=True)

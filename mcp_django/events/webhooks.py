@@ -136,9 +136,10 @@ async def subscribe(server: Server, params: Mapping[str, Any], ctx: RequestConte
     return result
 
 
-def _unsubscribe(user_pk: Any, params: Mapping[str, Any], declared: EventType) -> None:
+def _unsubscribe(user_pk: Any, params: Mapping[str, Any], declared: EventType | None) -> None:
     key = params.get("id")
     if not isinstance(key, str):
+        assert declared is not None
         delivery = params.get("delivery")
         url = delivery.get("url") if isinstance(delivery, Mapping) else None
         if not isinstance(url, str):
@@ -148,8 +149,11 @@ def _unsubscribe(user_pk: Any, params: Mapping[str, Any], declared: EventType) -
 
 
 async def unsubscribe(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
-    """End a webhook subscription of the caller's (named by `id`, or by its type, arguments and URL): `{}`."""
-    declared, _ = await resolve(params, ctx, wire.WEBHOOK_MODE)
+    """End a webhook subscription of the caller's (named by `id`, or by its type, arguments and URL): `{}`.
+
+    By `id` alone the type is not resolved: the caller ends its own subscription even of a type it may no
+    longer see."""
+    declared = None if isinstance(params.get("id"), str) else (await resolve(params, ctx, wire.WEBHOOK_MODE))[0]
     user_pk = principal_pk(ctx.principal)
     if user_pk is None:
         raise EventForbidden("Webhook subscriptions need an authenticated principal")

@@ -19,7 +19,12 @@ from tests.client.test_servers import IN_PROCESS
 
 
 def coroutine_methods(cls: type) -> list[str]:
-    return sorted(name for name, member in inspect.getmembers(cls, inspect.iscoroutinefunction) if name[0] != "_")
+    """The public coroutine methods of `cls`'s instances (an alternative constructor, a classmethod, is none)."""
+    return sorted(
+        name
+        for name, member in inspect.getmembers(cls, inspect.iscoroutinefunction)
+        if name[0] != "_" and not isinstance(inspect.getattr_static(cls, name), classmethod)
+    )
 
 
 def test_sync_mcpclient_offers_every_coroutine_method_of_mcpclient_with_its_signature() -> None:

@@ -121,6 +121,17 @@ def test_an_unsubscribed_callback_hears_nothing_more(client: Client, hooks: Rece
     assert WebhookDelivery.objects.count() == 0
 
 
+def test_a_subscription_is_ended_by_its_id_alone(client: Client, hooks: Receiver) -> None:
+    subscribed = _subscribe(client, hooks.url)["result"]
+    hooks.next()
+    answer = call(client, "events/unsubscribe", {"id": subscribed["id"]}, path="/mcp")
+    add_book()
+
+    assert answer["result"]["resultType"] == "complete", answer
+    assert WebhookSubscription.objects.count() == 0
+    assert WebhookDelivery.objects.count() == 0
+
+
 def test_a_callback_that_does_not_echo_the_challenge_is_refused(client: Client, hooks: Receiver) -> None:
     hooks.echo = False
     answer = _subscribe(client, hooks.url)
