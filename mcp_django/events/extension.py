@@ -1,6 +1,7 @@
 """`EventsExtension`: SEP-3415's Events (`io.modelcontextprotocol/events`) on the extension seam.
 
-Served on every endpoint once some event type is declared (where none is, nothing is advertised). Its
+Served on every endpoint once some event type is declared (where none is, nothing is advertised), and on
+a gateway or hub whose remote servers offer events (`sources`: their types listed, poll and push forwarded). Its
 methods exist in protocol revision 2026-07-28 and later only, as the extension is defined there: poll
 (`events/list`, `events/poll`), push (`events/stream`) and webhooks (`events/subscribe`,
 `events/unsubscribe`).
@@ -15,6 +16,7 @@ from mcp_django.events import wire
 from mcp_django.events.declarations import event_types
 from mcp_django.events.methods import list_events, poll_events
 from mcp_django.events.push import stream_events
+from mcp_django.events.sources import event_sources
 from mcp_django.events.webhooks import subscribe, unsubscribe
 from mcp_django.extensions import Extension
 from mcp_django.protocol.features.base import STATELESS_ONLY, MethodSpec
@@ -38,8 +40,9 @@ class EventsExtension(Extension):
     eras = STATELESS_ONLY
 
     def capability(self, endpoint: Any) -> Mapping[str, Any] | None:
-        """`{}` once some event type is declared; None (not served) before."""
-        return {} if len(event_types) else None
+        """`{}` once some event type is declared, or one of the endpoint's remote servers offers events; None
+        (not served) otherwise."""
+        return {} if len(event_types) or event_sources(endpoint) else None
 
     def methods(self, endpoint: Any) -> Sequence[MethodSpec]:
         return EVENTS_METHODS

@@ -1,5 +1,8 @@
 """`events/list` and `events/poll`: the event types a caller may see, and their occurrences after a cursor.
 
+An endpoint composing remote servers (a gateway, a hub) lists theirs too and forwards a poll of one
+(`sources`).
+
 Poll keeps no state on the server: every request carries the type, the subscription's arguments and the
 cursor. A `null` cursor means "from now": no events, and the cursor to poll from next.
 """
@@ -14,6 +17,7 @@ from mcp_django.events.access import visible
 from mcp_django.events.conf import events_settings
 from mcp_django.events.declarations import EventType, event_types
 from mcp_django.events.errors import EventNotFound, EventUnsupported
+from mcp_django.events.sources import event_sources, remote_source
 from mcp_django.events.store import after, occurrence, parse_cursor, position
 from mcp_django.protocol import InvalidParams, RequestContext
 from mcp_django.protocol.features.base import Server
@@ -41,7 +45,11 @@ async def list_events(server: Server, params: Mapping[str, Any], ctx: RequestCon
     """`{"events": [descriptor, ...]}`: the types the caller may see (one page: a site declares few)."""
     if params.get("cursor") is not None:
         raise InvalidParams("Invalid params: unknown events/list cursor")
-    return {"events": [declared.descriptor() for declared in event_types if await visible(ctx, declared)]}
+    listed = [declared.descriptor() for declared in event_types if await visible(ctx, declared)]
+    names = {described["name"] for described in listed}
+    for source in event_sources(ctx.connection.endpoint):  # a gateway's or a hub's remote servers', after
+        listed += [described for described in await source.list_events(ctx) if described["name"] not in names]
+    return {"events": listed}
 
 
 def _positive(params: Mapping[str, Any], key: str) -> float | None:
@@ -55,6 +63,9 @@ def _positive(params: Mapping[str, Any], key: str) -> float | None:
 
 async def poll_events(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     """The occurrences after the cursor that match the arguments, the cursor after them, and when to poll next."""
+    source = await remote_source(params, ctx, wire.POLL_MODE)
+    if source is not None:
+        return await source.poll_events(params, ctx)
     declared, bound = await resolve(params, ctx, wire.POLL_MODE)
     cursor = parse_cursor(params.get("cursor"))
     interval_ms = int(events_settings.EVENTS_POLL_INTERVAL * 1000)

@@ -27,6 +27,7 @@ from mcp_django.events.declarations import EventType
 from mcp_django.events.errors import EventUnsupported
 from mcp_django.events.methods import resolve
 from mcp_django.events.models import EventOccurrence
+from mcp_django.events.sources import remote_source
 from mcp_django.events.store import after, occurrence, on_emitted, parse_cursor, position
 from mcp_django.protocol import RequestContext
 from mcp_django.protocol.context import aclose
@@ -61,9 +62,13 @@ async def _next(inbox: AsyncIterator[Any], seconds: float) -> bool:
 
 async def stream_events(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     """Serve one push subscription until the client cancels it; its final result is `{}`."""
-    declared, bound = await resolve(params, ctx, wire.PUSH_MODE)
+    source = await remote_source(params, ctx, wire.PUSH_MODE)  # a gateway's or a hub's remote type
+    if source is None:
+        declared, bound = await resolve(params, ctx, wire.PUSH_MODE)
     if ctx.emit is None:  # a transport that can only answer in one piece
-        raise EventUnsupported(declared.name, wire.PUSH_MODE)
+        raise EventUnsupported(str(params.get("name")), wire.PUSH_MODE)
+    if source is not None:
+        return await source.stream_events(params, ctx)
     cursor = parse_cursor(params.get("cursor"))
     meta = {wire.SUBSCRIPTION_ID_META: ctx.request_id}
     owner, ceiling = principal_pk(ctx.principal), await caller_scope(ctx) or 0

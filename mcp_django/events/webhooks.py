@@ -27,6 +27,7 @@ from mcp_django.events.declarations import EventType
 from mcp_django.events.errors import CallbackEndpointError, EventForbidden, EventUnsupported
 from mcp_django.events.methods import resolve
 from mcp_django.events.models import WebhookDelivery, WebhookSubscription
+from mcp_django.events.sources import remote_source
 from mcp_django.events.store import after, parse_cursor, position
 from mcp_django.protocol import InvalidParams, RequestContext
 from mcp_django.protocol.features.base import Server
@@ -123,6 +124,7 @@ def _subscribe(
 
 async def subscribe(server: Server, params: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:
     """Create or refresh a webhook subscription: `{id, refreshBefore, cursor, truncated}`."""
+    await remote_source(params, ctx, wire.WEBHOOK_MODE)  # a forwarded type offers no webhooks: -32014
     declared, arguments = await resolve(params, ctx, wire.WEBHOOK_MODE)
     user_pk = principal_pk(ctx.principal)
     if user_pk is None:

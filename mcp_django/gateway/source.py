@@ -48,6 +48,7 @@ from mcp_django.client.limits import call_deadline, remember
 from mcp_django.client.remote import RemoteConnection
 from mcp_django.client.servers import server_config
 from mcp_django.exceptions import BackendUnavailable, RemoteError
+from mcp_django.gateway.events import RemoteEvents
 from mcp_django.gateway.forwarding import ensure_input_schemas, forward, forward_asking, with_outer_uris
 from mcp_django.gateway.health import Health, recorded_open, tolerated_list, tolerated_open
 from mcp_django.gateway.listing import Listing, clean_text
@@ -84,9 +85,9 @@ class Description:
     """The identifiers of the protocol extensions the server advertised."""
 
 
-class RemoteSource(RemoteTasks, Source):
+class RemoteSource(RemoteEvents, RemoteTasks, Source):
     """Serves a remote MCP server's tools, resources, prompts and completions, forwarded on the caller's behalf,
-    and answers for the tasks it started (`gateway.tasks.RemoteTasks`).
+    answers for the tasks it started (`gateway.tasks.RemoteTasks`) and forwards its events (`gateway.events`).
 
     Args:
         server: the server: the name of an `MCP_DJANGO["SERVERS"]` entry, a dict shaped like one, or a
