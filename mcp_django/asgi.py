@@ -24,22 +24,20 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from django.core.signals import setting_changed
 from django.urls import set_script_prefix
 
-from mcp_django.auth import REQUEST, SESSION, credentials_read
+from mcp_django.auth import credentials_read
 from mcp_django.conf import HTTPSettings, django_http_settings, mcp_settings
-from mcp_django.endpoints import Endpoint
 from mcp_django.endpoints.admission import Credentials
 from mcp_django.protocol.context import aclose
 from mcp_django.runtime.executor import dedicated_threads
+from mcp_django.transports import routes
 from mcp_django.transports.body import CLIENT_GONE, bounded_receive, read_asgi_body
 from mcp_django.transports.http import HTTPResponse, StreamableHTTP, resource_metadata_url
-from mcp_django.transports.public import Refusal, is_public_view, read_public_body
+from mcp_django.transports.public import Refusal, read_public_body
 
 __all__ = ["FastPath", "credentials_read", "get_asgi_application"]
 
@@ -50,60 +48,10 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[..., Awaitable[None]]
 """An ASGI application: `await app(scope, receive, send)`."""
 
-ROUTE_CACHE_SIZE: Final = 1024
-"""How many request paths the fast path remembers (MCP or not); the oldest is forgotten first."""
-
-SECURITY_HEADERS: Final[tuple[tuple[bytes, bytes], ...]] = (
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    # A JSON answer is never a document: nothing in it may load, and no page may frame it.
-    (b"content-security-policy", b"default-src 'none'; frame-ancestors 'none'"),
+SECURITY_HEADERS: Final[tuple[tuple[bytes, bytes], ...]] = tuple(
+    (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in routes.SECURITY_HEADERS
 )
-"""Sent on every fast-path answer (docs/fast-path.md says which middleware each one stands in for)."""
-
-NO_STORE: Final = (b"cache-control", b"no-store")
-
-PUBLIC: Final = "public"
-"""What the route cache holds for a path of a public view (`transports.public`): served by Django, body bounded."""
-
-
-class _Route:
-    """A path of an MCP endpoint: its transport, whether the fast path serves it, and what its
-    authentication classes need."""
-
-    __slots__ = ("authenticators", "cookie_to_view", "endpoint", "fast", "to_view", "transport")
-
-    def __init__(self, transport: StreamableHTTP, *, fast: bool) -> None:
-        self.transport = transport
-        self.endpoint: Endpoint = transport.endpoint
-        self.fast = fast
-        self.authenticators: list[Any] | None = None
-        self.to_view = False
-        self.cookie_to_view = False
-
-    def served_by_view(self, headers: dict[str, str]) -> bool:
-        """Whether this request needs the Django view (opted out, or its authentication needs a Django request)."""
-        if not self.fast:
-            return True
-        authenticators = self.endpoint.authenticators
-        if authenticators is not self.authenticators:  # first request, or the endpoint was reset
-            reads = {credentials_read(type(authenticator)) for authenticator in authenticators}
-            self.to_view = REQUEST in reads
-            self.cookie_to_view = SESSION in reads
-            self.authenticators = authenticators
-        return self.to_view or (self.cookie_to_view and "cookie" in headers)
-
-
-_applications: weakref.WeakSet[FastPath] = weakref.WeakSet()
-
-
-def _forget_routes(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("ROOT_URLCONF", "FORCE_SCRIPT_NAME"):
-        for application in list(_applications):
-            application._routes.clear()
-
-
-setting_changed.connect(_forget_routes)
+NO_STORE: Final = (routes.NO_STORE[0].lower().encode("latin-1"), routes.NO_STORE[1].encode("latin-1"))
 
 
 class FastPath:
@@ -116,16 +64,15 @@ class FastPath:
 
     def __init__(self, application: ASGIApp) -> None:
         self.application = application
-        self._routes: dict[str, _Route | Literal["public"] | None] = {}
-        _applications.add(self)
+        self._routes = routes.RouteTable()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
             config = django_http_settings()
             script_name = config.force_script_name or scope.get("root_path") or ""
-            route = self._route(scope["path"], script_name)
-            if route == PUBLIC:
+            route = self._routes.route(scope["path"].removeprefix(script_name), script_name)
+            if route == routes.PUBLIC:
                 # The OAuth server's views take bodies from anyone: none is handed to Django past the public limit.
                 try:
                     receive = await read_public_body(receive, _headers(scope))
@@ -134,7 +81,7 @@ class FastPath:
                         answer = HTTPResponse(refusal.status, {"Content-Type": "application/json"}, refusal.body)
                         await _send_response(answer, receive, send, None)
                     return
-            elif isinstance(route, _Route):
+            elif isinstance(route, routes.Route):
                 headers = _headers(scope)
                 secure = _is_secure(scope, headers, config)
                 if not (config.ssl_redirect and not secure) and not route.served_by_view(headers):
@@ -156,38 +103,11 @@ class FastPath:
 
         For a server guard that sees the request before the application does (`mcp_django.servers.daphne`).
         """
-        route = self._route(path, django_http_settings().force_script_name or root_path)
+        script_name = django_http_settings().force_script_name or root_path
+        route = self._routes.route(path.removeprefix(script_name), script_name)
         if route is None:
             return None
-        return int(mcp_settings.MAX_PUBLIC_REQUEST_BYTES if route == PUBLIC else mcp_settings.MAX_REQUEST_BYTES)
-
-    def _route(self, path: str, script_name: str) -> _Route | Literal["public"] | None:
-        key = path if not script_name else f"{script_name}\0{path}"
-        try:
-            return self._routes[key]
-        except KeyError:
-            return self._resolve(key, path.removeprefix(script_name))
-
-    def _resolve(self, key: str, path_info: str) -> _Route | Literal["public"] | None:
-        """Resolve a path with Django's URL resolver; remember whether it is a fast-path endpoint or a public view."""
-        from django.urls import Resolver404, get_resolver
-
-        route: _Route | Literal["public"] | None = None
-        try:
-            match = get_resolver().resolve(path_info)  # the root URLconf, as Django's handler resolves it
-        except Resolver404:
-            pass
-        else:
-            initkwargs = getattr(match.func, "view_initkwargs", None) or {}
-            endpoint, transport = initkwargs.get("endpoint"), initkwargs.get("transport")
-            if isinstance(endpoint, Endpoint) and isinstance(transport, StreamableHTTP):
-                route = _Route(transport, fast=endpoint.fast_path)
-            elif is_public_view(match.func):
-                route = PUBLIC
-        if len(self._routes) >= ROUTE_CACHE_SIZE:
-            del self._routes[next(iter(self._routes))]
-        self._routes[key] = route
-        return route
+        return int(mcp_settings.MAX_PUBLIC_REQUEST_BYTES if route == routes.PUBLIC else mcp_settings.MAX_REQUEST_BYTES)
 
     async def _serve(
         self,

@@ -166,7 +166,8 @@ def serve_example(
     server: str = "daphne",
     wrapper: Sequence[str] = (),
 ) -> Iterator[LiveServer]:
-    """Serve the example project with daphne (or `server="uvicorn"`) on a free loopback port until the block ends.
+    """Serve the example project with daphne (or `server="uvicorn"`, or `"gunicorn"`: WSGI) on a free loopback port
+    until the block ends.
 
     Several can run at once on one database: that is how the multi-worker tests stand up their workers.
     `preexec_fn` runs in the child before the server starts (the fault tests drop privileges with it);
@@ -185,10 +186,16 @@ def serve_example(
         ],
         # daphne with mcp_django's request limits applied as requests arrive (docs/deployment.md)
         "guarded-daphne": ["-m", "mcp_django.servers.daphne", "-b", host, "-p", str(port)],
+        # WSGI: one sync worker, the deployment most Django sites run (the WSGI fast path, docs/fast-path.md)
+        "gunicorn": [
+            *("-m", "gunicorn", "--bind", f"{host}:{port}", "--worker-class", "sync", "--workers", "1"),
+            *("--graceful-timeout", "2"),
+        ],
     }[server]
+    application = "example_project.wsgi:application" if server == "gunicorn" else "example_project.asgi:application"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [*wrapper, sys.executable, *command, "example_project.asgi:application"],
+            [*wrapper, sys.executable, *command, application],
             cwd=ROOT,
             env=env,
             stdout=log,

@@ -118,7 +118,7 @@ LAYERS: dict[str, int] = {
     ),
     "interceptors.protocol": 5,  # SEP-2624's wire methods: an extension on the seam (InterceptorsExtension)
     # 6 transports
-    **dict.fromkeys(["transports", "asgi", "servers"], 6),
+    **dict.fromkeys(["transports", "asgi", "wsgi", "servers"], 6),
     # 7 the control plane (the admin's overlay, installed in ready())
     "control": 7,
     # 8 Django glue, the checks of everything, the tools that drive the whole package

@@ -21,7 +21,7 @@ from rest_framework.authentication import BaseAuthentication, BasicAuthenticatio
 from mcp_django import asgi
 from mcp_django.asgi import credentials_read, get_asgi_application
 from mcp_django.auth import TokenAuthentication
-from mcp_django.transports import resumable
+from mcp_django.transports import resumable, routes
 from tests import asgi_urls
 from tests.http_support import ACCEPT, initialize, request, sse_messages, stateless, stateless_headers
 
@@ -456,7 +456,7 @@ async def test_routes_are_forgotten_when_the_root_urlconf_changes(app: Any) -> N
 
 
 async def test_the_route_cache_stays_bounded_under_random_paths(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(asgi, "ROUTE_CACHE_SIZE", 4)
+    monkeypatch.setattr(routes, "ROUTE_CACHE_SIZE", 4)
     body, headers = echo_call()
 
     for number in range(10):

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PUBLIC_MODULES = (
     "mcp_django",
     "mcp_django.asgi",
+    "mcp_django.wsgi",
     "mcp_django.auth",
     "mcp_django.endpoints.auth_cache",
     "mcp_django.bus",

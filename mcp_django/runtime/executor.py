@@ -13,6 +13,10 @@ What it does depends on who serves the request:
   Django runs it around a request, so `CONN_MAX_AGE` and broken connections are handled.
   Connections live only as long as `CONN_MAX_AGE` allows (Django's default, 0, closes them after
   every job): set it (`docs/settings.md`).
+- Where a transport marks the request with `calling_thread()` (the WSGI fast path, whose request
+  thread runs the request's event loop and nothing else) it runs right there, on the calling
+  thread: no hand-over. The loop waits meanwhile, so a time limit that passes while such sync code
+  runs is noticed when it returns (the call answers the timeout, as on a thread).
 
 This module imports no Django until a job runs, so declarations and providers (imported with the
 package, before settings exist) can use it.
@@ -56,8 +60,14 @@ THREAD_NAME_PREFIX: Final = "mcp_django-db"
 ABANDONED_EXIT_STATUS: Final = 1
 """The exit status of a process that left sync code running when it exited (past `SHUTDOWN_GRACE`)."""
 
-_dedicated: contextvars.ContextVar[bool] = contextvars.ContextVar("mcp_django.dedicated_threads", default=False)
-"""True while the current request runs outside Django's request cycle (set by the fast path)."""
+POOL: Final = "pool"
+CALLING_THREAD: Final = "calling thread"
+
+_where: contextvars.ContextVar[str | None] = contextvars.ContextVar("mcp_django.sync_code_runs_on", default=None)
+"""Where `run_sync` runs sync code here: None (Django's way), `POOL` or `CALLING_THREAD` (set by the fast paths)."""
+
+LATE_CHECK_AFTER: Final = 0.001
+"""Seconds sync code on the calling thread runs before the loop is let notice a time limit that passed meanwhile."""
 
 
 @contextlib.contextmanager
@@ -66,16 +76,25 @@ def dedicated_threads(enabled: bool = True) -> Iterator[None]:
 
     The ASGI fast path wraps each request it serves in it; code inside Django's request cycle never does.
     """
-    token = _dedicated.set(enabled)
+    token = _where.set(POOL if enabled else None)
     try:
         yield
     finally:
-        _dedicated.reset(token)
+        _where.reset(token)
+
+
+def calling_thread() -> None:
+    """From now on in this context, run `run_sync` calls on the calling thread itself (no hand-over).
+
+    For a context whose event loop serves one request on a thread of its own (the WSGI fast path):
+    blocking that loop blocks nobody else.
+    """
+    _where.set(CALLING_THREAD)
 
 
 def uses_dedicated_threads() -> bool:
     """True when `run_sync` here would use the long-lived threads."""
-    return _dedicated.get()
+    return _where.get() == POOL
 
 
 async def run_sync(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -91,8 +110,11 @@ async def run_sync(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> 
     """
     job: _Job[R] = _Job(fn, args, kwargs)
     try:
-        if not _dedicated.get():
+        where = _where.get()
+        if where is None:
             return await sync_to_async(job.run, thread_sensitive=True)()
+        if where == CALLING_THREAD:
+            return await _run_here(job)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[R] = loop.create_future()
         _executor().submit(loop, future, contextvars.copy_context(), job)
@@ -106,6 +128,24 @@ async def run_sync(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> 
         if is_database_unavailable(exc):
             raise database_unavailable(exc) from exc
         raise
+
+
+async def _run_here(job: _Job[R]) -> R:
+    """Run `job` on this thread, which runs the event loop: sync code there sees a plain sync thread."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    token = _where.set(None)  # sync code calling `async_to_sync` that calls `run_sync`: the Django way
+    asyncio._set_running_loop(None)  # so `async_to_sync` in it works, as on any WSGI request's thread
+    try:
+        result = job.run()
+    finally:
+        asyncio._set_running_loop(loop)
+        _where.reset(token)
+    if loop.time() - started >= LATE_CHECK_AFTER:
+        # Let the loop fire the timers that came due meanwhile: a time limit that passed cancels this
+        # task here (its timer is due before this sleep's), and the call answers the timeout.
+        await asyncio.sleep(LATE_CHECK_AFTER / 1000)
+    return result
 
 
 class _Job(Generic[R]):
@@ -142,7 +182,7 @@ class _Job(Generic[R]):
     def run_on_pool(self, loop: asyncio.AbstractEventLoop) -> R:
         from django.db import close_old_connections
 
-        _dedicated.set(False)  # in this job's own context: a nested run_sync does not wait for a pool slot
+        _where.set(None)  # in this job's own context: a nested run_sync does not wait for a pool slot
         # `async_to_sync` finds the loop to run coroutines on in this thread-local, which asgiref's own
         # sync_to_async threads set. Without it, sync code calling async code (`ctx.elicit_sync`) would
         # get a new loop of its own, far from the request's streams and futures, and wait forever.
