@@ -165,3 +165,41 @@ async def test_a_namespaced_call_goes_straight_to_its_source_and_asks_no_local_o
         await client.call_tool("gh_here")  # inside the namespace: its source is asked first
     # the lookup asks gh alone; a listener of refusals (telemetry's, once installed) may then list the others
     assert asked[2] == "gh"
+
+
+switches_read: list[str] = []
+
+
+class Switched(DelegatingSource[Source]):
+    """A wrapper whose switch notes every read, as the admin's overlay reads its state."""
+
+    @property
+    def enabled(self) -> bool:
+        switches_read.append(self.source.namespace or "local")
+        return True
+
+
+class SwitchedOverlay(NullOverlay):
+    def wrap_sources(self, endpoint: Mounted, sources: Sequence[Source]) -> list[Source]:
+        return [Switched(source) for source in sources]
+
+
+@pytest.mark.django_db
+async def test_a_namespaced_call_reads_no_other_source_s_switch() -> None:
+    endpoint = Endpoint(
+        "switched/mcp",
+        name="switched",
+        mode="adapter",
+        providers=[Local],
+        extensions=[NamespacedExtension],
+        overlay=SwitchedOverlay(),
+        allow_anonymous=True,
+    )
+    client = MCPTestClient(endpoint, era="stateless")
+    await client.call_tool("here")
+    switches_read.clear()
+
+    await client.call_tool("gh_there")
+    assert switches_read == ["gh"]
+    await client.call_tool("here")
+    assert sorted(switches_read) == ["gh", "gh", "local"]  # a name outside every namespace: all are reached

@@ -62,12 +62,16 @@ class CompositeBackend:
                     served.setdefault(feature, dict(value))
         return served
 
-    async def reach(self, ctx: RequestContext) -> tuple[Scope, tuple[Source, ...]]:
-        """The caller's scope and the sources it reaches, in order: the one scope and permission check on sources."""
+    async def reach(
+        self, ctx: RequestContext, among: tuple[Source, ...] | None = None
+    ) -> tuple[Scope, tuple[Source, ...]]:
+        """The caller's scope and the sources it reaches (of `among`, else of all), in order: the one scope and
+        permission check on sources."""
         scope = Scope.SYSTEM if self.scopes is None else await self.scopes(ctx)
         if scope is None:
             return Scope.USER, ()
-        reached = tuple(source for source in self.sources if source.enabled and source.scope <= scope)
+        candidates = self.sources if among is None else among
+        reached = tuple(source for source in candidates if source.enabled and source.scope <= scope)
         if any(source.permissions for source in reached):
             reached = tuple(await permitted(ctx, reached, lambda source: source.permissions))
         return scope, reached
@@ -94,16 +98,14 @@ class CompositeBackend:
         if found is not None:
             refused.send(type(self), reason="scope", method=method, name=name, scope=scope)
 
-    def _asked(self, name: str, sources: tuple[Source, ...]) -> tuple[Source, ...]:
-        """The sources to ask for the tool or prompt `name`: only the one whose namespace it is in, else all.
+    def _asked(self, name: str) -> tuple[Source, ...]:
+        """The sources that may serve the tool or prompt `name`: only the one whose namespace it is in, else all.
 
         A hub's remote server serves `ns_name` and no local source may (check E143), so a namespaced call
-        goes straight to its remote instead of asking every local provider first.
+        goes straight to its remote: the other sources' switches, scopes and permissions are not even read.
         """
         owner = self.namespaces.get(name.partition("_")[0]) if self.namespaces else None
-        if owner is None:
-            return sources
-        return (owner,) if owner in sources else ()
+        return self.sources if owner is None else (owner,)
 
     async def _merged(self, ctx: RequestContext, method: str, key: str) -> Items:
         scope, sources = await self.reach(ctx)
@@ -123,8 +125,8 @@ class CompositeBackend:
         return await self._merged(ctx, "list_tools", "name")
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any], ctx: RequestContext) -> Mapping[str, Any]:
-        scope, sources = await self.reach(ctx)
-        found = await _first(self._asked(name, sources), lambda source: source.get_tool(name, ctx, scope))
+        scope, sources = await self.reach(ctx, self._asked(name))
+        found = await _first(sources, lambda source: source.get_tool(name, ctx, scope))
         if found is None:
             await self._refused("tools/call", name, ctx, scope, lambda source: source.get_tool(name, ctx, Scope.SYSTEM))
             raise InvalidParams(f"Unknown tool: {name}")
@@ -162,8 +164,8 @@ class CompositeBackend:
         return await self._merged(ctx, "list_prompts", "name")
 
     async def get_prompt(self, name: str, arguments: Mapping[str, str], ctx: RequestContext) -> Mapping[str, Any]:
-        scope, sources = await self.reach(ctx)
-        found = await _first(self._asked(name, sources), lambda source: source.get_prompt(name, ctx, scope))
+        scope, sources = await self.reach(ctx, self._asked(name))
+        found = await _first(sources, lambda source: source.get_prompt(name, ctx, scope))
         if found is None:
             await self._refused(
                 "prompts/get", name, ctx, scope, lambda source: source.get_prompt(name, ctx, Scope.SYSTEM)
