@@ -138,6 +138,17 @@ def tool_call_chart(now: Any = None) -> SafeString:
     )
 
 
+def event_counts() -> dict[str, int] | None:
+    """The events extension's webhook deliveries by status and its live subscriptions (None: not installed)."""
+    from django.apps import apps
+
+    if not apps.is_installed("mcp_django.events"):
+        return None
+    from mcp_django.events.store import delivery_counts
+
+    return delivery_counts()
+
+
 def dashboard_context() -> dict[str, Any]:
     """Everything the dashboard template renders."""
     control_state.refresh_sync()
@@ -197,6 +208,7 @@ def dashboard_context() -> dict[str, Any]:
         "errors": errors,
         "by_outcome": by_outcome,
         "audit": audit_status(),
+        "events": event_counts(),
         "disabled_tools": sorted(control_state.snapshot.disabled_tools),
         "stale_providers": [row.provider_id for row in provider_rows.values() if not row.present_in_code],
         "stale_interceptors": [row.name for row in interceptor_rows.values() if not row.present_in_code],

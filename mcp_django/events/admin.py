@@ -2,7 +2,8 @@
 deliveries and failures), their delivery attempts, and the occurrences kept for replay.
 
 Clients make subscriptions and emits make occurrences, so the admin lists and inspects them, deletes a
-subscription (which stops its deliveries), and retries failed deliveries; it adds and edits nothing.
+subscription (which stops its deliveries), sends a subscription a signed test event, and retries failed
+deliveries; it adds and edits nothing.
 The signing secrets are never shown.
 """
 
@@ -44,9 +45,20 @@ class WebhookSubscriptionAdmin(_ReadOnly, _SubscriptionAdmin):
     exclude = ["secret", "previous_secret"]
     list_select_related = ["user"]
 
+    actions = ["send_test_event"]
+
     @admin.display(boolean=True, description="live")
     def live(self, subscription: WebhookSubscription) -> bool:
         return subscription.active
+
+    @admin.action(description="Send a test event to the selected subscriptions' callbacks", permissions=["delete"])
+    def send_test_event(self, request: HttpRequest, queryset: QuerySet[WebhookSubscription]) -> None:
+        from mcp_django.events.delivery import kick
+        from mcp_django.events.store import send_test
+
+        sent = send_test(queryset.filter(expires_at__gt=timezone.now()))
+        kick()
+        self.message_user(request, f"Queued a test event for {sent} live subscription(s).", messages.SUCCESS)
 
 
 @admin.register(WebhookDelivery)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max
 from django.utils import timezone
 
+from mcp_django.events import wire
 from mcp_django.events.conf import events_settings
 from mcp_django.events.declarations import EventType, event_types
 from mcp_django.events.models import EventLog, EventOccurrence, WebhookDelivery, WebhookSubscription
@@ -72,6 +73,35 @@ def queue_deliveries(declared: EventType, row: EventOccurrence) -> int:
             owed.append(WebhookDelivery(subscription=subscription, occurrence=row))
     WebhookDelivery.objects.bulk_create(owed)
     return len(owed)
+
+
+def send_test(subscriptions: Iterable[WebhookSubscription]) -> int:
+    """Queue a test occurrence (`wire.TEST_EVENT`) for each of `subscriptions`; how many were queued.
+
+    The occurrence is of no declared type, so no poll, push stream or other subscription sees it; each
+    delivery is signed, retried and checked against the subscriber's access like any other.
+    """
+    chosen = list(subscriptions)
+    if not chosen:
+        return 0
+    with transaction.atomic():
+        row = EventOccurrence.objects.create(
+            event_id=f"evt_{uuid.uuid4().hex}", name=wire.TEST_EVENT, data={"test": True}
+        )
+        WebhookDelivery.objects.bulk_create(
+            [WebhookDelivery(subscription=subscription, occurrence=row) for subscription in chosen]
+        )
+    return len(chosen)
+
+
+def delivery_counts() -> dict[str, int]:
+    """The webhook deliveries kept (`EVENTS_RETENTION`), by status, and the live subscriptions: the dashboard's."""
+    counts = dict.fromkeys(WebhookDelivery.Status.values, 0)
+    for status, number in WebhookDelivery.objects.values_list("status").annotate(n=Count("id")):
+        counts[status] = number
+    counts["subscriptions"] = WebhookSubscription.objects.filter(expires_at__gt=timezone.now()).count()
+    counts["types"] = len(event_types)
+    return counts
 
 
 def _announce(row: EventOccurrence) -> None:

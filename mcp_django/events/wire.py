@@ -54,3 +54,8 @@ VERIFICATION_TYPE: Final = "verification"
 MAX_WEBHOOK_BODY: Final = 256 * 1024
 """One event per POST, at most 256 KiB of body."""
 SUBSCRIPTION_ID_PREFIX: Final = "sub_"
+
+TEST_EVENT: Final = "mcp-django.dev/test"
+"""Not the spec's: the name of the test occurrence the admin's "Send a test event" action POSTs to a
+subscription's callback (signed like any delivery, its `data` `{"test": true}`, no cursor). A `/` keeps it
+apart from every declared type."""

@@ -18,6 +18,7 @@ from django.db.models import F, Min, QuerySet, Sum
 from django.utils import timezone
 
 from mcp_django.tasks.models import ACTIVE_STATUSES, MCPTask
+from mcp_django.tasks.signals import task_finished
 
 Status = MCPTask.Status
 
@@ -220,6 +221,8 @@ def finish(task_id: str, *, result: Mapping[str, Any] | None = None, error: Mapp
         input_requests={},
         updated_at=timezone.now(),
     )
+    if changed and task_finished.has_listeners(MCPTask):
+        task_finished.send(MCPTask, task=MCPTask.objects.get(pk=task_id))
     return bool(changed)
 
 
