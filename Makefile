@@ -51,7 +51,7 @@ help:
 	@echo "make quick  - ruff, mypy and the in-memory tests but the slow ones (no server, browser or Node): the loop while you work"
 	@echo "make docs   - build the docs site (docs/ and the API reference) into .cache/site, strict"
 	@echo "make docs-serve - serve the docs site on http://127.0.0.1:$(DOCS_PORT)/, rebuilt as docs/ changes"
-	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP and a bare ASGI app; write docs/performance.md"
+	@echo "make bench  - serve mcp_django beside the official SDK, FastMCP, a bare ASGI app and (WSGI) django-mcpz; write docs/performance.md"
 	@echo "make bench-tokens - tools/list tokens and recall@5 of large catalogues in each discovery mode"
 	@echo "make soak   - $(SOAK_SECONDS) s of mixed traffic against two workers on PostgreSQL and Redis; errors, memory, audit rows"
 	@echo "make fuzz   - the fuzz tests (tests/fuzz/) with $(FUZZ_CASES) Hypothesis cases each, 125,000 in all"
@@ -231,7 +231,7 @@ test: lint typecheck docs pytest test-django6
 
 # ------------------------------------------------------------------ benchmark (not part of `make test`)
 # Its own venv: the anchors (the SDK's server, FastMCP) and uvicorn[standard], the one server build that
-# serves them and mcp_django alike. wrk sends the load; without it a built-in Python driver does.
+# serves them and mcp_django alike; gunicorn and django-mcpz for the WSGI rows (BENCH_SECTION=wsgi: only those). wrk sends the load; without it a built-in Python driver does.
 # BENCH_QUICK=1 runs one short round (a smoke test of the harness) and writes to .cache/bench/.
 
 $(VENV_BENCH_STAMP): pyproject.toml

@@ -1,7 +1,8 @@
-"""The floor: an ASGI app that reads the request and answers a fixed JSON body, under each server."""
+"""The floor: an ASGI app (`app`) and a WSGI one (`wsgi_app`) that read the request and answer a fixed JSON body."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 BODY = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}],"isError":false}}'
@@ -22,3 +23,9 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         more = (await receive()).get("more_body", False)
     await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
     await send({"type": "http.response.body", "body": BODY})
+
+
+def wsgi_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(BODY)))])
+    return [BODY]

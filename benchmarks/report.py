@@ -112,15 +112,15 @@ class Results:
 
 def ratio_to_sdk(results: Results, row: RowResult) -> float | None:
     """The SDK's CPU per call for the same era and kind of tool, over this row's: how many times cheaper it is."""
-    if row.workload == "list-page" or row.tool not in ("echo", "echo_sync"):
-        return None
+    if row.workload == "list-page" or row.tool not in ("echo", "echo_sync") or row.server == "gunicorn":
+        return None  # the SDK's rows are ASGI (uvicorn): no reference for a WSGI row
     reference = results.sdk(row.era, row.sync)
     return reference.cpu / row.cpu if reference and row.samples and row.cpu else None
 
 
 def times_floor(results: Results, row: RowResult) -> float | None:
     """This row's CPU per call over the bare ASGI app's under the same server."""
-    floor = results.floor(row.server)
+    floor = results.floor(row.server)  # floor-uvicorn, floor-daphne, floor-gunicorn
     if row.family == "floor" or row.workload == "list-page" or not floor or not row.samples or not floor.cpu:
         return None
     return row.cpu / floor.cpu
@@ -395,6 +395,11 @@ STARTUP_BEGIN = "<!-- benchmarks/startup.py: the start-up section (make bench ke
 STARTUP_END = "<!-- end of the start-up section -->"
 CATALOGUES_BEGIN = "<!-- benchmarks/tokens.py: the large catalogues section (make bench keeps it as it is) -->"
 CATALOGUES_END = "<!-- end of the large catalogues section -->"
+KEPT_WSGI = (
+    "<!-- make bench: the WSGI section (BENCH_SECTION=wsgi rewrites only this) -->",
+    "<!-- end of the WSGI section -->",
+)
+"""The markers of the WSGI section (`benchmarks/report_wsgi.py` writes it)."""
 
 
 def kept_section(output: Path, begin: str = STARTUP_BEGIN, end: str = STARTUP_END) -> list[str]:
@@ -440,11 +445,16 @@ def telemetry_section(results: Results) -> str:
 
 def update_telemetry_section(results: Results, output: Path) -> None:
     """Rewrite only the telemetry section of `output` (before "## Machine" when it has none yet), keep the rest."""
-    section = telemetry_section(results)
+    update_section(output, telemetry_section(results), TELEMETRY_BEGIN, TELEMETRY_END)
+
+
+def update_section(output: Path, section: str, begin: str, end: str) -> None:
+    """Put `section` (its markers `begin` and `end` included) in place of the one `output` has, or before
+    "## Machine" when it has none yet; keep the rest."""
     text = output.read_text() if output.exists() else "# Performance\n"
-    if TELEMETRY_BEGIN in text and TELEMETRY_END in text:
-        head, rest = text.split(TELEMETRY_BEGIN, 1)
-        text = head + section + rest.split(TELEMETRY_END, 1)[1]
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + section + rest.split(end, 1)[1]
     elif "\n## Machine\n" in text:
         head, rest = text.split("\n## Machine\n", 1)
         text = head + "\n" + section + "\n\n## Machine\n" + rest
@@ -569,6 +579,7 @@ which walks the 100 pages of a 10,000-tool provider over one connection.
 
 Run it yourself with `make bench`; `BENCH_QUICK=1 make bench` runs one short round to check the harness
 and writes to `.cache/bench/`; `BENCH_ROWS=fast-uvicorn,sdk-stateless/call-2026` runs only those rows;
+`BENCH_SECTION=wsgi make bench` runs only the WSGI rows (gunicorn) and rewrites only their section;
 `BENCH_SECTION=telemetry make bench` runs the telemetry rows and their plain rows and rewrites only the
 telemetry section of this page (it says which run it comes from).
 """
@@ -611,6 +622,7 @@ def write(results: Results, output: Path) -> None:
         "",
     ]
     lines += kept_section(output) + kept_section(output, CATALOGUES_BEGIN, CATALOGUES_END)
+    lines += kept_section(output, *KEPT_WSGI)  # rewritten by `BENCH_SECTION=wsgi`, and by a run that has its rows
     if telemetry_pairs(results):
         lines += [telemetry_section(results), ""]
     if results.hot_path:

@@ -8,7 +8,8 @@ The table and the target verdicts are printed and written to `docs/performance.m
 Environment: ``BENCH_QUICK=1`` (1 round of 2 s, 500 sessions: a smoke test of the harness),
 ``BENCH_ROUNDS``, ``BENCH_SECONDS``, ``BENCH_SESSIONS``, ``BENCH_DRIVER=python`` (skip wrk),
 ``BENCH_OUTPUT`` (where the Markdown goes; quick runs default to `.cache/bench/`), ``BENCH_SECTION=telemetry``
-(run only the telemetry rows, or the `BENCH_ROWS` given, and rewrite only that section of the Markdown).
+(run only the telemetry rows, or the `BENCH_ROWS` given, and rewrite only that section of the Markdown),
+``BENCH_SECTION=wsgi`` (the same for the WSGI rows: gunicorn's sync worker, the WSGI fast path, django-mcpz).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from benchmarks import client, report
+from benchmarks import client, report, report_wsgi
 from benchmarks.load import Sample, measure, wrk_available
 from benchmarks.workloads import Prepared, ProbeFailed, Workload, initialize, message, prepare
 
@@ -51,6 +52,9 @@ class Server:
     workers: int = 1
 
     def argv(self, port: int) -> list[str]:
+        if self.server == "gunicorn":  # the sync worker: one request at a time per worker, as most Django sites run
+            argv = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--worker-class", "sync"]
+            return [*argv, "--workers", str(self.workers), "--log-level", "warning", self.app]
         if self.server == "daphne":
             return [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), self.app]
         argv = [sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port)]
@@ -75,6 +79,20 @@ SERVERS = {
         Server("fast-daphne", f"{FAST_LABEL} · daphne", "fast", "daphne", "benchmarks.asgi:fast_path"),
         Server("view-uvicorn", "mcp_django Django view · uvicorn", "view", "uvicorn", "benchmarks.asgi:django_view"),
         Server("view-daphne", "mcp_django Django view · daphne", "view", "daphne", "benchmarks.asgi:django_view"),
+        Server("floor-gunicorn", "bare WSGI · gunicorn sync", "floor", "gunicorn", "benchmarks.bare:wsgi_app"),
+        Server(
+            "fast-gunicorn",
+            "mcp_django WSGI fast path · gunicorn sync",
+            "fast",
+            "gunicorn",
+            "benchmarks.wsgi:fast_path",
+        ),
+        Server(
+            "view-gunicorn", "mcp_django Django view · gunicorn sync", "view", "gunicorn", "benchmarks.wsgi:django_view"
+        ),
+        Server(
+            "mcpz-gunicorn", "django-mcpz 1.2 view · gunicorn sync", "peer", "gunicorn", "benchmarks.wsgi:django_view"
+        ),
         Server(
             "otel-sdk-uvicorn",
             f"{FAST_LABEL} · uvicorn, telemetry, SDK",
@@ -97,6 +115,9 @@ CALL_SESSION_SYNC = Workload(
     "call-session-sync", "tools/call, handshake + session, sync tool", "handshake", tool="echo_sync"
 )
 CALL_STATELESS = Workload("call-stateless", "tools/call, handshake era stateless", "stateless")
+CALL_STATELESS_SYNC = Workload(
+    "call-stateless-sync", "tools/call, handshake era stateless, sync tool", "stateless", tool="echo_sync"
+)
 CALL_2026 = Workload("call-2026", "tools/call, 2026-07-28", "2026")
 CALL_2026_SYNC = Workload("call-2026-sync", "tools/call, 2026-07-28, sync tool", "2026", tool="echo_sync")
 ORM_2026 = Workload("orm-2026", "tools/call, 2026-07-28, sync tool, one ORM count()", "2026", tool="count_users")
@@ -135,6 +156,21 @@ The API-only row is served by the plain row's own process (same code, same hash 
 two processes of one app differ by several percent), the SDK row by a process with the SDK configured.
 """
 
+WSGI_ROWS: Sequence[Row] = [
+    Row("floor-gunicorn", FLOOR, "/mcp"),
+    Row("mcpz-gunicorn", CALL_2026_SYNC, "/mcpz/mcp"),
+    Row("mcpz-gunicorn", CALL_STATELESS_SYNC, "/mcpz/mcp"),
+    Row("fast-gunicorn", CALL_2026_SYNC, "/anon/mcp"),
+    Row("fast-gunicorn", CALL_STATELESS_SYNC, "/stateless/mcp"),
+    Row("fast-gunicorn", CALL_2026, "/anon/mcp"),
+    Row("fast-gunicorn", CALL_SESSION_SYNC, "/anon/mcp"),
+    Row("fast-gunicorn", AUDIT_2026_SYNC, "/audit/mcp"),
+    Row("view-gunicorn", CALL_2026_SYNC, "/anon/mcp"),
+    Row("view-gunicorn", CALL_STATELESS_SYNC, "/stateless/mcp"),
+]
+"""The WSGI rows (issue 40): gunicorn's sync worker, one worker each, the fast path beside Django's handler serving
+mcp_django's view and django-mcpz's (a Django peer; its own process, the same WSGI application as the view rows)."""
+
 ALL_ROWS: Sequence[Row] = [
     Row("floor-uvicorn", FLOOR, "/mcp"),
     Row("floor-daphne", FLOOR, "/mcp"),
@@ -170,6 +206,7 @@ ALL_ROWS: Sequence[Row] = [
     Row("view-daphne", CALL_SESSION, "/anon/mcp"),
     Row("view-daphne", CALL_2026, "/anon/mcp"),
     Row("view-daphne", AUDIT_2026, "/audit/mcp"),
+    *WSGI_ROWS,
 ]
 
 
@@ -182,8 +219,8 @@ def selected_rows(all_rows: Sequence[Row], spec: str | None) -> Sequence[Row]:
 
 
 SECTION = os.environ.get("BENCH_SECTION") or None
-if SECTION not in (None, "telemetry"):
-    raise SystemExit(f"BENCH_SECTION={SECTION}: the only section written alone is `telemetry`")
+if SECTION not in (None, "telemetry", "wsgi"):
+    raise SystemExit(f"BENCH_SECTION={SECTION}: the sections written alone are `telemetry` and `wsgi`")
 SECTION_ROWS: Sequence[Row] = [
     row
     for workload in TELEMETRY_WORKLOADS
@@ -193,7 +230,9 @@ SECTION_ROWS: Sequence[Row] = [
     )
 ]
 """The telemetry section's rows, each workload's plain, API-only and SDK rows loaded back to back in a round."""
-ROWS: Sequence[Row] = selected_rows(SECTION_ROWS if SECTION else ALL_ROWS, os.environ.get("BENCH_ROWS"))
+ROWS: Sequence[Row] = selected_rows(
+    {None: ALL_ROWS, "telemetry": SECTION_ROWS, "wsgi": WSGI_ROWS}[SECTION], os.environ.get("BENCH_ROWS")
+)
 
 MEMORY_SERVERS = ("fast-uvicorn", "sdk-session")
 """Measured for memory per idle session, each in a fresh process: mcp_django and the SDK's stateful server."""
@@ -484,11 +523,15 @@ def main() -> None:
     print(report.text_table(results))
     print()
     print(report.text_verdicts(results))
+    for target, value, verdict in report_wsgi.wsgi_verdicts(results):
+        print(f"  {verdict.upper():12} {target}  {value}")
     output.parent.mkdir(parents=True, exist_ok=True)
-    if SECTION:
+    if SECTION == "telemetry":
         report.update_telemetry_section(results, output)
-    else:
+    elif SECTION != "wsgi":
         report.write(results, output)
+    if any(row.server == "gunicorn" for row in results.rows):
+        report_wsgi.update_wsgi_section(results, output)
     print(f"\nwrote {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
 
 

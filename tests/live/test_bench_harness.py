@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import report, run
+from benchmarks import report, report_wsgi, run
 from benchmarks.load import Sample, measure, wrk_script
 from benchmarks.workloads import Prepared, prepare
 
@@ -142,3 +142,44 @@ def test_the_telemetry_section_alone_is_rewritten_and_the_rest_of_the_page_is_ke
     assert "2026-07-28 CPU +5.0% (calls/s +0.0%) | missed |" in second
     assert second.split(report.TELEMETRY_BEGIN)[0] == first.split(report.TELEMETRY_BEGIN)[0]
     assert second.split(report.TELEMETRY_END)[1] == first.split(report.TELEMETRY_END)[1]
+
+
+def test_the_wsgi_rows_are_served_by_gunicorn_and_written_to_their_own_section(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
+        "BENCH_DB": str(tmp_path / "bench.sqlite3"),
+        "PYTHONPATH": str(run.ROOT),
+    }
+    subprocess.run([sys.executable, "-m", "benchmarks.prepare"], cwd=run.ROOT, env=env, check=True)
+    started = {key: run.start(run.SERVERS[key], env, tmp_path) for key in ("floor-gunicorn", "fast-gunicorn")}
+    try:
+        for running in started.values():
+            run.wait_serving(running, timeout=60)
+        rows = [row for row in run.WSGI_ROWS if row.server in started]
+        results = measured(rows, started, tmp_path)
+    finally:
+        for running in started.values():
+            run.stop(running)
+    peer = [
+        run.result_of(run.Row("mcpz-gunicorn", workload, "/mcpz/mcp"), [sample(cpu)])
+        for workload, cpu in ((run.CALL_2026_SYNC, 900.0), (run.CALL_STATELESS_SYNC, 900.0))
+    ]
+    fast = [
+        run.result_of(run.Row("fast-gunicorn", workload, path), [sample(400.0)])
+        for workload, path in ((run.CALL_2026_SYNC, "/anon/mcp"), (run.CALL_STATELESS_SYNC, "/stateless/mcp"))
+    ]
+
+    page = tmp_path / "performance.md"
+    page.write_text("# Performance\n\nthe full run's table\n\n## Machine\n\n- **cpu**: two\n")
+    report_wsgi.update_wsgi_section(report.Results(results, [], {"date": "today"}, "quick, 1 session"), page)
+    measured_page = page.read_text()
+    report_wsgi.update_wsgi_section(report.Results(peer + fast, [], {"date": "today"}, "quick, 1 session"), page)
+    judged = page.read_text()
+
+    assert "| mcp_django WSGI fast path · gunicorn sync | tools/call, 2026-07-28, sync tool |" in measured_page
+    assert "| bare WSGI · gunicorn sync | fixed JSON body |" in measured_page
+    assert "django-mcpz's view (sync echo) | — | not measured |" in measured_page
+    assert judged.count("## WSGI: gunicorn's sync worker") == 1
+    assert "| 2026 sync 2.25\N{MULTIPLICATION SIGN}, handshake era sync 2.25\N{MULTIPLICATION SIGN} | met |" in judged
+    assert judged.endswith(report.KEPT_WSGI[1] + "\n\n## Machine\n\n- **cpu**: two\n")
