@@ -136,8 +136,9 @@ class UpstreamCredentialAdmin(_UpstreamCredentialAdminBase):
 
 @admin.register(RemoteDefinition)
 class RemoteDefinitionAdmin(_RemoteDefinitionAdminBase):
-    """Remote tools and prompts as pinned (`gateway.pinning`): a changed one is withheld from every gateway and
-    hub until approved here; its page shows what changed. Approving is recorded in the row's history."""
+    """Remote tools, prompts, resources and templates as pinned (`gateway.pinning`): a changed or new one is
+    withheld from every gateway and hub until approved here; its page shows what changed. Approving is recorded
+    in the row's history."""
 
     list_display = ["name", "kind", "server", "state", "changed_at", "approved_by", "approved_at"]
     list_filter = ["state", "server", "kind"]
@@ -155,13 +156,13 @@ class RemoteDefinitionAdmin(_RemoteDefinitionAdminBase):
     @admin.action(description="Approve the new definitions (serve them from now on)", permissions=["change"])
     def approve(self, request: HttpRequest, queryset: QuerySet[RemoteDefinition]) -> None:
         approved = 0
-        for row in queryset.filter(state=RemoteDefinition.State.CHANGED):
-            diff = definition_diff(row.approved, row.seen)
+        for row in queryset.exclude(state=RemoteDefinition.State.PINNED):
+            what, diff = row.get_state_display().partition(":")[0], definition_diff(row.approved, row.seen)
             row.approved, row.approved_digest = row.seen, row.seen_digest
             row.seen, row.seen_digest, row.state = None, "", RemoteDefinition.State.PINNED
             row.approved_by, row.approved_at = request.user, timezone.now()  # type: ignore[assignment]
             row.save()
-            self.log_change(request, row, f"Approved the changed definition:\n{diff}")
+            self.log_change(request, row, f"Approved the {what} definition:\n{diff}")
             approved += 1
         self.message_user(request, f"{approved} definition(s) approved: served from now on.", messages.SUCCESS)
 
@@ -173,9 +174,9 @@ class RemoteDefinitionAdmin(_RemoteDefinitionAdminBase):
 
 
 def definition_diff(approved: Any, seen: Any) -> str:
-    """A unified diff of two definitions as indented JSON (keys sorted)."""
+    """A unified diff of two definitions as indented JSON (keys sorted); None (a new item's approved one) is empty."""
 
     def lines(value: Any) -> list[str]:
-        return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
+        return [] if value is None else json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
 
     return "\n".join(difflib.unified_diff(lines(approved), lines(seen), "approved", "listed now", lineterm=""))

@@ -110,23 +110,35 @@ class UpstreamCredential(models.Model):
 
 
 class RemoteDefinition(models.Model):
-    """A remote tool's or prompt's definition as an admin let it through: pinned when first seen, withheld
-    while the remote serves another (docs/federation.md#pinned-definitions).
+    """A remote tool's, prompt's, resource's or resource template's definition as an admin let it through:
+    pinned at the remote's first listing, withheld while the remote serves another or lists a new one
+    (docs/federation.md#pinned-definitions).
 
-    `approved` is what every gateway and hub serves; `seen` is a different definition the remote listed
-    since, which nothing serves (the tool is neither listed nor callable) until an admin approves it.
+    `approved` is what every gateway and hub serves (none yet for a new item); `seen` is a different or new
+    definition the remote listed since, which nothing serves (neither listed nor callable) until an admin
+    approves it.
     """
 
     class State(models.TextChoices):
         PINNED = "pinned", "pinned"
         CHANGED = "changed", "changed: withheld until approved"
+        NEW = "new", "new: withheld until approved"
+
+    class Kind(models.TextChoices):
+        TOOL = "tool", "tool"
+        PROMPT = "prompt", "prompt"
+        RESOURCE = "resource", "resource"
+        TEMPLATE = "template", "resource template"
 
     server = models.CharField(max_length=100, db_index=True, help_text="The remote server's name in SERVERS.")
-    kind = models.CharField(max_length=16, choices=[("tool", "tool"), ("prompt", "prompt")])
-    name = models.CharField(max_length=255, help_text="The name the remote gives it (without a hub's namespace).")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    name = models.CharField(
+        max_length=255,
+        help_text="The name or URI the remote gives it (without a hub's namespace; a digest when longer).",
+    )
     state = models.CharField(max_length=16, choices=State.choices, default=State.PINNED, db_index=True)
-    approved = models.JSONField(help_text="The definition served.")
-    approved_digest = models.CharField(max_length=64)
+    approved = models.JSONField(null=True, blank=True, help_text="The definition served (none yet when new).")
+    approved_digest = models.CharField(max_length=64, blank=True)
     seen = models.JSONField(null=True, blank=True, help_text="A different definition the remote lists, withheld.")
     seen_digest = models.CharField(max_length=64, blank=True)
     first_seen = models.DateTimeField(default=timezone.now)

@@ -1,19 +1,22 @@
-"""Pinned remote definitions: a remote cannot silently change what one of its tools or prompts does.
+"""Pinned remote definitions: a remote cannot silently change or add what a gateway or hub serves of it.
 
-With `REMOTE_DEFINITIONS = "pin"` (the default), the first time a gateway or hub lists a remote tool or
-prompt its definition (name, description, schemas, annotations: the whole item as the remote listed it,
-after `listing` cleaned it) is pinned in a `RemoteDefinition` row, by a SHA-256 of its canonical JSON. From
-then on:
+With `REMOTE_DEFINITIONS = "pin"` (the default), the first time a gateway or hub lists a remote's tools,
+prompts, resources or resource templates, each item's definition (the whole item as the remote listed it,
+after `listing` cleaned it: name, description, schemas, annotations) is pinned in a `RemoteDefinition` row,
+by a SHA-256 of its canonical JSON. That first listing is the remote as the admin who configured it saw
+it. From then on:
 
 - the same definition is served as before;
-- a different one is **withheld**: left out of every list and not callable (`get_tool` finds nothing), the
-  row marked `changed` with the new definition beside the approved one, until an admin approves it in the
-  admin (which shows the diff; the approval is in the admin's history); a remote that goes back to the
-  approved definition is served again;
-- a tool or prompt first seen is pinned and served (trust on first use): a new remote's tools are not
-  held back, only their later changes.
+- a different one is **withheld**: left out of every list and not callable or readable, the row marked
+  `changed` with the new definition beside the approved one, until an admin approves it in the admin
+  (which shows the diff; the approval is in the admin's history); a remote that goes back to the approved
+  definition is served again;
+- an item the remote did not list the first time is **new** and withheld the same way until approved (a
+  tool added later is as much a rug pull as a tool changed); so is a call to a tool or prompt never listed.
 
-`"trust"` serves whatever the remote lists (check `mcp_django_gateway.W250`). Resources are not pinned.
+A resource read is withheld only when its URI was listed and is changed or new: a URI a template
+expands to is the remote's to answer. `"trust"` serves whatever the remote lists (check
+`mcp_django_gateway.W250`).
 """
 
 from __future__ import annotations
@@ -29,8 +32,15 @@ from mcp_django.runtime.executor import run_sync
 
 logger = logging.getLogger("mcp_django.gateway")
 
-KINDS: Final[Mapping[str, str]] = {"tools/list": "tool", "prompts/list": "prompt"}
-"""The list methods whose items are pinned, and the kind each item is."""
+KINDS: Final[Mapping[str, tuple[str, str]]] = {
+    "tools/list": ("tool", "name"),
+    "prompts/list": ("prompt", "name"),
+    "resources/list": ("resource", "uri"),
+    "resources/templates/list": ("template", "uriTemplate"),
+}
+"""The list methods whose items are pinned: the kind each item is and the key that names it."""
+NAME_MAX: Final = 255
+"""`RemoteDefinition.name`'s length: a longer name (a long URI) is pinned under a digest of itself."""
 
 
 def pinning() -> bool:
@@ -46,63 +56,84 @@ def digest_of(definition: Mapping[str, Any]) -> str:
 
 async def pinned_items(server: str, method: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The items of a remote's `method` listing that may be served: first seen (now pinned) or as approved."""
-    kind = KINDS.get(method)
-    if kind is None or not items or not pinning():
+    known = KINDS.get(method)
+    if known is None or not items or not pinning():
         return items
-    return await run_sync(_pin, server, kind, items)
+    return await run_sync(_pin, server, *known, items)
 
 
-async def withheld(server: str, kind: str, name: str) -> bool:
-    """True when the remote's `kind` `name` is withheld: its definition changed and no admin approved it yet."""
+async def withheld(server: str, kind: str, name: str, *, unlisted: bool = True) -> bool:
+    """True when the remote's `kind` `name` is withheld: changed or new, and no admin approved it yet.
+
+    `unlisted`: a name the remote never listed is withheld too once the remote's first listing of `kind`
+    is pinned (a tool or prompt called without listing); False for resource URIs, which templates expand.
+    """
     if not pinning():
         return False
-    return await run_sync(_withheld, server, kind, name)
+    return await run_sync(_withheld, server, kind, pin_name(name), unlisted)
 
 
-def _withheld(server: str, kind: str, name: str) -> bool:
+def pin_name(name: str) -> str:
+    """The name a definition is pinned under: itself, or a digest of it when longer than the column."""
+    if len(name) <= NAME_MAX:
+        return name
+    return "sha256:" + hashlib.sha256(name.encode()).hexdigest()
+
+
+def _withheld(server: str, kind: str, name: str, unlisted: bool) -> bool:
     from mcp_django.gateway.models import RemoteDefinition
 
-    return RemoteDefinition.objects.filter(
-        server=server, kind=kind, name=name, state=RemoteDefinition.State.CHANGED
-    ).exists()
+    rows = RemoteDefinition.objects.filter(server=server, kind=kind)
+    state = rows.filter(name=name).values_list("state", flat=True).first()
+    if state is None:
+        return unlisted and rows.exists()
+    return state != RemoteDefinition.State.PINNED
 
 
-def _pin(server: str, kind: str, items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def _pin(server: str, kind: str, key: str, items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     from django.db import IntegrityError, transaction
     from django.utils import timezone
 
     from mcp_django.gateway.models import RemoteDefinition
 
+    State = RemoteDefinition.State
     rows = {row.name: row for row in RemoteDefinition.objects.filter(server=server, kind=kind)}
+    first_listing = not rows  # the remote as the admin who configured it saw it: pinned as listed
     served: list[dict[str, Any]] = []
     for item in items:
-        name, digest = str(item.get("name")), digest_of(item)
+        name, digest = pin_name(str(item.get(key))), digest_of(item)
         row = rows.get(name)
         if row is None:
+            fields: dict[str, Any]
+            if first_listing:
+                fields = {"approved": item, "approved_digest": digest}
+            else:
+                fields = {"state": State.NEW, "seen": item, "seen_digest": digest, "changed_at": timezone.now()}
             try:
                 with transaction.atomic():
-                    RemoteDefinition.objects.create(
-                        server=server, kind=kind, name=name, approved=item, approved_digest=digest
-                    )
+                    RemoteDefinition.objects.create(server=server, kind=kind, name=name, **fields)
             except IntegrityError:  # another worker pinned it first: serve it only if it is the same
                 row = RemoteDefinition.objects.get(server=server, kind=kind, name=name)
             else:
-                served.append(item)
+                if first_listing:
+                    served.append(item)
+                else:
+                    _log(server, "lists a new", kind, name)
                 continue
-        if row.approved_digest == digest:
-            if row.state == RemoteDefinition.State.CHANGED:  # the remote went back to the approved definition
-                RemoteDefinition.objects.filter(pk=row.pk).update(
-                    state=RemoteDefinition.State.PINNED, seen=None, seen_digest=""
-                )
+        if row.state == State.NEW:
+            if row.seen_digest != digest:
+                RemoteDefinition.objects.filter(pk=row.pk).update(seen=item, seen_digest=digest)
+        elif row.approved_digest == digest:
+            if row.state == State.CHANGED:  # the remote went back to the approved definition
+                RemoteDefinition.objects.filter(pk=row.pk).update(state=State.PINNED, seen=None, seen_digest="")
             served.append(item)
         elif row.seen_digest != digest:
             RemoteDefinition.objects.filter(pk=row.pk).update(
-                state=RemoteDefinition.State.CHANGED, seen=item, seen_digest=digest, changed_at=timezone.now()
+                state=State.CHANGED, seen=item, seen_digest=digest, changed_at=timezone.now()
             )
-            logger.warning(
-                "Remote server %r changed the definition of its %s %r: withheld until an admin approves it",
-                server,
-                kind,
-                name,
-            )
+            _log(server, "changed the definition of its", kind, name)
     return served
+
+
+def _log(server: str, what: str, kind: str, name: str) -> None:
+    logger.warning("Remote server %r %s %s %r: withheld until an admin approves it", server, what, kind, name)

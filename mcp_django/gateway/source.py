@@ -382,9 +382,12 @@ class RemoteSource(RemoteEvents, RemoteTasks, Source):
         return [{**item, key: self.outer_uri(str(item.get(key, "")))} for item in items]
 
     async def get_resource(self, uri: str, ctx: RequestContext, scope: Scope) -> _RemoteResource | None:
-        """Any URI in the namespace: the remote says whether it exists (so any may be subscribed to)."""
+        """Any URI in the namespace: the remote says whether it exists (so any may be subscribed to), unless the
+        remote listed it and its definition is withheld (`pinning`)."""
         inner = self.inner_uri(uri)
-        return None if inner is None else _RemoteResource(self, inner)
+        if inner is None or await withheld(self.remote.name, "resource", inner, unlisted=False):
+            return None
+        return _RemoteResource(self, inner)
 
     async def get_resource_template(
         self, uri_template: str, ctx: RequestContext, scope: Scope
