@@ -38,6 +38,8 @@ from mcp_django.sources.composite import CompositeBackend
 if TYPE_CHECKING:
     import mcp_types
 
+    from mcp_django.safety.approvals import Approval
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 _registries: list[weakref.ref[Registry]] = []
@@ -173,6 +175,7 @@ class Registry:
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
         app: str | App | Mapping[str, Any] | None = None,
+        approval: str | Approval | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:

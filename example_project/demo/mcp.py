@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 from django.db.models import Q
 from pydantic import BaseModel, Field
@@ -16,6 +17,7 @@ from pydantic import BaseModel, Field
 import mcp_django
 from mcp_django import Context, content
 from mcp_django.events import emit_on_save, event
+from mcp_django.safety.approvals import Approval, cascade
 from mcp_django.scopes import Scope
 
 from .forms import RatingForm
@@ -172,6 +174,21 @@ def import_books(
             raise mcp_django.ToolError(f"Book {number}, {book.title!r}, is already in the catalogue: nothing added.")
         Book.objects.create(title=book.title, author=book.author, year=book.year)
     return f"Added {len(books)} books to the catalogue."
+
+
+def _retiring(arguments: Mapping[str, Any], ctx: object) -> dict[str, Any]:
+    """What the librarian approving `retire_author` sees: the rows the delete takes with it, per model."""
+    return {"deletes": cascade(Book.objects.filter(author=arguments.get("author", "")))}
+
+
+@mcp_django.tool(
+    approval=Approval("demo.delete_book", preview=_retiring), annotations={"destructiveHint": True}, atomic=True
+)
+def retire_author(author: Annotated[str, Field(min_length=1, max_length=200, description="The author")]) -> str:
+    """Remove every book by one author from the catalogue. Runs only once a librarian approves it in the admin
+    (someone holding demo.delete_book): the call answers a task that completes then (docs/side-effects.md)."""
+    _, deleted = Book.objects.filter(author=author).delete()
+    return f"Removed {deleted.get('demo.Book', 0)} book(s) by {author}."
 
 
 @mcp_django.tool(permissions="demo.curate_book")

@@ -47,6 +47,15 @@ def check_tool_runners(app_configs: Iterable[AppConfig] | None = None, **kwargs:
 
 
 @register(Tags.compatibility)
+def check_approval_runners(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """E124: tools declared with `approval=` on an endpoint where nothing runs approvals (every call refused)."""
+    names = _tools_unserved(lambda tool: tool.approval is not None, lambda endpoint: endpoint.tool_runner is not None)
+    message = f"Tools need approval ({', '.join(names[:3])}), but no extension runs approvals."
+    hint = "Add 'mcp_django.tasks' to INSTALLED_APPS (docs/side-effects.md), or drop approval= from them."
+    return [Error(message, hint=hint, id="mcp_django.E124")] if names else []
+
+
+@register(Tags.compatibility)
 def check_app_servers(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     """W200: tools with a view (`app=`, a provider's `apps`) on an endpoint that serves no MCP Apps extension."""
     from mcp_django.endpoints import mounted_endpoints

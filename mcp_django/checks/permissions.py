@@ -58,7 +58,7 @@ def declared_by_models() -> set[str]:
     return names
 
 
-def _in_database(names: Iterable[str]) -> set[str] | None:
+def in_database(names: Iterable[str]) -> set[str] | None:
     """Which of `names` are `Permission` rows; None when the database cannot say (not migrated, unreachable)."""
     from django.contrib.auth.models import Permission
     from django.db.models import Q
@@ -101,7 +101,7 @@ def check_permissions(app_configs: Iterable[AppConfig] | None = None, **kwargs: 
     unknown = {name for _, name in required} - declared_by_models()
     if not unknown:
         return messages
-    rows = _in_database(unknown)
+    rows = in_database(unknown)
     for owner, name in required:
         if name not in unknown or (rows is not None and name in rows):
             continue

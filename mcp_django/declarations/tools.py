@@ -32,11 +32,12 @@ from mcp_django.declarations.signatures import (
 )
 from mcp_django.exceptions import DeclarationError
 from mcp_django.protocol.context import RequestContext
-from mcp_django.protocol.jsonrpc import MCPError
+from mcp_django.protocol.jsonrpc import InvalidRequest, MCPError
 from mcp_django.protocol.meta import param_headers_of
 from mcp_django.protocol.results import tool_error
 from mcp_django.runtime import results
 from mcp_django.runtime.transactions import settlement, unit_of_work
+from mcp_django.safety.approvals import Approval, Preview, approval_rule
 from mcp_django.scopes import Scope
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ tool_logger = logging.getLogger("mcp_django.tools")
 
 
 class ToolRunner(Protocol):
-    """Runs a tool declared with `task=` some other way than inline (the tasks extension: as a task).
+    """Runs a tool declared with `task=` (or one that needs approval) some other way than inline: as a task.
 
     An extension offers one (`Extension.tool_runner`); the endpoint a call arrives on names it as its
     `tool_runner`, and `Tool.call` hands such a tool's call over once the arguments are valid.
@@ -95,6 +96,9 @@ class Tool:
             in the request before the task starts; the task reads the answers under the same keys.
         app: the tool's view for hosts of the MCP Apps extension: a template name, an `App` or its
             keyword arguments as a dict (docs/apps.md); served by `mcp_django.ui` when installed.
+        approval: the Django permission (`"app_label.codename"`) of whoever must approve each call before
+            it runs, or an `Approval` (with a preview); the call answers with a task that waits for the
+            approval (the tasks extension; docs/side-effects.md#approvals).
     """
 
     def __init__(
@@ -119,6 +123,7 @@ class Tool:
         task: str | None = None,
         task_inputs: Mapping[str, Mapping[str, Any]] | None = None,
         app: str | App | Mapping[str, Any] | None = None,
+        approval: str | Approval | None = None,
     ) -> None:
         if task not in (None, "optional", "required"):
             raise DeclarationError(f'tool {name or function_name(fn)!r}: task must be "optional", "required" or None')
@@ -138,6 +143,9 @@ class Tool:
         self.app: App | None = app_of(owner, app)
         self.scope = declared_scope(owner, scope)
         self.permissions = declared_permissions(owner, permissions)
+        self.approval: Approval | None = approval_rule(owner, approval)
+        self.approval_preview: Preview | None = None
+        """What an approver is shown beside the arguments when the `Approval` has no preview (a toolset's)."""
         if atomic is not True and using is not None:
             raise DeclarationError(f"{owner}: using= names the databases of atomic=True; set atomic=True too")
         self.signature = Signature(fn, owner, build_model=input_schema is None)
@@ -176,6 +184,11 @@ class Tool:
         )
         self.param_headers: Mapping[str, str] = param_headers_of(self.input_schema)
         """The arguments a stateless call mirrors in `Mcp-Param-*` headers (`x-mcp-header`), checked by the backend."""
+
+    @property
+    def destructive(self) -> bool:
+        """Whether the tool is annotated `destructiveHint: true` (a setting may make such tools need approval)."""
+        return self.wire.get("annotations", {}).get("destructiveHint") is True
 
     def run_as(self, atomic: bool | None, using: str | Sequence[str] | None = None) -> None:
         """Run the calls as `atomic` and `using` say (the options of the same names; a toolset's apply to
@@ -226,8 +239,10 @@ class Tool:
             kwargs = self._bind(arguments)
         except ArgumentsInvalid as exc:
             return tool_error(f"Invalid arguments for tool {self.name}: {exc}")
-        if self.task is not None:
+        if self.task is not None or self.approval is not None or self.destructive:
             runner: ToolRunner | None = getattr(request.endpoint, "tool_runner", None)
+            if runner is None and self.approval is not None:  # never run a call that must be approved first
+                raise InvalidRequest(f"The tool {self.name!r} needs approval, and nothing here runs approvals")
             started = None if runner is None else await runner.run(self, arguments or {}, request)
             if started is not None:
                 return started

@@ -1,4 +1,4 @@
-"""The tasks extension's system checks (E100 to E103, W100, W101).
+"""The tasks extension's system checks (E100 to E104, W100 to W102).
 
 Run as `TasksExtension.check()` by `mcp_django.extensions.check_extensions`. The backend checks run
 only where some mounted endpoint declares a task tool, so a project without tasks hears nothing.
@@ -24,8 +24,9 @@ _IN_REQUEST_BACKENDS = ("ImmediateBackend", "DummyBackend")
 
 
 def check_tasks(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Check the tasks settings (E102, E103) and, where task tools are served, the framework and backend."""
-    messages = _check_values()
+    """Check the tasks settings (E102, E103), the approvals' permissions (E104, W102) and, where task tools are
+    served, the framework and backend."""
+    messages = [*_check_values(), *_check_approvals()]
     try:
         tools = _task_tools()
     except Exception:  # a broken URLconf: check_endpoints and Django's URL checks report it
@@ -114,6 +115,59 @@ def _check_values() -> list[CheckMessage]:
                 id="mcp_django_tasks.E103",
             )
         )
+    return messages
+
+
+def _approval_permissions() -> dict[str, str]:
+    """`{permission: who names it}` for every approval a mounted endpoint's tool needs, and the setting's."""
+    from mcp_django.tasks.methods import served_tools
+
+    named: dict[str, str] = {}
+    setting_value = tasks_settings.DESTRUCTIVE_TOOLS_APPROVAL
+    if isinstance(setting_value, str):
+        named[setting_value] = "DESTRUCTIVE_TOOLS_APPROVAL"
+    try:
+        endpoints = mounted_endpoints()
+    except Exception:  # a broken URLconf: Django's URL checks report it
+        return named
+    for endpoint in endpoints:
+        for name, tool in served_tools(endpoint).items():
+            if tool.approval is not None:
+                named.setdefault(tool.approval.permission, f"tool {name!r}")
+    return named
+
+
+def _check_approvals() -> list[CheckMessage]:
+    """E104: an approval naming a permission that does not exist (no approver could ever hold it);
+    W102: one no model declares, where the database cannot be read to confirm it."""
+    from mcp_django.checks.permissions import declared_by_models, in_database
+
+    named = _approval_permissions()
+    unknown = set(named) - declared_by_models()
+    if not unknown:
+        return []
+    rows = in_database(unknown)
+    messages: list[CheckMessage] = []
+    for permission in sorted(unknown):
+        if rows is not None and permission in rows:
+            continue
+        owner = short(named[permission], 30)
+        if rows is None:
+            messages.append(
+                Warning(
+                    f"{owner}: approval permission {short(permission, 24)} is not confirmed.",
+                    hint="No model declares it and the database could not be read: run migrate, then check.",
+                    id="mcp_django_tasks.W102",
+                )
+            )
+        else:
+            messages.append(
+                Error(
+                    f"{owner}: approval needs unknown permission {short(permission, 24)}.",
+                    hint="Name an existing permission, 'app_label.codename', that approvers hold.",
+                    id="mcp_django_tasks.E104",
+                )
+            )
     return messages
 
 

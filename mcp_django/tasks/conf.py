@@ -33,6 +33,11 @@ tasks_settings: Final = MCPSettings(
         "TASK_MAX_RUNNING_ANONYMOUS": 2,
         "TASK_MAX_STORED_BYTES_PER_USER": 32 * MiB,
         "TASK_MAX_STORED_BYTES_ANONYMOUS": 32 * MiB,
+        # Approvals (docs/side-effects.md#approvals): seconds a call waits for its approver before it
+        # expires, and the permission whose holders approve every tool annotated destructiveHint (None: only
+        # the tools declared with approval= wait; check mcp_django_tasks.E104).
+        "APPROVAL_TTL": 86400,
+        "DESTRUCTIVE_TOOLS_APPROVAL": None,
     },
     owner="mcp_django.tasks",
     rules={
@@ -45,5 +50,10 @@ tasks_settings: Final = MCPSettings(
         "TASK_MAX_RUNNING_ANONYMOUS": _OPTIONAL_COUNT,
         "TASK_MAX_STORED_BYTES_PER_USER": _OPTIONAL_COUNT,
         "TASK_MAX_STORED_BYTES_ANONYMOUS": _OPTIONAL_COUNT,
+        "APPROVAL_TTL": (lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+        "DESTRUCTIVE_TOOLS_APPROVAL": (
+            lambda v: v is None or (isinstance(v, str) and v.count(".") == 1),
+            "None or a permission, 'app_label.codename'",
+        ),
     },
 )

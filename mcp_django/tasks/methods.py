@@ -50,6 +50,22 @@ def task_sources(endpoint: Any) -> list[TaskSource]:
     return [source for source in sources if isinstance(source, TaskSource) and source.hands_out_tasks()]
 
 
+def served_tools(endpoint: Any) -> dict[str, Any]:
+    """The tools the endpoint serves itself, by name: its registry's, then its toolsets' (providers holding
+    `Tool`s); those a task can run, and those that may need approval."""
+    tools: dict[str, Any] = {}
+    try:
+        providers = tuple(getattr(endpoint, "providers", ()))
+    except LookupError:  # providers= names an unknown id: a check of the endpoints reports it
+        providers = ()
+    for provider in providers:
+        own = getattr(provider, "tools", None)
+        if isinstance(own, Mapping):
+            tools.update({name: tool for name, tool in own.items() if name not in tools})
+    registry = getattr(endpoint, "registry", None)
+    return {**tools, **(dict(registry.tools) if registry is not None else {})}
+
+
 def negotiated(ctx: RequestContext) -> bool:
     """Whether the client declared the tasks extension for this request (stateless era only)."""
     if ctx.era is not Era.STATELESS:
@@ -78,6 +94,11 @@ async def _task_of(params: Mapping[str, Any], ctx: RequestContext) -> MCPTask:
     task = await run_sync(store.find, task_id, user_id=ctx.connection.principal_id, endpoint=endpoint)
     if task is None:
         raise InvalidParams(f"Unknown task: {task_id}")
+    if task.backend_task_id == store.AWAITING:  # waiting for an approval, which may have expired meanwhile
+        from mcp_django.tasks.approvals import expire_overdue
+
+        if await run_sync(expire_overdue, task_id=task.task_id):
+            await run_sync(task.refresh_from_db)
     return task
 
 

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-__all__ = ["ACTIVE_STATUSES", "TERMINAL_STATUSES", "MCPTask"]
+__all__ = ["ACTIVE_STATUSES", "TERMINAL_STATUSES", "MCPApproval", "MCPTask"]
 
 
 class MCPTask(models.Model):
@@ -99,3 +99,51 @@ class MCPTask(models.Model):
 
 TERMINAL_STATUSES = frozenset({MCPTask.Status.COMPLETED, MCPTask.Status.FAILED, MCPTask.Status.CANCELLED})
 ACTIVE_STATUSES = frozenset({MCPTask.Status.WORKING, MCPTask.Status.INPUT_REQUIRED})
+
+
+class MCPApproval(models.Model):
+    """A tool call waiting for (or past) a human's approval, and every step of it (docs/side-effects.md#approvals).
+
+    Created with the task that answers the call (`mcp_django.tasks.approvals`). The row outlives its task
+    (purged when its `ttlMs` passes): it is the approval's audit trail, `history` listing each step, who
+    took it and when.
+    """
+
+    class State(models.TextChoices):
+        PENDING = "pending", "pending"
+        APPROVED = "approved", "approved"
+        DENIED = "denied", "denied"
+        EXPIRED = "expired", "expired"
+        RAN = "ran", "ran"
+        REFUSED = "refused", "refused (arguments changed)"
+        WITHDRAWN = "withdrawn", "withdrawn (task cancelled)"
+
+    task = models.OneToOneField(MCPTask, null=True, blank=True, on_delete=models.SET_NULL, related_name="approval")
+    task_id_text = models.CharField(max_length=64, db_index=True, verbose_name="task id")
+    endpoint = models.CharField(max_length=100)
+    tool = models.CharField(max_length=128, db_index=True)
+    permission = models.CharField(max_length=255, help_text="The Django permission an approver needs.")
+    digest = models.CharField(
+        max_length=64, help_text="SHA-256 of the tool name and arguments: the call runs only with these arguments."
+    )
+    preview = models.JSONField(default=dict, blank=True, help_text="What the approver is shown: the arguments, ...")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING, db_index=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    reason = models.TextField(blank=True, help_text="Why it was denied, as the approver wrote it.")
+    expires_at = models.DateTimeField(db_index=True)
+    history = models.JSONField(default=list, blank=True, help_text="Every step: what, who, when.")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = "MCP approval"
+        verbose_name_plural = "MCP approvals"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.tool} ({self.state})"

@@ -53,7 +53,7 @@ async def start_task(
     answers = await ctx.request_input(inputs) if inputs else {}
     user_id = ctx.connection.principal_id
     task = await run_sync(
-        _create_and_enqueue,
+        create_task,
         user_id=user_id,
         client_address=None if user_id is not None else ctx.connection.extra.get(CLIENT_ADDRESS),
         endpoint=getattr(ctx.endpoint, "name", ""),
@@ -85,7 +85,14 @@ def trace_context() -> dict[str, str]:
 _NOT_QUEUED: Final = "The task could not be queued"
 
 
-def _create_and_enqueue(**fields: Any) -> MCPTask:
+def create_task(*, awaiting: str | None = None, **fields: Any) -> MCPTask:
+    """Create a task within its caller's limits and queue it when its turn comes; with `awaiting` (its status
+    message), one that waits for an approval first (`approvals`), readable `APPROVAL_TTL` seconds longer.
+
+    Raises:
+        InvalidParams, InvalidRequest: over a limit (`TASK_MAX_BYTES`, the active or stored quotas).
+        InternalError: the task could not be queued.
+    """
     _purge_now_and_then()
     _check_size(fields)
     # Counted, then created: two starts racing at the limit may both pass, so the overshoot is bounded by one
@@ -93,8 +100,13 @@ def _create_and_enqueue(**fields: Any) -> MCPTask:
     _check_quota(fields["user_id"])
     _check_stored(fields)
     ttl, interval = tasks_settings.TASK_TTL, tasks_settings.TASK_POLL_INTERVAL
+    if ttl is not None and awaiting is not None:
+        ttl += tasks_settings.APPROVAL_TTL
     task = store.create(
-        **fields, ttl_ms=None if ttl is None else round(ttl * 1000), poll_interval_ms=round(interval * 1000)
+        **fields,
+        ttl_ms=None if ttl is None else round(ttl * 1000),
+        poll_interval_ms=round(interval * 1000),
+        awaiting=awaiting,
     )
     take_turns(task.user_id, task.client_address)
     task.refresh_from_db()  # a backend that runs it right away (ImmediateBackend) has finished it already

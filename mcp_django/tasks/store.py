@@ -37,10 +37,14 @@ def create(
     poll_interval_ms: int | None,
     trace_context: Mapping[str, str] | None = None,
     client_address: str | None = None,
+    awaiting: str | None = None,
 ) -> MCPTask:
-    """Create a working task, waiting its turn (`next_waiting`); committed when this returns (a `tasks/get`
+    """Create a working task, waiting its turn (`next_waiting`), or, with `awaiting` (its status message),
+    waiting for an approval outside every turn (`AWAITING`); committed when this returns (a `tasks/get`
     right after it finds it)."""
     return MCPTask.objects.create(
+        backend_task_id=WAITING if awaiting is None else AWAITING,
+        status_message=awaiting or "",
         task_id=secrets.token_urlsafe(18),
         user_id=user_id,
         endpoint=endpoint,
@@ -73,6 +77,8 @@ WAITING: Final = ""
 """`backend_task_id` of a task waiting its turn: not handed to the task workers yet."""
 HANDED: Final = "handed"
 """`backend_task_id` of a task being handed to the task workers (its job's id replaces it)."""
+AWAITING: Final = "awaiting-approval"
+"""`backend_task_id` of a task waiting for an approval (`mcp_django.tasks.approvals`): in no turn until approved."""
 
 
 def handed_count(user_id: Any, client_address: str | None, ttl: float | None) -> int:
@@ -80,7 +86,8 @@ def handed_count(user_id: Any, client_address: str | None, ttl: float | None) ->
 
     A task whose worker died stays active until it expires: only then does it stop counting.
     """
-    rows = of_caller(user_id, client_address).filter(status__in=ACTIVE_STATUSES).exclude(backend_task_id=WAITING)
+    rows = of_caller(user_id, client_address).filter(status__in=ACTIVE_STATUSES)
+    rows = rows.exclude(backend_task_id__in=(WAITING, AWAITING))
     if ttl is not None:
         rows = rows.filter(created_at__gte=timezone.now() - timedelta(seconds=ttl))
     return rows.count()

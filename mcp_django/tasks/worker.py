@@ -26,7 +26,9 @@ from mcp_django.protocol.versions import STATELESS_VERSIONS, Era
 from mcp_django.runtime.executor import run_sync
 from mcp_django.runtime.time_limits import ToolTimeout
 from mcp_django.tasks import store
+from mcp_django.tasks.approvals import claim_run, record_outcome
 from mcp_django.tasks.conf import tasks_settings
+from mcp_django.tasks.methods import served_tools
 from mcp_django.tasks.models import MCPTask
 from mcp_django.tasks.start import TASK_RUN, take_turns
 
@@ -79,8 +81,10 @@ async def _execute(task_id: str) -> None:
     if row is None:
         return
     try:
-        if not row.terminal:  # else cancelled while it was queued
+        # else cancelled while it was queued, or an approved call that ran already or whose arguments changed
+        if not row.terminal and await run_sync(claim_run, row):
             await _execute_row(row)
+            await run_sync(record_outcome, task_id)
     finally:  # its caller's next waiting task takes its place with the workers
         await run_sync(take_turns, row.user_id, row.client_address)
 
@@ -156,7 +160,7 @@ def _prepare(row: MCPTask) -> tuple[Any, TaskRequestContext]:
         endpoint = endpoint_registry().get(row.endpoint)
     except Exception as error:
         raise LookupError(f"The endpoint {row.endpoint!r} is no longer served") from error
-    tool = endpoint.registry.tools.get(row.tool) if endpoint.registry is not None else None
+    tool = served_tools(endpoint).get(row.tool)
     if tool is None:
         raise LookupError(f"The tool {row.tool!r} is no longer served on {row.endpoint!r}")
     connection = Connection(

@@ -30,6 +30,7 @@ from mcp_django.exceptions import DeclarationError
 from mcp_django.permissions import fresh_user, parse_permissions
 from mcp_django.providers.base import ToolProvider
 from mcp_django.registry import Registry, default_registry
+from mcp_django.safety.approvals import Approval, Preview, approval_rule
 from mcp_django.scopes import Scope
 
 Problem = tuple[str, str, str]
@@ -204,6 +205,10 @@ class Toolset(ToolProvider):
     apps: Mapping[str, Any] = {}
     """Views of the toolset's tools for hosts of MCP Apps, by tool name (`@tool(app=)`; docs/apps.md)."""
 
+    approval: str | Approval | Mapping[str, str | Approval] | None = None
+    """The permission of whoever must approve each call (`@tool(approval=)`): for every tool of the toolset,
+    or by tool name; a tool's own comes first (docs/side-effects.md#approvals)."""
+
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self.tools: dict[str, Tool] = {}
@@ -220,9 +225,25 @@ class Toolset(ToolProvider):
             if self.atomic is not None and tool.atomic is None:
                 tool.run_as(self.atomic, self.using)
             tool.permissions = tuple(dict.fromkeys((*shared, *tool.permissions)))
+            try:
+                self._gate(tool)
+            except DeclarationError as error:
+                self.failed(error, tool.name)
+                continue
             self.tools.setdefault(tool.name, tool)
         self._name_apps()
         _toolsets.append(weakref.ref(self))
+
+    def _gate(self, tool: Tool) -> None:
+        """Give `tool` the toolset's approval (unless it has its own) and its preview for approvers."""
+        wanted = self.approval.get(tool.name) if isinstance(self.approval, Mapping) else self.approval
+        if tool.approval is None:
+            tool.approval = approval_rule(f"{type(self).__name__}.approval", wanted)
+        tool.approval_preview = tool.approval_preview or self.approval_preview(tool)
+
+    def approval_preview(self, tool: Tool) -> Preview | None:
+        """What an approver of a call of `tool` is shown beside its arguments (a model delete: its cascade)."""
+        return None
 
     def _name_apps(self) -> None:
         """Give the tools `apps` names their view; a name no tool has or an app that is not one is a problem."""

@@ -29,6 +29,7 @@ from mcp_django.context import Context
 from mcp_django.declarations import Tool, ToolError
 from mcp_django.declarations.django_values import instance_fields, model_schema, serializer_schema
 from mcp_django.runtime.results import describe_errors
+from mcp_django.safety.approvals import Preview, cascade
 from mcp_django.scopes import Scope
 from mcp_django.toolsets.base import Toolset, ToolsetTool, caller, caller_request, parameter, tool_function
 from mcp_django.toolsets.lookups import (
@@ -315,6 +316,17 @@ class ModelToolset(Toolset):
         if self.serializer_class is not None:
             return dict(self.serializer_class(instance, context=self.serializer_context(ctx)).data)
         return instance_fields(instance, self._row_fields)
+
+    def approval_preview(self, tool: Tool) -> Preview | None:
+        """For the delete tool: what deleting the row deletes, counted per model (`safety.approvals.cascade`)."""
+        if tool.name != f"delete_{self._basename}":
+            return None
+
+        def deletes(arguments: Mapping[str, Any], request: Any) -> dict[str, Any]:
+            found = self.get_queryset(Context(request)).filter(**{self._lookup: arguments.get(self._lookup)})
+            return {"deletes": cascade(found[:1])}
+
+        return deletes
 
     def _object(self, ctx: Context, value: Any) -> models.Model:
         found: models.Model | None = self.get_queryset(ctx).filter(**{self._lookup: value}).first()
