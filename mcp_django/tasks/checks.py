@@ -151,7 +151,7 @@ def _check_approvals() -> list[CheckMessage]:
     for permission in sorted(unknown):
         if rows is not None and permission in rows:
             continue
-        owner = short(named[permission], 30)
+        owner = named[permission] if len(named[permission]) <= 30 else f"{named[permission][:27]}..."
         if rows is None:
             messages.append(
                 Warning(
