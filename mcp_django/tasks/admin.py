@@ -117,8 +117,8 @@ class MCPApprovalAdmin(_ApprovalAdminBase):
         row = MCPApproval.objects.filter(pk=object_id).first() if object_id.isdigit() else None
         if row is not None and approvals.expire_overdue(row):
             row.refresh_from_db()
-        pending = row is not None and row.state == MCPApproval.State.PENDING
-        can_decide = pending and request.user.has_perm(row.permission)
+        can_decide = row is not None and row.state == MCPApproval.State.PENDING
+        can_decide = can_decide and row is not None and request.user.has_perm(row.permission)
         context = {**(extra_context or {}), "can_decide": can_decide, "approval_row": row}
         return super().change_view(request, object_id, form_url, context)
 

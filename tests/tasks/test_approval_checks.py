@@ -3,8 +3,10 @@ fail-closed call of a tool that needs approval where nothing runs approvals."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
-from django.core.checks import Error, Warning
+from django.core.checks import CheckMessage, Error, Warning
 from django.test import override_settings
 
 from mcp_django import Registry
@@ -36,7 +38,7 @@ urlpatterns = [
 """A URLconf (this module): the gated tool with the tasks extension, and without it."""
 
 
-def about_approvals(messages: list[object]) -> list[object]:
+def about_approvals(messages: Sequence[CheckMessage]) -> list[CheckMessage]:
     return [
         message
         for message in messages
