@@ -1,1 +1,2 @@
-"""Safe side effects around tool calls: idempotency keys (`idempotency.py`) and approvals (`approvals.py`) (docs/side-effects.md)."""
+"""Safe side effects around tool calls (docs/side-effects.md): idempotency keys (`idempotency.py`) and
+approvals (`approvals.py`)."""
