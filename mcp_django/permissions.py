@@ -90,3 +90,33 @@ async def permitted(ctx: RequestContext, items: Sequence[T], required: Callable[
     held = await run_sync(_holds, _request_user(ctx), distinct)
     answers: Mapping[Permissions, bool] = dict(zip(distinct, held, strict=True))
     return [item for item, names in zip(items, needs, strict=True) if not names or answers[names]]
+
+
+def declared_by_models() -> set[str]:
+    """Every permission the installed models declare, as `"app_label.codename"`."""
+    from django.apps import apps
+
+    names: set[str] = set()
+    for model in apps.get_models(include_auto_created=True):
+        meta = model._meta
+        names.update(f"{meta.app_label}.{action}_{meta.model_name}" for action in meta.default_permissions)
+        names.update(f"{meta.app_label}.{codename}" for codename, _ in meta.permissions)
+    return names
+
+
+def in_database(names: Iterable[str]) -> set[str] | None:
+    """Which of `names` are `Permission` rows; None when the database cannot say (not migrated, unreachable)."""
+    from django.contrib.auth.models import Permission
+    from django.db.models import Q
+
+    wanted = [name.split(".", 1) for name in names if "." in name]
+    if not wanted:
+        return set()
+    query = Q()
+    for app_label, codename in wanted:
+        query |= Q(content_type__app_label=app_label, codename=codename)
+    try:
+        rows = Permission.objects.filter(query).values_list("content_type__app_label", "codename")
+        return {f"{app_label}.{codename}" for app_label, codename in rows}
+    except Exception:  # no auth tables yet, no database, or no access here (a test)
+        return None

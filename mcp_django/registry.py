@@ -17,6 +17,7 @@ from mcp_django import content
 from mcp_django.declarations import (
     NAME_PATTERN,
     App,
+    Approval,
     Completion,
     CompletionRef,
     Icon,
@@ -37,8 +38,6 @@ from mcp_django.sources.composite import CompositeBackend
 
 if TYPE_CHECKING:
     import mcp_types
-
-    from mcp_django.safety.approvals import Approval
 
 F = TypeVar("F", bound=Callable[..., Any])
 

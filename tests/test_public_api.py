@@ -29,6 +29,7 @@ PUBLIC_MODULES = (
     "mcp_django.interceptors.protocol",
     "mcp_django.models",
     "mcp_django.runtime.notifications",
+    "mcp_django.safety.approvals",
     "mcp_django.providers",
     "mcp_django.routing",
     "mcp_django.scopes",

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from django.apps import AppConfig, apps
+from django.apps import AppConfig
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from mcp_django.checks.support import short
 from mcp_django.declarations import Prompt, Resource, Tool
-from mcp_django.permissions import Permissions, parse_permissions
+from mcp_django.permissions import Permissions, declared_by_models, in_database, parse_permissions
 
 
 def required_permissions() -> Iterator[tuple[str, Any]]:
@@ -46,34 +46,6 @@ def required_permissions() -> Iterator[tuple[str, Any]]:
                 yield f"tool {tool.name!r}", tool.permissions
         if toolset.permissions:
             yield f"toolset {type(toolset).__name__}", toolset.permissions
-
-
-def declared_by_models() -> set[str]:
-    """Every permission the installed models declare, as `"app_label.codename"`."""
-    names: set[str] = set()
-    for model in apps.get_models(include_auto_created=True):
-        meta = model._meta
-        names.update(f"{meta.app_label}.{action}_{meta.model_name}" for action in meta.default_permissions)
-        names.update(f"{meta.app_label}.{codename}" for codename, _ in meta.permissions)
-    return names
-
-
-def in_database(names: Iterable[str]) -> set[str] | None:
-    """Which of `names` are `Permission` rows; None when the database cannot say (not migrated, unreachable)."""
-    from django.contrib.auth.models import Permission
-    from django.db.models import Q
-
-    wanted = [name.split(".", 1) for name in names if "." in name]
-    if not wanted:
-        return set()
-    query = Q()
-    for app_label, codename in wanted:
-        query |= Q(content_type__app_label=app_label, codename=codename)
-    try:
-        rows = Permission.objects.filter(query).values_list("content_type__app_label", "codename")
-        return {f"{app_label}.{codename}" for app_label, codename in rows}
-    except Exception:  # no auth tables yet, no database, or no access here (a test)
-        return None
 
 
 def _cut(text: str, limit: int) -> str:

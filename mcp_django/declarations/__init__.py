@@ -22,12 +22,14 @@ from mcp_django.declarations.uri_templates import UriTemplate
 from mcp_django.exceptions import DeclarationError, ToolError
 from mcp_django.protocol.results import MAX_COMPLETION_VALUES
 from mcp_django.runtime.results import resource_contents, to_content
+from mcp_django.safety.approvals import Approval
 
 __all__ = [
     "APP_MIME_TYPE",
     "MAX_COMPLETION_VALUES",
     "NAME_PATTERN",
     "App",
+    "Approval",
     "Completion",
     "CompletionRef",
     "DeclarationError",

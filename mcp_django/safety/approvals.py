@@ -18,6 +18,8 @@ from typing import Any
 
 from mcp_django.exceptions import DeclarationError
 
+__all__ = ["Approval", "Preview", "approval_rule", "cascade"]
+
 Preview = Callable[[Mapping[str, Any], Any], Mapping[str, Any]]
 """`preview(arguments, ctx)`: what an approver sees beside the arguments (sync; it may query the database)."""
 

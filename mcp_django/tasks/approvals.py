@@ -37,6 +37,7 @@ from mcp_django.safety.approvals import Approval
 from mcp_django.safety.idempotency import digest_of
 from mcp_django.tasks import store
 from mcp_django.tasks.conf import tasks_settings
+from mcp_django.tasks.expiry import close, ended, envelope, expire_overdue, step
 from mcp_django.tasks.methods import EXTENSION, negotiated
 from mcp_django.tasks.models import MCPApproval, MCPTask
 
@@ -80,7 +81,7 @@ async def request_approval(
     """
     link = approvals_url(ctx.connection.site)
     if not negotiated(ctx):
-        data = {"reason": "approval_required", "approvalUrl": link, "authorization": _envelope(None, hint="url")}
+        data = {"reason": "approval_required", "approvalUrl": link, "authorization": envelope(None, hint="url")}
         what = f"The tool {tool.name!r} runs only once a holder of {rule.permission} approves it ({link})"
         if ctx.era is Era.STATELESS:
             raise MissingClientCapability(
@@ -144,29 +145,9 @@ def _record(task: MCPTask, rule: Approval, preview: Mapping[str, Any]) -> MCPApp
         preview=dict(preview),
         requested_by_id=task.user_id,
         expires_at=now + timedelta(seconds=tasks_settings.APPROVAL_TTL),
-        history=[_step("requested", task.user, now)],
+        history=[step("requested", task.user, now)],
         created_at=now,
     )
-
-
-def _step(what: str, user: Any, when: Any = None, **details: Any) -> dict[str, Any]:
-    by = None if user is None else user.get_username()
-    return {"step": what, "by": by, "at": (when or timezone.now()).isoformat(), **details}
-
-
-def _envelope(approval: MCPApproval | None, *, hint: str | None = None) -> dict[str, Any]:
-    """SEP-2643's `authorization` object (the revision of 2026-04-20)."""
-    envelope: dict[str, Any] = {"reason": "insufficient_authorization"}
-    if approval is not None:
-        envelope["authorizationContextId"] = f"approval_{approval.pk}"
-    envelope["remediationHints"] = [{"type": hint}] if hint else []
-    return envelope
-
-
-def _ended(approval: MCPApproval, reason: str, message: str) -> dict[str, Any]:
-    """The task's JSON-RPC error when its approval was denied, expired or refused."""
-    data = {"reason": reason, "tool": approval.tool, "authorization": _envelope(approval)}
-    return InvalidRequest(message, data=data).to_error()
 
 
 def _decide(approval_id: Any, user: Any, to: str, digest: str | None = None, **fields: Any) -> MCPApproval:
@@ -189,10 +170,10 @@ def _decide(approval_id: Any, user: Any, to: str, digest: str | None = None, **f
         raise ApprovalClosed("This approval expired before it was decided")
     task = approval.task
     if task is None or task.terminal:
-        _close(approval, State.WITHDRAWN, "withdrawn", None)
+        close(approval, State.WITHDRAWN, "withdrawn", None)
         raise ApprovalClosed("Its task was cancelled or is gone")
     now = timezone.now()
-    history = [*approval.history, _step(to, user, now, **({"reason": fields["reason"]} if "reason" in fields else {}))]
+    history = [*approval.history, step(to, user, now, **({"reason": fields["reason"]} if "reason" in fields else {}))]
     won = MCPApproval.objects.filter(pk=approval.pk, state=State.PENDING).update(
         state=to, decided_by=user, decided_at=now, history=history, **fields
     )
@@ -233,34 +214,8 @@ def deny(approval_id: Any, user: Any, reason: str = "") -> MCPApproval:
     approval = _decide(approval_id, user, State.DENIED, reason=reason[:2000])
     why = f": {reason}" if reason else ""
     message = f"The call of {approval.tool} was denied by {user.get_username()}{why}"
-    store.finish(approval.task_id_text, error=_ended(approval, "approval_denied", message))
+    store.finish(approval.task_id_text, error=ended(approval, "approval_denied", message))
     return approval
-
-
-def expire_overdue(approval: MCPApproval | None = None, *, task_id: str | None = None) -> int:
-    """Expire `approval` (or the one of `task_id`, or every pending one) whose `APPROVAL_TTL` has passed: its
-    task fails (`data.reason` `approval_expired`). Returns how many expired."""
-    now = timezone.now()
-    pending = MCPApproval.objects.filter(state=State.PENDING, expires_at__lte=now)
-    if approval is not None:
-        pending = pending.filter(pk=approval.pk)
-    if task_id is not None:
-        pending = pending.filter(task_id_text=task_id)
-    expired = 0
-    for row in pending:
-        message = f"The call of {row.tool} was not approved within {tasks_settings.APPROVAL_TTL} s"
-        if _close(row, State.EXPIRED, "expired", None):
-            store.finish(row.task_id_text, error=_ended(row, "approval_expired", message))
-            expired += 1
-    return expired
-
-
-def _close(approval: MCPApproval, to: str, step: str, user: Any, **details: Any) -> bool:
-    history = [*approval.history, _step(step, user, **details)]
-    closed = MCPApproval.objects.filter(pk=approval.pk, state=approval.state).update(state=to, history=history)
-    if closed:
-        logger.info("approval %s of %s (task %s): %s", approval.pk, approval.tool, approval.task_id_text, step)
-    return bool(closed)
 
 
 def claim_run(task: MCPTask) -> bool:
@@ -273,11 +228,11 @@ def claim_run(task: MCPTask) -> bool:
     if approval.state != State.APPROVED:
         return False
     if digest_of(task.tool, task.arguments) != approval.digest:
-        if _close(approval, State.REFUSED, "refused", None, detail="the arguments changed after the approval"):
+        if close(approval, State.REFUSED, "refused", None, detail="the arguments changed after the approval"):
             message = f"The call of {approval.tool} changed after it was approved; it was not run"
-            store.finish(task.task_id, error=_ended(approval, "approval_arguments_changed", message))
+            store.finish(task.task_id, error=ended(approval, "approval_arguments_changed", message))
         return False
-    return _close(approval, State.RAN, "ran", None)
+    return close(approval, State.RAN, "ran", None)
 
 
 def record_outcome(task_id: str) -> None:
@@ -285,5 +240,5 @@ def record_outcome(task_id: str) -> None:
     approval = MCPApproval.objects.filter(task_id_text=task_id, state=State.RAN).first()
     status = MCPTask.objects.filter(pk=task_id).values_list("status", flat=True).first()
     if approval is not None:
-        history = [*approval.history, _step("finished", None, outcome=str(status))]
+        history = [*approval.history, step("finished", None, outcome=str(status))]
         MCPApproval.objects.filter(pk=approval.pk).update(history=history)

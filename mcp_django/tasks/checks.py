@@ -140,7 +140,7 @@ def _approval_permissions() -> dict[str, str]:
 def _check_approvals() -> list[CheckMessage]:
     """E104: an approval naming a permission that does not exist (no approver could ever hold it);
     W102: one no model declares, where the database cannot be read to confirm it."""
-    from mcp_django.checks.permissions import declared_by_models, in_database
+    from mcp_django.permissions import declared_by_models, in_database
 
     named = _approval_permissions()
     unknown = set(named) - declared_by_models()

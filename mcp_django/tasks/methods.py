@@ -95,7 +95,7 @@ async def _task_of(params: Mapping[str, Any], ctx: RequestContext) -> MCPTask:
     if task is None:
         raise InvalidParams(f"Unknown task: {task_id}")
     if task.backend_task_id == store.AWAITING:  # waiting for an approval, which may have expired meanwhile
-        from mcp_django.tasks.approvals import expire_overdue
+        from mcp_django.tasks.expiry import expire_overdue
 
         if await run_sync(expire_overdue, task_id=task.task_id):
             await run_sync(task.refresh_from_db)
