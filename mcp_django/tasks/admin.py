@@ -25,7 +25,7 @@ from django.http import (
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
-from mcp_django.tasks import approvals, store
+from mcp_django.tasks import approvals, expiry, store
 from mcp_django.tasks.models import MCPApproval, MCPTask
 
 if TYPE_CHECKING:
@@ -108,14 +108,14 @@ class MCPApprovalAdmin(_ApprovalAdminBase):
         return [path("<path:object_id>/decide/", decide, name=name), *super().get_urls()]
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        approvals.expire_overdue()
+        expiry.expire_overdue()
         return super().changelist_view(request, extra_context)
 
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         row = MCPApproval.objects.filter(pk=object_id).first() if object_id.isdigit() else None
-        if row is not None and approvals.expire_overdue(row):
+        if row is not None and expiry.expire_overdue(row):
             row.refresh_from_db()
         can_decide = row is not None and row.state == MCPApproval.State.PENDING
         can_decide = can_decide and row is not None and request.user.has_perm(row.permission)
