@@ -11,11 +11,14 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from mcp_django import DeclarationError, Registry
+from example_project.demo.models import Book
+from mcp_django import Context, DeclarationError, Registry, ToolProvider
 from mcp_django.declarations import Tool
 from mcp_django.endpoints import Endpoint
+from mcp_django.providers.registry import ProviderRegistry
 from mcp_django.runtime.output_caps import TRUNCATED
 from mcp_django.testing import MCPTestClient, assert_tool_error
+from mcp_django.toolsets import ModelToolset
 
 registry = Registry("output-caps")
 LONG = "x" * 100
@@ -123,3 +126,72 @@ def test_a_cap_that_is_not_a_positive_integer_is_refused_where_it_is_declared(ca
 def test_an_overflow_other_than_truncate_or_refuse_is_refused() -> None:
     with pytest.raises(ValueError, match="tool_output_overflow must be 'truncate', 'refuse' or None"):
         endpoint("caps-bad", tool_output_overflow="cut")
+
+
+# -- a provider's or toolset's cap: for each of its tools without one of their own -----------------------
+
+
+class LongProvider(ToolProvider):
+    id = "output-caps-provider"
+    max_output_chars = 25
+
+    def list_tools(self, ctx: Context) -> list[dict[str, Any]]:
+        return [{"name": "provided", "inputSchema": {"type": "object"}}]
+
+    def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> str:
+        return LONG
+
+
+class CappedBooks(ModelToolset):
+    model = Book
+    fields = ["id", "title"]
+    actions = ["get"]
+    basename = "capped_book"
+    check_permissions = False
+    max_output_chars = 30
+
+
+async def test_a_provider_s_cap_bounds_each_of_its_tools(mcp_client: Callable[..., MCPTestClient]) -> None:
+    provider = Endpoint(
+        "caps-provider/mcp", name="caps-provider", mode="adapter", providers=[LongProvider], allow_anonymous=True
+    )
+
+    text = (await mcp_client(provider).call_tool("provided"))["content"][0]["text"]
+
+    assert text.startswith("x" * 25 + "\n\n[Truncated by the server: 25 of 100 characters shown."), text
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_toolset_s_cap_bounds_each_of_its_tools_without_one_of_their_own(
+    mcp_client: Callable[..., MCPTestClient],
+) -> None:
+    book = await Book.objects.acreate(title="T" * 200, author="A", year=2020)
+    toolset = Endpoint(
+        "caps-toolset/mcp", name="caps-toolset", mode="adapter", providers=[CappedBooks], allow_anonymous=True
+    )
+
+    result = await mcp_client(toolset).call_tool("get_capped_book", {"id": book.pk})
+
+    assert result.get("isError"), result  # structured content over its cap is refused, never cut
+    assert "over this server's limit of 30" in result["content"][0]["text"]
+
+
+@pytest.mark.parametrize("cap", [0, 1.5, True, "10"])
+def test_a_provider_s_or_toolset_s_cap_that_is_not_a_positive_integer_is_check_e026(cap: Any) -> None:
+    class BadProvider(LongProvider):
+        id = "output-caps-bad"
+        max_output_chars = cap
+
+    class BadBooks(CappedBooks):
+        max_output_chars = cap
+
+    registry = ProviderRegistry()
+    registry.add(BadProvider, origin="tests")
+    toolset = BadBooks()
+
+    expected = ("mcp_django.E026", "{}.max_output_chars must be a positive integer or None.")
+    assert [(problem[0], problem[1]) for problem in registry.problems] == [
+        (expected[0], expected[1].format("BadProvider"))
+    ]
+    assert [(problem[0], problem[1]) for problem in toolset.problems] == [(expected[0], expected[1].format("BadBooks"))]
+    assert toolset.tools == {}

@@ -23,6 +23,8 @@ class Provider:
             tools): None follows `ATOMIC_REQUESTS`, True is atomic on `using` too (default: the
             `default` database), False never (docs/declarations.md).
         using: the database alias (or aliases) `atomic = True` makes the calls atomic on.
+        max_output_chars: as `@tool(max_output_chars=)` for each of the provider's (or toolset's) tools that
+            sets none of its own; None follows the endpoint's cap (docs/side-effects.md#output-caps).
         apps: the views of the provider's tools for hosts of MCP Apps, by tool name: what `@tool(app=)`
             takes (a template name, an `App` or its keyword arguments); served by `mcp_django.ui` on the
             endpoints that serve the provider (docs/apps.md).
@@ -37,6 +39,7 @@ class Provider:
     permissions: str | Sequence[str] = ()
     atomic: bool | None = None
     using: str | Sequence[str] | None = None
+    max_output_chars: int | None = None
     apps: Mapping[str, Any] = {}
 
     required_methods: ClassVar[tuple[str, ...]] = ()
@@ -66,6 +69,13 @@ class Provider:
             ctx: the request's context.
         """
         return ()
+
+    def output_cap_problem(self) -> str | None:
+        """What is wrong with `max_output_chars` (check `mcp_django.E026`), or None."""
+        cap = self.max_output_chars
+        if cap is None or (isinstance(cap, int) and not isinstance(cap, bool) and cap > 0):
+            return None
+        return f"{type(self).__name__}.max_output_chars must be a positive integer or None."
 
     def _missing(self, method: str) -> NotImplementedError:
         return NotImplementedError(f"{type(self).__name__} must implement {method}()")

@@ -102,6 +102,10 @@ class ProviderRegistry:
                 )
             )
             return None
+        cap_problem = provider.output_cap_problem()
+        if cap_problem is not None and not hasattr(provider, "problems"):  # a toolset reports its own problems
+            self.problems.append(("mcp_django.E026", cap_problem, "Set it to a number of characters, or None."))
+            return None
         if not provider.id:
             provider.id = path
         if not provider.name:

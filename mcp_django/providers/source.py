@@ -188,6 +188,11 @@ class ProviderTool:
         self.name = name
         self.param_headers = param_headers
 
+    @property
+    def max_output_chars(self) -> int | None:
+        """The provider's cap on what one call returns (`runtime.output_caps`)."""
+        return self.source.provider.max_output_chars
+
     async def call(self, arguments: Mapping[str, Any] | None, request: RequestContext) -> dict[str, Any]:
         try:
             value = await self.source.run("call_tool", self.name, dict(arguments or {}), Context(request))

@@ -221,9 +221,15 @@ class Toolset(ToolProvider):
         except Exception as error:  # a toolset's mistake is a system check, never an error at start-up
             self.failed(error)
             built = []
+        cap_problem = self.output_cap_problem()
+        if cap_problem is not None:  # the toolset's tools are left out until it is fixed
+            self.problem("mcp_django.E026", cap_problem, "Set it to a number of characters, or None.")
+            built = []
         for tool in built:
             if self.atomic is not None and tool.atomic is None:
                 tool.run_as(self.atomic, self.using)
+            if tool.max_output_chars is None:
+                tool.max_output_chars = self.max_output_chars
             tool.permissions = tuple(dict.fromkeys((*shared, *tool.permissions)))
             try:
                 self._gate(tool)
