@@ -12,11 +12,11 @@ it. From then on:
   (which shows the diff; the approval is in the admin's history); a remote that goes back to the approved
   definition is served again;
 - an item the remote did not list the first time is **new** and withheld the same way until approved (a
-  tool added later is as much a rug pull as a tool changed); so is a call to a tool or prompt never listed.
+  tool added later is as much a rug pull as a tool changed).
 
-A resource read is withheld only when its URI was listed and is changed or new: a URI a template
-expands to is the remote's to answer. `"trust"` serves whatever the remote lists (check
-`mcp_django_gateway.W250`).
+What the remote never listed is the remote's to answer, as without pinning: a tool a remote in search mode
+(`catalogues`) found and the caller calls by name, a URI one of its templates expands to. `"trust"` serves
+whatever the remote lists (check `mcp_django_gateway.W250`).
 """
 
 from __future__ import annotations
@@ -62,15 +62,11 @@ async def pinned_items(server: str, method: str, items: list[dict[str, Any]]) ->
     return await run_sync(_pin, server, *known, items)
 
 
-async def withheld(server: str, kind: str, name: str, *, unlisted: bool = True) -> bool:
-    """True when the remote's `kind` `name` is withheld: changed or new, and no admin approved it yet.
-
-    `unlisted`: a name the remote never listed is withheld too once the remote's first listing of `kind`
-    is pinned (a tool or prompt called without listing); False for resource URIs, which templates expand.
-    """
+async def withheld(server: str, kind: str, name: str) -> bool:
+    """True when the remote's `kind` `name` is withheld: listed changed or new, and no admin approved it yet."""
     if not pinning():
         return False
-    return await run_sync(_withheld, server, kind, pin_name(name), unlisted)
+    return await run_sync(_withheld, server, kind, pin_name(name))
 
 
 def pin_name(name: str) -> str:
@@ -80,14 +76,14 @@ def pin_name(name: str) -> str:
     return "sha256:" + hashlib.sha256(name.encode()).hexdigest()
 
 
-def _withheld(server: str, kind: str, name: str, unlisted: bool) -> bool:
+def _withheld(server: str, kind: str, name: str) -> bool:
     from mcp_django.gateway.models import RemoteDefinition
 
-    rows = RemoteDefinition.objects.filter(server=server, kind=kind)
-    state = rows.filter(name=name).values_list("state", flat=True).first()
-    if state is None:
-        return unlisted and rows.exists()
-    return state != RemoteDefinition.State.PINNED
+    return (
+        RemoteDefinition.objects.filter(server=server, kind=kind, name=name)
+        .exclude(state=RemoteDefinition.State.PINNED)
+        .exists()
+    )
 
 
 def _pin(server: str, kind: str, key: str, items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

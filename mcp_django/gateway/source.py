@@ -385,7 +385,7 @@ class RemoteSource(RemoteEvents, RemoteTasks, Source):
         """Any URI in the namespace: the remote says whether it exists (so any may be subscribed to), unless the
         remote listed it and its definition is withheld (`pinning`)."""
         inner = self.inner_uri(uri)
-        if inner is None or await withheld(self.remote.name, "resource", inner, unlisted=False):
+        if inner is None or await withheld(self.remote.name, "resource", inner):
             return None
         return _RemoteResource(self, inner)
 

@@ -180,20 +180,6 @@ async def test_a_tool_the_remote_adds_later_is_withheld_until_an_admin_approves_
     assert "Approved the new definition" in entry.get_change_message()
 
 
-async def test_a_tool_never_listed_is_not_callable_once_the_remote_s_tools_are_pinned(
-    mcp_client: Any, remote: str
-) -> None:
-    client = mcp_client(hub())
-    await rewrite(remote, tool=ADDED)
-    # before any listing nothing is pinned: the remote's first answer is what the admin configured
-    assert (await client.call_tool("plain_added"))["content"][0]["text"] == "added"
-    await rewrite(remote, tool={**ADDED, "name": "unlisted"})
-    await RemoteDefinition.objects.acreate(server="plain", kind="tool", name="hello", approved={}, approved_digest="")
-
-    with assert_mcp_error(INVALID_PARAMS, match="Unknown tool"):
-        await client.call_tool("plain_unlisted")
-
-
 async def test_a_changed_resource_is_withheld_from_the_list_and_from_reads_until_approved(
     mcp_client: Any, remote: str, admin_client: Any
 ) -> None:
