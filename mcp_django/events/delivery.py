@@ -7,7 +7,8 @@ kick, or by `manage.py mcp_events_deliver`, which runs the same loop for as long
 site is enough; several claim rows without delivering one twice).
 
 Each attempt first asks whether the subscriber may still receive the type, afresh from the database
-(`access.allowed_now`): a subscriber who lost access gets nothing more (`dropped`). A 2xx delivers; a
+(`access.allowed_now`): a subscriber who lost access (or whose type is no longer declared) is sent the
+signed `terminated` envelope and the subscription ends; a lapsed one's deliveries are `dropped`. A 2xx delivers; a
 410 ends the subscription (the client says it is gone); anything else is retried after
 `EVENTS_WEBHOOK_BACKOFF` seconds, doubling, up to `EVENTS_WEBHOOK_ATTEMPTS` attempts (`failed`).
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import secrets
 import threading
 from typing import Final
 
@@ -28,7 +30,7 @@ from mcp_django.events.access import allowed_now_sync
 from mcp_django.events.callbacks import post
 from mcp_django.events.conf import events_settings
 from mcp_django.events.declarations import event_types
-from mcp_django.events.models import EventOccurrence, WebhookDelivery
+from mcp_django.events.models import EventOccurrence, WebhookDelivery, WebhookSubscription
 from mcp_django.events.store import occurrence, on_emitted
 
 logger = logging.getLogger("mcp_django.events")
@@ -55,13 +57,15 @@ def attempt(delivery: WebhookDelivery) -> None:
     subscription, row = delivery.subscription, delivery.occurrence
     declared = event_types.get(subscription.name)
     status = WebhookDelivery.Status
-    if (
-        not subscription.active
-        or declared is None
-        or not allowed_now_sync(subscription.user_id, subscription.scope, declared)
-    ):
-        delivery.status, delivery.last_error = status.DROPPED, "lapsed or no longer allowed"
+    if not subscription.active:
+        delivery.status, delivery.last_error = status.DROPPED, "lapsed"
         delivery.save(update_fields=["status", "last_error", "updated"])
+        return
+    if declared is None:
+        terminate(subscription, {"code": wire.NOT_FOUND, "message": "Event type not found", "data": {"kind": "event"}})
+        return
+    if not allowed_now_sync(subscription.user_id, subscription.scope, declared):
+        terminate(subscription, {"code": wire.FORBIDDEN, "message": "Forbidden", "data": {"reason": "access_revoked"}})
         return
     sent = occurrence(row)
     if row.name == wire.TEST_EVENT:  # the admin's test: no cursor of any type to resume from
@@ -71,8 +75,8 @@ def attempt(delivery: WebhookDelivery) -> None:
         delivery.status, delivery.last_error = status.FAILED, "payload over 256 KiB"
         delivery.save(update_fields=["status", "last_error", "updated"])
         return
-    secrets = [subscription.secret, *([subscription.previous_secret] if subscription.previous_secret else [])]
-    answer = post(subscription.url, secrets, row.event_id, body, subscription.pk)
+    keys = [subscription.secret, *([subscription.previous_secret] if subscription.previous_secret else [])]
+    answer = post(subscription.url, keys, row.event_id, body, subscription.pk)
     delivery.attempts += 1
     delivery.last_status, delivery.last_error = answer.status, answer.error
     if answer.ok:
@@ -90,6 +94,19 @@ def attempt(delivery: WebhookDelivery) -> None:
         backoff = float(events_settings.EVENTS_WEBHOOK_BACKOFF) * 2 ** (delivery.attempts - 1)
         delivery.next_attempt = timezone.now() + datetime.timedelta(seconds=backoff)
     delivery.save()
+
+
+def terminate(subscription: WebhookSubscription, error: dict[str, object]) -> None:
+    """End `subscription`: POST its callback the signed `terminated` envelope (once, whatever it answers), then
+    delete it and what it was still owed."""
+    body = json.dumps({"type": wire.TERMINATED_TYPE, "error": error}, separators=(",", ":")).encode()
+    message_id = wire.CONTROL_ID.format(type=wire.TERMINATED_TYPE, random=secrets.token_hex(8))
+    keys = [subscription.secret, *([subscription.previous_secret] if subscription.previous_secret else [])]
+    answer = post(subscription.url, keys, message_id, body, subscription.pk)
+    logger.info(
+        "Webhook subscription %s ended (%s); its callback answered %s", subscription.pk, error["message"], answer.status
+    )
+    subscription.delete()
 
 
 def deliver_due(limit: int = 100) -> float | None:

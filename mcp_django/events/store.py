@@ -142,6 +142,12 @@ def position(name: str) -> int:
     return log.purged_through if log is not None else 0
 
 
+def purged_through(name: str) -> int:
+    """The id the type's occurrences were purged through (0: none were): where a reader after a gap resumes."""
+    log = EventLog.objects.filter(name=name).first()
+    return log.purged_through if log is not None else 0
+
+
 @dataclasses.dataclass(frozen=True)
 class Batch:
     """What a reader gets after its cursor: the rows, the cursor after them, whether some were missed."""

@@ -51,6 +51,12 @@ SECRET_BYTES: Final = (24, 64)
 """The decoded length a client's secret must have, inclusive."""
 VERIFICATION_TYPE: Final = "verification"
 """The body `{"type": "verification", "challenge": ...}` the callback must echo `{"challenge": ...}` to."""
+TERMINATED_TYPE: Final = "terminated"
+"""The control envelope `{"type": "terminated", "error": {code, message, data}}`: the subscription has ended."""
+GAP_TYPE: Final = "gap"
+"""The control envelope `{"type": "gap", "cursor": ...}`: occurrences were skipped (not sent here: see docs)."""
+CONTROL_ID: Final = "msg_{type}_{random}"
+"""A control envelope's `webhook-id`."""
 MAX_WEBHOOK_BODY: Final = 256 * 1024
 """One event per POST, at most 256 KiB of body."""
 SUBSCRIPTION_ID_PREFIX: Final = "sub_"

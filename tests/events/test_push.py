@@ -11,8 +11,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.db import transaction
 from django.test import AsyncClient, override_settings
 
+from mcp_django.events.store import purge
 from mcp_django.protocol.context import aclose
 from tests.events.support import add_book
 from tests.http_support import ACCEPT, stateless, stateless_headers
@@ -104,7 +106,9 @@ async def test_an_idle_stream_sends_heartbeats_carrying_its_cursor(async_client:
 
 
 @pytest.mark.usefixtures("curated")
-async def test_a_subscriber_who_loses_the_permission_stops_receiving(async_client: AsyncClient) -> None:
+async def test_a_subscriber_who_loses_the_permission_is_told_the_subscription_ended_and_gets_nothing_more(
+    async_client: AsyncClient,
+) -> None:
     from mcp_django.events import emit
 
     def curator() -> Any:
@@ -122,11 +126,66 @@ async def test_a_subscriber_who_loses_the_permission_stops_receiving(async_clien
         while received["method"] == "notifications/events/heartbeat":
             received = await _next(stream)
         await sync_to_async(user.user_permissions.clear)()
-        withheld = await sync_to_async(emit)("book.curated", {"title": "withheld"})
+        await sync_to_async(emit)("book.curated", {"title": "withheld"})
         after_loss = [await _next(stream)]
-        while int(after_loss[-1]["params"]["cursor"]) < withheld.pk:  # until the stream has passed it
+        while "method" in after_loss[-1] and len(after_loss) < 100:  # until the stream's result, its last message
             after_loss.append(await _next(stream))
-        await stream.aclose()  # type: ignore[attr-defined]
 
     assert received["params"]["data"] == {"title": "kept"}
-    assert {message["method"] for message in after_loss} == {"notifications/events/heartbeat"}  # nothing withheld came
+    methods = [message.get("method") for message in after_loss]
+    assert "notifications/events/event" not in methods  # nothing withheld came
+    terminated = after_loss[-2]
+    assert terminated["method"] == "notifications/events/terminated"
+    assert terminated["params"]["error"]["code"] == -32012
+    assert terminated["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 7}
+    assert after_loss[-1]["id"] == 7
+    assert "result" in after_loss[-1]
+
+
+async def test_a_purge_that_overtakes_an_open_stream_is_told_as_a_fresh_active_marking_the_gap(
+    async_client: AsyncClient,
+) -> None:
+    def two_books_and_a_purge() -> None:
+        with transaction.atomic():
+            add_book("Emma", "Jane Austen", 1815)
+            add_book("Persuasion", "Jane Austen", 1817)
+            purge("book.added")  # keeps the newest only: Emma's occurrence goes before anyone read it
+
+    stream = await _open(async_client, {"name": "book.added", "cursor": None})
+    active = await _next(stream)
+    with override_settings(MCP_DJANGO={"EVENTS_MAX_PER_TYPE": 1}):
+        await sync_to_async(two_books_and_a_purge)()
+    gap = await _next(stream)
+    pushed = await _next(stream)
+    await stream.aclose()  # type: ignore[attr-defined]
+
+    assert active["params"]["truncated"] is False
+    assert gap["method"] == "notifications/events/active"
+    assert gap["params"]["truncated"] is True
+    assert int(active["params"]["cursor"]) < int(gap["params"]["cursor"]) < int(pushed["params"]["cursor"])
+    assert pushed["params"]["data"]["title"] == "Persuasion"
+
+
+async def test_a_stream_of_a_type_no_longer_declared_is_terminated_as_not_found(async_client: AsyncClient) -> None:
+    from mcp_django.events import event, event_types
+
+    @event("book.fleeting")
+    def fleeting(book: dict[str, Any]) -> bool:
+        """A type that goes away."""
+        return True
+
+    try:
+        with override_settings(MCP_DJANGO={"EVENTS_HEARTBEAT": 0.05}):
+            stream = await _open(async_client, {"name": "book.fleeting", "cursor": None})
+            await _next(stream)
+            event_types.remove("book.fleeting")
+            messages = [await _next(stream)]
+            while messages[-1].get("method") == "notifications/events/heartbeat" and len(messages) < 100:
+                messages.append(await _next(stream))
+            message = messages[-1]
+            await stream.aclose()  # type: ignore[attr-defined]
+    finally:
+        event_types.remove("book.fleeting")
+
+    assert message["method"] == "notifications/events/terminated"
+    assert message["params"]["error"] == {"code": -32011, "message": "Event type not found", "data": {"kind": "event"}}

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.test import Client, override_settings
 from django.utils import timezone
 
@@ -130,6 +131,34 @@ def test_a_subscription_is_ended_by_its_id_alone(client: Client, hooks: Receiver
     assert answer["result"]["resultType"] == "complete", answer
     assert WebhookSubscription.objects.count() == 0
     assert WebhookDelivery.objects.count() == 0
+
+
+@pytest.mark.usefixtures("curated")
+def test_a_subscriber_who_loses_the_permission_is_sent_the_signed_terminated_envelope_and_the_subscription_ends(
+    hooks: Receiver,
+) -> None:
+    from mcp_django.events import emit
+
+    user = get_user_model().objects.create_user("curator", password="pw")
+    user.user_permissions.add(Permission.objects.get(codename="curate_book"))
+    client = Client()
+    client.force_login(user)
+    delivery = {"mode": "webhook", "url": hooks.url, "secret": SECRET}
+    subscribed = call(client, "events/subscribe", {"name": "book.curated", "delivery": delivery}, path="/mcp")
+    hooks.next()  # the verification
+    user.user_permissions.clear()
+    emit("book.curated", {"title": "withheld"})
+    ended = hooks.next()
+
+    assert ended.json == {
+        "type": "terminated",
+        "error": {"code": -32012, "message": "Forbidden", "data": {"reason": "access_revoked"}},
+    }
+    assert ended.headers["webhook-id"].startswith("msg_terminated_")
+    assert ended.headers["x-mcp-subscription-id"] == subscribed["result"]["id"]
+    assert signed_by(ended, SECRET)
+    assert until(lambda: not WebhookSubscription.objects.exists())
+    assert hooks.quiet()
 
 
 def test_a_callback_that_does_not_echo_the_challenge_is_refused(client: Client, hooks: Receiver) -> None:
