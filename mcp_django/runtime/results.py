@@ -65,10 +65,11 @@ class StructuredDump(Protocol):
 
 
 def is_call_tool_result(value: Any) -> bool:
-    """True for a plain dict shaped like a `CallToolResult` (or an `input_required` result)."""
+    """True for a plain dict shaped like a `CallToolResult` (or an `input_required` result, or a task's
+    `CreateTaskResult`: a toolset's tool that runs as a task or waits for an approval)."""
     if not isinstance(value, Mapping):
         return False
-    if value.get("resultType") == "input_required":
+    if value.get("resultType") in ("input_required", "task"):
         return True
     return isinstance(value.get("content"), list) and set(value) <= {"content", "structuredContent", "isError", "_meta"}
 
