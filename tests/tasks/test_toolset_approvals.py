@@ -35,7 +35,6 @@ class GatedBooks(ModelToolset):
     model = Book
     fields = ["id", "title", "author", "year"]
     actions = ["get", "update", "delete"]
-    check_permissions = False
     approval = {"delete_book": "demo.delete_book"}
 
 
@@ -50,6 +49,14 @@ def urls() -> Iterator[None]:
     gc.collect()  # the toolsets built leave all_toolsets()
 
 
+def requester() -> User:
+    """A caller who may view, change and delete books: a delete still waits for an approval."""
+    user = User.objects.create_user("requester")
+    codenames = ["view_book", "change_book", "delete_book"]
+    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="demo", codename__in=codenames))
+    return User.objects.get(pk=user.pk)
+
+
 def librarian() -> User:
     user = User.objects.create_user("librarian")
     user.user_permissions.add(Permission.objects.get(codename="delete_book"))
@@ -58,7 +65,7 @@ def librarian() -> User:
 
 async def test_a_toolsets_delete_waits_for_approval_showing_its_cascade_and_runs_once_approved() -> None:
     book = await Book.objects.acreate(title="Solaris", author="Stanisław Lem", year=1961)
-    caller = await User.objects.acreate(username="requester")
+    caller = await sync_to_async(requester)()
     mcp = MCPTestClient("gated-books", user=caller, era="stateless", capabilities=TASKS)
 
     created = await mcp.call_tool("delete_book", {"id": book.pk})
@@ -84,7 +91,7 @@ async def test_a_toolsets_delete_waits_for_approval_showing_its_cascade_and_runs
 
 async def test_the_setting_gates_every_tool_annotated_destructive() -> None:
     book = await Book.objects.acreate(title="Solaris", author="Stanisław Lem", year=1961)
-    caller = await User.objects.acreate(username="requester")
+    caller = await sync_to_async(requester)()
     with override_settings(MCP_DJANGO={"DESTRUCTIVE_TOOLS_APPROVAL": "demo.change_book"}):
         mcp = MCPTestClient("gated-books", user=caller, era="stateless", capabilities=TASKS)
         changed = await mcp.call_tool("update_book", {"id": book.pk, "year": 1962})
