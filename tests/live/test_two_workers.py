@@ -1,4 +1,5 @@
-"""Two worker processes behind one endpoint: a client's answer may reach either of them.
+"""Two worker processes behind one endpoint: a client's answer may reach either of them, and an event emitted on
+one reaches a push stream held on the other.
 
 The example project runs twice under daphne on one database and one Redis channel layer. A tool on
 worker A asks the client a question (handshake-era elicitation on A's SSE stream); the client posts
@@ -7,7 +8,9 @@ its answer to worker B; the Channels layer carries it to A, where the tool finis
 
 from __future__ import annotations
 
+import asyncio
 import json
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,8 @@ from typing import Any
 import httpx2
 import pytest
 
+from mcp_django.client import MCPClient
+from mcp_django.client.connection import pool
 from tests.conftest import LiveServer, serve_example
 from tests.services_support import ServiceUnavailable, redis_server
 
@@ -92,3 +97,31 @@ async def test_an_answer_posted_to_the_other_worker_reaches_the_waiting_tool(
             final = await anext(events)
     assert final["id"] == 2, worker_a.log_tail()
     assert "ada@example.com" in final["result"]["content"][0]["text"]
+
+
+async def test_a_book_added_on_one_worker_is_pushed_to_a_stream_held_on_the_other_before_any_heartbeat(
+    two_workers: tuple[LiveServer, LiveServer],
+) -> None:
+    """Events (docs/events.md, "Push"): the emit's announcement crosses the Redis layer; without it the stream
+    would read the occurrence only at its next heartbeat, 15 s later, past the bound waited here."""
+    worker_a, worker_b = two_workers
+    author = f"Two Workers {uuid.uuid4().hex[:8]}"
+    reader = MCPClient({"URL": worker_b.url("/books/mcp"), "PROTOCOL_VERSION": "2026-07-28"}, interceptors=[])
+    headers = {"Authorization": f"Token {worker_a.tokens['bob']}"}  # bob may add books (demo.add_book)
+    writer = MCPClient(
+        {"URL": worker_a.url("/mcp"), "PROTOCOL_VERSION": "2026-07-28", "HEADERS": headers}, interceptors=[]
+    )
+    try:
+        async with reader.stream_events("book.added", {"author": author}) as stream:
+            arrived = asyncio.ensure_future(anext(aiter(stream)))
+            await asyncio.wait_for(stream.active.wait(), 30)
+            added = await writer.call_tool(
+                "import_books", {"books": [{"title": author, "author": author, "year": 2026}]}
+            )
+            assert not added.get("isError"), added
+            pushed = await asyncio.wait_for(arrived, 8)  # under the 15 s heartbeat
+    finally:
+        await pool.aclose()
+
+    assert pushed["name"] == "book.added"
+    assert pushed["data"]["author"] == author
