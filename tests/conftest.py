@@ -259,7 +259,12 @@ def example_server(live_server_env: dict[str, str], tmp_path_factory: pytest.Tem
 
 # In-memory tests that `make quick` leaves to `make test`: each spawns processes or runs hundreds of generated
 # cases (tests/README.md, "Markers").
-SLOW = ("tests/fuzz/test_fuzz_", "tests/test_stdio.py", "tests/catalogues/test_benchmark.py")
+SLOW = (
+    "tests/fuzz/test_fuzz_",
+    "tests/test_stdio.py",
+    "tests/catalogues/test_stdio.py",
+    "tests/catalogues/test_benchmark.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -95,25 +95,16 @@ async def test_only_whitelisted_actions_are_listed_with_their_schemas(mcp: MCPTe
     assert tools[0]["inputSchema"] == {
         "type": "object",
         "properties": {
-            "target": {
-                "type": "object",
-                "title": "Ref",
-                "properties": {"id": {"title": "Id", "type": "integer"}},
-                "required": ["id"],
-            },
-            "payload": {
-                "type": "object",
-                "title": "Note",
-                "properties": {"text": {"title": "Text", "type": "string"}},
-                "required": ["text"],
-            },
+            "target": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+            "payload": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
         },
         "required": ["target", "payload"],
         "additionalProperties": False,
     }
-    assert tools[1]["inputSchema"]["properties"]["target"] == {
+    shared = {"$ref": "#/$defs/Empty"}  # one model for both parts: defined once
+    assert tools[1]["inputSchema"]["properties"] == {"target": shared, "payload": shared}
+    assert tools[1]["inputSchema"]["$defs"]["Empty"] == {
         "type": "object",
-        "title": "Empty",
         "description": "The target or payload of an action that takes none: an empty object, nothing else.",
         "properties": {},
         "additionalProperties": False,

@@ -16,6 +16,7 @@ from pydantic.json_schema import models_json_schema
 from mcp_django.bus.core import HANDLER_FAILED, Action, Bus, Err, Metadata, Ok
 from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN
+from mcp_django.declarations.lean import lean_definition, verbose
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.protocol.results import tool_error
 from mcp_django.providers import ToolProvider
@@ -59,7 +60,7 @@ class BusProvider(ToolProvider):
 
     def __init__(self) -> None:
         self._resolved: Bus | None = None
-        self._schemas: dict[str, dict[str, Any]] = {}
+        self._definitions: dict[tuple[str, bool], dict[str, Any]] = {}
 
     def get_bus(self) -> Bus:
         """The bus this provider serves (imported on first use when named by a dotted path)."""
@@ -81,15 +82,7 @@ class BusProvider(ToolProvider):
         return [action for action in self.get_bus().actions if self.exposes(action.name)]
 
     def list_tools(self, ctx: Context) -> list[dict[str, Any]]:
-        tools = []
-        for action in self.exposed():
-            tool: dict[str, Any] = {"name": action.name, "inputSchema": self._schema(action)}
-            if action.title:
-                tool["title"] = action.title
-            if action.description:
-                tool["description"] = action.description
-            tools.append(tool)
-        return tools
+        return [self._definition(action, verbose(ctx)) for action in self.exposed()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
         bus = self.get_bus()
@@ -117,11 +110,17 @@ class BusProvider(ToolProvider):
         structured = value if isinstance(value, dict) else {"result": value}
         return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
 
-    def _schema(self, action: Action) -> dict[str, Any]:
-        schema = self._schemas.get(action.name)
-        if schema is None:
-            schema = self._schemas[action.name] = input_schema(action)
-        return schema
+    def _definition(self, action: Action, verbose: bool) -> dict[str, Any]:
+        """The tool of `action`, lean unless the endpoint serves verbose definitions; built once each."""
+        tool = self._definitions.get((action.name, verbose))
+        if tool is None:
+            tool = {"name": action.name, "inputSchema": input_schema(action, titles=verbose)}
+            if action.title:
+                tool["title"] = action.title
+            if action.description:
+                tool["description"] = action.description
+            tool = self._definitions[action.name, verbose] = tool if verbose else lean_definition(tool)
+        return tool
 
 
 def error_result(error: Err) -> dict[str, Any]:
@@ -132,8 +131,10 @@ def error_result(error: Err) -> dict[str, Any]:
     return {**tool_error(f"{error.message} ({error.code})"), "structuredContent": {"error": detail}}
 
 
-def input_schema(action: Action) -> dict[str, Any]:
-    """The JSON Schema of `{target, payload}` for `action`: both models inlined, their sub-models in `$defs`.
+def input_schema(action: Action, *, titles: bool = True) -> dict[str, Any]:
+    """The JSON Schema of `{target, payload}` for `action`: both models inlined, their sub-models in `$defs`
+    (and the model itself when both parts are the same one: `Empty`, say). `titles=False` leaves out the
+    title pydantic gives an inlined model (its class name).
 
     A part whose model has no required field may be left out of the arguments (it is `{}` then).
     """
@@ -147,12 +148,14 @@ def input_schema(action: Action) -> dict[str, Any]:
         properties[field] = reference
         if any(info.is_required() for info in model.model_fields.values()):
             required.append(field)
-    # Inline each part's own definition unless a definition refers to it (a recursive model).
+    # Inline each part's own definition unless a definition (a recursive model) or the other part refers to it.
     inlined = set()
-    for field in ARGUMENTS:
-        key = str(properties[field].get("$ref", "")).removeprefix("#/$defs/")
-        if key in definitions and _references(key, definitions) == 0:
+    keys = [str(properties[field].get("$ref", "")).removeprefix("#/$defs/") for field in ARGUMENTS]
+    for field, key in zip(ARGUMENTS, keys, strict=True):
+        if key in definitions and keys.count(key) == 1 and _references(key, definitions) == 0:
             properties[field] = definitions[key]
+            if not titles and properties[field].get("title") == key:
+                properties[field] = {name: value for name, value in properties[field].items() if name != "title"}
             inlined.add(key)
     for key in inlined:
         del definitions[key]

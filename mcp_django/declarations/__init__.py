@@ -7,8 +7,9 @@ conversions are `mcp_django.runtime.results`').
 
 The classes here are what `Registry.tool()`, `.resource()`, `.prompt()` and
 `.completion()` build; users meet them through those decorators. One module a job:
-`docstrings`, `signatures` (arguments and output schemas), `tools`, `resources`
-(with the RFC 6570 matcher), `prompts`, `completions`; `common` holds what they share.
+`docstrings`, `signatures` (arguments and output schemas), `tools`, `lean` (the lean form of a tool's
+definition, served by default), `resources` (with the RFC 6570 matcher), `prompts`, `completions`;
+`common` holds what they share.
 """
 
 from mcp_django.declarations.apps import APP_MIME_TYPE, App

@@ -5,14 +5,15 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Final, Literal, NotRequired, TypeAlias
+from typing import Any, Final, Literal, NotRequired, Protocol, TypeAlias, TypeVar
 
 from asgiref.sync import iscoroutinefunction
 from typing_extensions import TypedDict
 
 from mcp_django.declarations.django_values import evaluate, needs_evaluation
 from mcp_django.exceptions import DeclarationError
-from mcp_django.permissions import Permissions, parse_permissions
+from mcp_django.permissions import Permissions, granted, parse_permissions
+from mcp_django.protocol.context import RequestContext
 from mcp_django.runtime.executor import run_sync
 from mcp_django.runtime.results import is_failure
 from mcp_django.scopes import Scope
@@ -103,6 +104,30 @@ def declared_permissions(owner: str, value: str | Iterable[str] | None) -> Permi
         return parse_permissions(value)
     except TypeError as exc:
         raise DeclarationError(f"{owner}: {exc}") from None
+
+
+class Guarded(Protocol):
+    """A declaration as callers reach it: the least scope it needs, the Django permissions it requires."""
+
+    scope: Scope
+    permissions: Permissions
+
+
+Declared = TypeVar("Declared", bound=Guarded)
+
+
+def reached(declaration: Declared | None, scope: Scope) -> Declared | None:
+    """The declaration if the caller's scope reaches it, else None (exactly as if it were not declared).
+
+    The one check of a declaration's own scope; `CompositeBackend.reach` checks the sources'.
+    """
+    return declaration if declaration is not None and declaration.scope <= scope else None
+
+
+async def allowed(declaration: Declared | None, ctx: RequestContext, scope: Scope) -> Declared | None:
+    """The declaration if the caller reaches its scope and holds its permissions, else None (as if undeclared)."""
+    found = reached(declaration, scope)
+    return found if found is not None and await granted(ctx, found.permissions) else None
 
 
 def function_name(fn: AnyFunction) -> str:

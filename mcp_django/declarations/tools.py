@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pydantic
 import pydantic_core
@@ -23,6 +23,7 @@ from mcp_django.declarations.common import (
     wire,
 )
 from mcp_django.declarations.django_values import named_serializer, output_annotation
+from mcp_django.declarations.lean import lean_definition
 from mcp_django.declarations.signatures import (
     ArgumentsInvalid,
     Signature,
@@ -99,7 +100,15 @@ class Tool:
         approval: the Django permission (`"app_label.codename"`) of whoever must approve each call before
             it runs, or an `Approval` (with a preview); the call answers with a task that waits for the
             approval (the tasks extension; docs/side-effects.md#approvals).
+
+    Attributes:
+        wire: the definition `tools/list` returns, in its lean form (`mcp_django.declarations.lean`).
+        verbose_wire: the same as built, for endpoints with `definitions="verbose"`.
     """
+
+    lean_verbatim: ClassVar[bool] = False
+    """Whether the lean form also trims an `input_schema=`/`output_schema=` given verbatim (True for a toolset
+    that generates them from an OpenAPI document, as django-ninja's)."""
 
     def __init__(
         self,
@@ -160,7 +169,7 @@ class Tool:
             closed = input_schema.get("additionalProperties") is False
             self._known: frozenset[str] | None = frozenset(input_schema.get("properties", {})) if closed else None
         else:
-            self.input_schema = self.signature.schema
+            self.input_schema = self._arguments_schema(self.signature.schema)
         self._output: StructuredOutput | None = None
         self._verbatim_output = output_schema is not None
         if output_schema is not None:
@@ -170,7 +179,7 @@ class Tool:
             self.output_schema = self._output.schema if self._output else None
         self._serializer = named_serializer(self.signature.return_annotation)
         self.run_as(atomic, using)
-        self.wire: dict[str, Any] = wire(
+        self.verbose_wire: dict[str, Any] = wire(
             {"name": self.name},
             [
                 ("title", title),
@@ -182,6 +191,12 @@ class Tool:
                 ("_meta", results.plain(meta)),
             ],
         )
+        lean = lean_definition(
+            self.verbose_wire,
+            arguments=self.lean_verbatim or not self._verbatim_input,
+            output=self.lean_verbatim or not self._verbatim_output,
+        )
+        self.wire: dict[str, Any] = self.verbose_wire if lean == self.verbose_wire else lean  # one copy if alike
         self.param_headers: Mapping[str, str] = param_headers_of(self.input_schema)
         """The arguments a stateless call mirrors in `Mcp-Param-*` headers (`x-mcp-header`), checked by the backend."""
 
@@ -189,6 +204,15 @@ class Tool:
     def destructive(self) -> bool:
         """Whether the tool is annotated `destructiveHint: true` (a setting may make such tools need approval)."""
         return self.wire.get("annotations", {}).get("destructiveHint") is True
+
+    def _arguments_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """The input schema `Signature` compiled, as this tool publishes it (a subclass may amend it)."""
+        return schema
+
+    def definition(self, verbose: bool = False) -> dict[str, Any]:
+        """The definition `tools/list` serves: `wire`, or `verbose_wire` for an endpoint with `definitions="verbose"`
+        (`mcp_django.declarations.lean.verbose(ctx)` says which)."""
+        return self.verbose_wire if verbose else self.wire
 
     def run_as(self, atomic: bool | None, using: str | Sequence[str] | None = None) -> None:
         """Run the calls as `atomic` and `using` say (the options of the same names; a toolset's apply to

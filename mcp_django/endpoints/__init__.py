@@ -30,6 +30,7 @@ from django.core.checks import CheckMessage, Error, Tags, register
 from django.core.signals import setting_changed
 
 from mcp_django.conf import mcp_settings
+from mcp_django.declarations.lean import DEFINITIONS, Definitions
 from mcp_django.endpoints.admission import ADMITTED_SCOPE, admitted_scope
 from mcp_django.endpoints.composition import MODES, REMOTE_ONLY, Composition, Mode
 from mcp_django.endpoints.mounts import EndpointRegistry, canonical_path, mounted_in
@@ -87,6 +88,7 @@ class EndpointOptions(TypedDict, total=False):
     tool_timeout: float | None
     tool_output_max_chars: int | None
     tool_output_overflow: str | None
+    definitions: Definitions
     extensions: Sequence[Extension | type[Extension] | str] | None
     exclude_extensions: Sequence[str]
 
@@ -140,6 +142,9 @@ class Endpoint(Composition):
             tool's own `max_output_chars` wins); None follows `MCP_DJANGO["TOOL_OUTPUT_MAX_CHARS"]`.
         tool_output_overflow: `"truncate"` or `"refuse"` a result over it; None follows
             `MCP_DJANGO["TOOL_OUTPUT_OVERFLOW"]` (`mcp_django.runtime.output_caps`).
+        definitions: `"lean"` (the default) serves tool definitions without what only repeats the schema
+            (a title or description that repeats a property's name, `"default": null`, docstring sections);
+            `"verbose"` serves them as pydantic and the docstring built them (`mcp_django.declarations.lean`).
         extensions: protocol extensions offered here besides the installed ones (instances, classes,
             dotted paths; None: none); one with an installed one's identifier replaces it here. Each
             decides whether it is served here (`Extension.capability`).
@@ -177,6 +182,9 @@ class Endpoint(Composition):
             raise ValueError(f"Endpoint {name!r}: tool_output_max_chars must be a positive integer or None")
         if overflow is not None and overflow not in OVERFLOWS:
             raise ValueError(f"Endpoint {name!r}: tool_output_overflow must be 'truncate', 'refuse' or None")
+        self.definitions: Definitions = options.get("definitions", "lean")
+        if self.definitions not in DEFINITIONS:
+            raise ValueError(f"Endpoint {name!r}: definitions must be 'lean' or 'verbose'")
         self.added_extensions = tuple(extensions or ())
         self.excluded_extensions = tuple(excluded)
         self._served: ServedExtensions | None = None

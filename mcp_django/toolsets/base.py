@@ -24,6 +24,7 @@ from mcp_django.checks.support import short
 from mcp_django.context import Context
 from mcp_django.declarations import NAME_PATTERN, Tool, ToolAnnotations
 from mcp_django.declarations.apps import app_of
+from mcp_django.declarations.lean import verbose
 from mcp_django.declarations.loading import failure_text, logger, short_path, source_file
 from mcp_django.declarations.signatures import ArgumentsInvalid
 from mcp_django.exceptions import DeclarationError
@@ -56,11 +57,14 @@ class ToolsetTool(Tool):
 
     def __init__(self, fn: Callable[..., Any], **options: Any) -> None:
         super().__init__(fn, **options)
-        self.input_schema["additionalProperties"] = False  # the wire dict holds this same schema
-        for prop in self.input_schema.get("properties", {}).values():
+        self._accepted = frozenset(self.signature.names)
+
+    def _arguments_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        schema["additionalProperties"] = False
+        for prop in schema.get("properties", {}).values():
             if "default" in prop and prop["default"] is None:
                 del prop["default"]  # an optional argument left out is not given, not null
-        self._accepted = frozenset(self.signature.names)
+        return schema
 
     def _bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         given = dict(arguments) if arguments else {}
@@ -327,11 +331,11 @@ class Toolset(ToolProvider):
         return () if tool is None else tool.permissions
 
     async def list_tools(self, ctx: Context) -> list[dict[str, Any]]:
-        return [tool.wire for tool in self.tools.values() if self._reached(tool, ctx)]
+        return [tool.definition(verbose(ctx)) for tool in self.tools.values() if self._reached(tool, ctx)]
 
     async def get_tool(self, name: str, ctx: Context) -> dict[str, Any] | None:
         tool = self._reached(self.tools.get(name), ctx)
-        return None if tool is None else tool.wire
+        return None if tool is None else tool.definition(verbose(ctx))
 
     async def call_tool(self, name: str, arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
         return await self.tools[name].call(arguments, ctx.request)

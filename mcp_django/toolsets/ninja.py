@@ -41,6 +41,13 @@ _METHODS: Final = ("get", "post", "put", "patch", "delete")
 _REF = re.compile(r"^#/components/schemas/(.+)$")
 
 
+class _OperationTool(Tool):
+    """An operation's tool: its schemas are given verbatim, but generated (from the OpenAPI document), so the
+    lean form trims them as it trims a declaration's."""
+
+    lean_verbatim = True
+
+
 class _Operation:
     """One tool's way into the API: its method and path, and which arguments go where."""
 
@@ -189,7 +196,7 @@ class NinjaToolset(Toolset):
         self._operations[name] = route
         scope = self.scope if route.method == "get" else (self.write_scope or self.scope)
         description = details.get("description") or details.get("summary") or f"{route.method.upper()} {route.path}"
-        return Tool(
+        return _OperationTool(
             _call(self, name),
             name=name,
             description=str(description),

@@ -10,6 +10,7 @@ import sys
 from tests.conftest import ROOT
 
 LINE = re.compile(r"^tokens (\S+) (flat|search|grouped) (\d+) recall@5=([01]\.\d\d)$")
+FIRST = re.compile(r"^instructions (\S+) (flat|search|grouped) (\d+) initialize=(\d+) discover=(\d+)$")
 
 
 def test_search_cuts_the_listed_tokens_by_90_percent_and_finds_nine_tools_of_ten_on_every_catalogue() -> None:
@@ -28,4 +29,8 @@ def test_search_cuts_the_listed_tokens_by_90_percent_and_finds_nine_tools_of_ten
         assert search[1] >= 0.9, (catalogue, search)
         assert flat[1] >= 0.9, (catalogue, flat)
         assert grouped[0] < flat[0] / 2, (catalogue, flat, grouped)
-    assert rows[("models-50", "flat")][0] > 50_000  # 250 tools: the catalogue the modes are for
+    lines = ran.stdout.splitlines()
+    first = {(m[1], m[2]): tuple(map(int, m.groups()[2:])) for line in lines if (m := FIRST.match(line))}
+    assert set(first) == set(rows)
+    assert all(0 < instructions < initialize < discover for instructions, initialize, discover in first.values())
+    assert rows[("models-50", "flat")][0] > 40_000  # 250 lean tools: the catalogue the modes are for
