@@ -72,6 +72,8 @@ MODELS: Final = [
     "repository:url,language,stars",
     "release:version,released_at,notes",
     "incident:severity,started_at,summary",
+    "shift:role,starts_at,ends_at",
+    "review:score,body,posted_at",
 ]
 
 
