@@ -1,14 +1,19 @@
 """Discovery modes on a hub: a remote's namespaced tools are searched, grouped under their namespace and called
-like the local ones (the remote is a registry of this process behind the MCP client, `InProcess`); over a
-WebSocket; and behind a gateway, which forwards the search and the calls of the tools it finds."""
+like the local ones (the remote is a registry of this process behind the MCP client, `InProcess`); through the
+official client over HTTP; over a WebSocket; and behind a gateway, which forwards the search and the calls of the
+tools it finds."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import pytest
 from django.utils.module_loading import import_string
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import TextContent
 
 from mcp_django import Registry
 from mcp_django.catalogues import CatalogueExtension
@@ -91,6 +96,35 @@ async def test_grouped_on_a_hub_gathers_a_remotes_tools_under_its_namespace(era:
     assert sorted(listed) == ["echo", "wx"]
     assert "The wx tools: wx_alerts, wx_forecast." in listed["wx"]["description"]
     assert_tool_result(called, text="no alert in Nordland")
+
+
+@pytest.mark.urls("tests.catalogues.hub_urls")
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_the_official_client_searches_a_hub_and_calls_a_remotes_tool_directly_and_through_its_dispatcher(
+    live_server: Any, mode: str
+) -> None:
+    async with official(f"{live_server.url}/hub/search/mcp", mode) as client:
+        listed = [tool.name for tool in (await client.list_tools()).tools]
+        found = await client.call_tool("search_tools", {"query": "weather forecast for Oslo"})
+        called = await client.call_tool("wx_forecast", {"city": "Oslo"})
+    async with official(f"{live_server.url}/hub/grouped/mcp", mode) as client:
+        grouped = sorted(tool.name for tool in (await client.list_tools()).tools)
+        dispatched = await client.call_tool("wx", {"action": "wx_alerts", "arguments": {"region": "Nordland"}})
+
+    assert listed == ["search_tools"]
+    assert found.structured_content is not None
+    assert found.structured_content["tools"][0]["name"] == "wx_forecast"
+    assert [block.text for block in called.content if isinstance(block, TextContent)] == ["sun in Oslo"]
+    assert grouped == ["echo", "wx"]
+    assert not dispatched.is_error, dispatched
+    assert dispatched.structured_content == {"result": ["no alert in Nordland"]}
+
+
+@contextlib.asynccontextmanager
+async def official(url: str, mode: str) -> AsyncIterator[Client]:
+    """The official `mcp` client over Streamable HTTP, as an anonymous caller."""
+    async with Client(streamable_http_client(url), mode=mode, read_timeout_seconds=30) as session:
+        yield session
 
 
 async def test_search_over_a_websocket_finds_and_calls_a_tool_in_both_eras() -> None:
