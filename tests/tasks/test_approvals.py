@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from importlib import import_module
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import Permission, User
-from django.test import Client
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from example_project.demo.models import Book
@@ -24,9 +25,16 @@ from mcp_django.tasks.approvals import META, ApprovalClosed, approve
 from mcp_django.tasks.methods import EXTENSION
 from mcp_django.tasks.models import MCPApproval, MCPTask
 from mcp_django.tasks.worker import execute
-from mcp_django.testing import MCPTestClient, assert_mcp_error, result_text
+from mcp_django.testing import MCPTestClient, assert_mcp_error, assert_tool_error, result_text
+from mcp_django.urls import endpoint as mcp_endpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+urlpatterns = [
+    *mcp_endpoint("approvals/mcp", name="approvals", registry="mcp_django.tasks.approval_tools.registry"),
+    *import_module("example_project.urls").urlpatterns,
+]
+"""A URLconf (this module): the example project's, and the approvers' tools on an endpoint of their own."""
 
 WAIT_S = 20.0
 TASKS: dict[str, Any] = {"extensions": {EXTENSION: {}}}
@@ -206,3 +214,27 @@ async def test_a_2026_client_without_the_tasks_extension_is_told_to_declare_it(c
         await mcp.call_tool("retire_author", {"author": AUTHOR})
     assert raised.value.data["requiredCapabilities"] == {"extensions": {EXTENSION: {}}}
     assert await sync_to_async(books_by)() == 2
+
+
+async def test_an_approver_decides_through_the_approval_tools_and_whoever_lacks_the_permission_cannot(
+    caller: User,
+) -> None:
+    created = await requested(caller)
+    librarian = await sync_to_async(staff)("librarian", "demo.delete_book")
+    clerk = await sync_to_async(staff)("clerk")
+    with override_settings(ROOT_URLCONF="tests.tasks.test_approvals"):
+        as_clerk = MCPTestClient("approvals", user=clerk, era="stateless")
+        as_librarian = MCPTestClient("approvals", user=librarian, era="stateless")
+        hidden = (await as_clerk.call_tool("list_approvals"))["structuredContent"]["result"]
+        (shown,) = (await as_librarian.call_tool("list_approvals"))["structuredContent"]["result"]
+        decision = {"approval": shown["approval"], "decision": "approve", "digest": shown["digest"]}
+        assert_tool_error(
+            await as_clerk.call_tool("decide_approval", decision), "needs the permission demo.delete_book"
+        )
+        approved = await as_librarian.call_tool("decide_approval", decision)
+
+    assert hidden == []
+    assert shown["preview"]["deletes"] == {"demo.Book": 2}
+    assert result_text(approved) == "Approved: retire_author runs once a worker is free."
+    await run_worker(created["taskId"])
+    assert await sync_to_async(books_by)() == 0
