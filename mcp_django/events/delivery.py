@@ -31,7 +31,7 @@ from mcp_django.events.callbacks import post
 from mcp_django.events.conf import events_settings
 from mcp_django.events.declarations import event_types
 from mcp_django.events.models import EventOccurrence, WebhookDelivery, WebhookSubscription
-from mcp_django.events.store import occurrence, on_emitted
+from mcp_django.events.store import occurrence, on_emitted, position
 
 logger = logging.getLogger("mcp_django.events")
 
@@ -109,8 +109,23 @@ def terminate(subscription: WebhookSubscription, error: dict[str, object]) -> No
     subscription.delete()
 
 
+def tell_gaps() -> None:
+    """POST the signed `gap` envelope `{"type": "gap", "cursor": <now>}` to each live subscription owed one
+    (its pending deliveries were purged); one that does not answer 2xx is told again at the next pass."""
+    for subscription in WebhookSubscription.objects.filter(gap_owed=True, expires_at__gt=timezone.now()):
+        cursor = str(position(subscription.name))
+        body = json.dumps({"type": wire.GAP_TYPE, "cursor": cursor}, separators=(",", ":")).encode()
+        message_id = wire.CONTROL_ID.format(type=wire.GAP_TYPE, random=secrets.token_hex(8))
+        keys = [subscription.secret, *([subscription.previous_secret] if subscription.previous_secret else [])]
+        if post(subscription.url, keys, message_id, body, subscription.pk).ok:
+            WebhookSubscription.objects.filter(pk=subscription.pk).update(gap_owed=False)
+
+
 def deliver_due(limit: int = 100) -> float | None:
-    """Attempt every delivery due now (at most `limit`); return the seconds until the next one is due (None: none)."""
+    """Attempt every delivery due now (at most `limit`); return the seconds until the next one is due (None: none).
+
+    The gaps owed are told first (`tell_gaps`)."""
+    tell_gaps()
     due = (
         WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING, next_attempt__lte=timezone.now())
         .select_related("subscription", "occurrence")

@@ -67,6 +67,9 @@ class WebhookSubscription(models.Model):
     refreshed = models.DateTimeField(default=timezone.now)
     delivered = models.PositiveIntegerField(default=0)
     failures = models.PositiveIntegerField(default=0, help_text="Deliveries given up after every attempt.")
+    gap_owed = models.BooleanField(
+        default=False, help_text="Deliveries it was owed were purged: its callback is owed the gap envelope."
+    )
 
     class Meta:
         verbose_name = "webhook subscription"

@@ -181,7 +181,10 @@ def after(declared: EventType, cursor: int, limit: int, max_age: float | None = 
 
 def purge(name: str | None = None) -> int:
     """Delete the occurrences past `EVENTS_RETENTION` or beyond `EVENTS_MAX_PER_TYPE` of each type (or of
-    `name`), and record how far each type was purged. Returns how many went."""
+    `name`), and record how far each type was purged. Returns how many went.
+
+    A webhook subscription whose pending deliveries go with them is marked `gap_owed`: the deliverer POSTs
+    it the `gap` envelope before anything else."""
     names = [name] if name is not None else list(EventOccurrence.objects.values_list("name", flat=True).distinct())
     cutoff = timezone.now() - datetime.timedelta(seconds=events_settings.EVENTS_RETENTION)
     deleted = 0
@@ -194,6 +197,10 @@ def purge(name: str | None = None) -> int:
         if not through:
             continue
         with transaction.atomic():
+            owed = WebhookDelivery.objects.filter(
+                status=WebhookDelivery.Status.PENDING, occurrence__name=each, occurrence__id__lte=through
+            )  # going with their occurrences: their subscriptions are told of the gap (`delivery.tell_gaps`)
+            WebhookSubscription.objects.filter(deliveries__in=owed).update(gap_owed=True)
             deleted += rows.filter(id__lte=through).delete()[1].get(EventOccurrence._meta.label, 0)
             log, _ = EventLog.objects.select_for_update().get_or_create(name=each)
             if through > log.purged_through:

@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.db import transaction
 from django.test import Client, override_settings
 from django.utils import timezone
 
 from mcp_django.events.models import WebhookDelivery, WebhookSubscription
+from mcp_django.events.store import purge
 from tests.events.receiver import OTHER_SECRET, SECRET, Receiver, receiver, signed_by
 from tests.events.support import add_book, call, until
 
@@ -159,6 +161,30 @@ def test_a_subscriber_who_loses_the_permission_is_sent_the_signed_terminated_env
     assert signed_by(ended, SECRET)
     assert until(lambda: not WebhookSubscription.objects.exists())
     assert hooks.quiet()
+
+
+def test_a_pending_delivery_purged_before_it_got_through_is_told_as_a_signed_gap_envelope(
+    client: Client, hooks: Receiver
+) -> None:
+    _subscribe(client, hooks.url)
+    hooks.next()  # the verification
+    hooks.failures = 1
+    settings = {"EVENTS_WEBHOOK_ALLOWED_HOSTS": ["127.0.0.1"], "EVENTS_WEBHOOK_BACKOFF": 600, "EVENTS_MAX_PER_TYPE": 1}
+    with override_settings(MCP_DJANGO=settings):
+        add_book("Emma", "Jane Austen", 1815)
+        refused = hooks.next()  # answered 503: pending, its retry ten minutes away
+        with transaction.atomic():
+            kept = add_book("Persuasion", "Jane Austen", 1817)
+            purge("book.added")  # Emma's occurrence goes, and its pending delivery with it
+        gap, delivered = hooks.next(), hooks.next()
+
+    assert refused.json["data"]["title"] == "Emma"
+    assert gap.json["type"] == "gap"
+    assert gap.headers["webhook-id"].startswith("msg_gap_")
+    assert signed_by(gap, SECRET)
+    assert int(gap.json["cursor"]) >= int(refused.json["cursor"])
+    assert delivered.json["data"]["id"] == kept.pk
+    assert until(lambda: not WebhookSubscription.objects.filter(gap_owed=True).exists())
 
 
 def test_a_callback_that_does_not_echo_the_challenge_is_refused(client: Client, hooks: Receiver) -> None:
