@@ -31,6 +31,7 @@ import asyncio
 import contextvars
 import gc
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from http.client import responses
 from typing import Any, Final, TypeVar
@@ -142,6 +143,8 @@ class _Runner:
         loop = getattr(_thread, "loop", None)
         if loop is None or loop.is_closed():
             loop = _thread.loop = asyncio.new_event_loop()
+            # Closed when its thread is gone (a server that starts a thread per request, as runserver does).
+            weakref.finalize(threading.current_thread(), loop.close)
         self.loop: asyncio.AbstractEventLoop = loop
         self.context = contextvars.copy_context()
         self.context.run(calling_thread)

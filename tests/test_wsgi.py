@@ -6,6 +6,7 @@ Sync tests: a WSGI application runs on a thread with no event loop of its own (i
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import sys
@@ -18,6 +19,7 @@ import pytest
 from django.core.signals import request_started
 from django.test import override_settings
 
+from mcp_django import wsgi
 from mcp_django.wsgi import WSGIFastPath, get_wsgi_application
 from tests.http_support import ACCEPT, initialize, request, sse_messages, stateless, stateless_headers
 
@@ -252,3 +254,24 @@ def test_a_host_outside_allowed_hosts_is_refused_with_400(app: Any) -> None:
 
     assert answer.status == 400
     assert answer.json()["error"]["message"] == "Bad Request: invalid Host header"
+
+
+def test_each_thread_keeps_one_event_loop_which_is_closed_when_the_thread_is_gone(app: Any) -> None:
+    body, headers = echo_call()
+    loops: list[Any] = []
+
+    def serve_twice() -> None:
+        for _ in range(2):
+            assert call(app, "POST", "/mcp", body, headers).status == 200
+            loops.append(wsgi._thread.loop)
+
+    thread = threading.Thread(target=serve_twice)
+    thread.start()
+    thread.join(timeout=30)
+    open_while_running = [loop.is_closed() for loop in loops]
+    del thread
+    gc.collect()
+
+    assert loops[0] is loops[1]
+    assert open_while_running == [False, False]
+    assert loops[0].is_closed()
