@@ -83,7 +83,7 @@ class FastPath:
                     return
             elif isinstance(route, routes.Route):
                 headers = _headers(scope)
-                secure = _is_secure(scope, headers, config)
+                secure = routes.is_secure(headers, scope.get("scheme"), config)
                 if not (config.ssl_redirect and not secure) and not route.served_by_view(headers):
                     if script_name:
                         set_script_prefix(script_name)  # as Django's handler does, for reverse() in tools
@@ -120,9 +120,8 @@ class FastPath:
         config: HTTPSettings,
     ) -> None:
         method = scope["method"]
-        host = headers.get("host") or _server_host(scope, secure)
-        site_host = headers.get("x-forwarded-host", host) if config.use_x_forwarded_host else host
-        site = f"{'https' if secure else 'http'}://{site_host}/"
+        host = headers.get("host") or routes.server_host(*(scope.get("server") or (None, None)), secure)
+        site = routes.site_of(headers, host, secure, config)
         watch = _DisconnectWatch(receive, armed=method != "POST")
 
         async def read_body(limit: int) -> bytes:
@@ -218,27 +217,6 @@ def _headers(scope: Scope) -> dict[str, str]:
             value = headers[name] + ("; " if name == "cookie" else ",") + value
         headers[name] = value
     return headers
-
-
-def _is_secure(scope: Scope, headers: dict[str, str], config: HTTPSettings) -> bool:
-    """`HttpRequest.is_secure()`: the proxy's header when `SECURE_PROXY_SSL_HEADER` names one, else the scheme."""
-    if config.proxy_ssl_header is not None:
-        name, secure_value = config.proxy_ssl_header
-        value = headers.get(name)
-        if value is not None:
-            return value.split(",", 1)[0].strip() == secure_value
-    return scope.get("scheme") == "https"
-
-
-def _server_host(scope: Scope, secure: bool) -> str | None:
-    """The host Django falls back to without a `Host` header: the server's name and non-default port."""
-    server = scope.get("server")
-    if not server:
-        return None
-    name, port = server[0], server[1]
-    if port is None or port == (443 if secure else 80):
-        return str(name)
-    return f"{name}:{port}"
 
 
 async def _send_response(response: HTTPResponse, receive: Receive, send: Send, hsts: str | None) -> None:

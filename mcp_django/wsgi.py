@@ -83,7 +83,7 @@ class WSGIFastPath:
         # A public view (the OAuth server) refuses a declared body over its limit itself under WSGI.
         if isinstance(route, routes.Route):
             headers = _headers(environ)
-            secure = _is_secure(environ, headers, config)
+            secure = routes.is_secure(headers, environ.get("wsgi.url_scheme"), config)
             if not (config.ssl_redirect and not secure) and not route.served_by_view(headers):
                 set_script_prefix(script_name)  # as Django's handler does, for reverse() in tools
                 return _serve(route.transport, environ, start_response, headers, secure, config, script_name)
@@ -100,9 +100,8 @@ def _serve(
     script_name: str,
 ) -> Iterable[bytes]:
     method = environ["REQUEST_METHOD"].upper()
-    host = headers.get("host") or _server_host(environ, secure)
-    site_host = headers.get("x-forwarded-host", host) if config.use_x_forwarded_host else host
-    site = f"{'https' if secure else 'http'}://{site_host}/"
+    host = headers.get("host") or routes.server_host(environ.get("SERVER_NAME"), environ.get("SERVER_PORT"), secure)
+    site = routes.site_of(headers, host, secure, config)
     path = script_name.rstrip("/") + get_path_info(environ)
 
     async def read_body(limit: int) -> bytes:
@@ -229,27 +228,6 @@ def _headers(environ: Environ) -> dict[str, str]:
         if value:
             headers[name] = value
     return headers
-
-
-def _is_secure(environ: Environ, headers: dict[str, str], config: HTTPSettings) -> bool:
-    """`HttpRequest.is_secure()`: the proxy's header when `SECURE_PROXY_SSL_HEADER` names one, else the scheme."""
-    if config.proxy_ssl_header is not None:
-        name, secure_value = config.proxy_ssl_header
-        value = headers.get(name)
-        if value is not None:
-            return value.split(",", 1)[0].strip() == secure_value
-    return environ.get("wsgi.url_scheme") == "https"
-
-
-def _server_host(environ: Environ, secure: bool) -> str | None:
-    """The host Django falls back to without a `Host` header: the server's name and non-default port."""
-    name = environ.get("SERVER_NAME")
-    if not name:
-        return None
-    port = str(environ.get("SERVER_PORT") or "")
-    if not port or port == ("443" if secure else "80"):
-        return str(name)
-    return f"{name}:{port}"
 
 
 _status_lines: dict[int, str] = {CLIENT_GONE: f"{CLIENT_GONE} Client Closed Request"}

@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 from django.core.signals import setting_changed
 
 from mcp_django.auth import REQUEST, SESSION, credentials_read
+from mcp_django.conf import HTTPSettings
 from mcp_django.endpoints import Endpoint
 from mcp_django.transports.http import StreamableHTTP
 from mcp_django.transports.public import is_public_view
@@ -121,3 +122,28 @@ class RouteTable:
             del routes[next(iter(routes))]
         routes[key] = route
         return route
+
+
+def is_secure(headers: dict[str, str], scheme: str | None, config: HTTPSettings) -> bool:
+    """`HttpRequest.is_secure()`: the proxy's header when `SECURE_PROXY_SSL_HEADER` names one, else the scheme."""
+    if config.proxy_ssl_header is not None:
+        name, secure_value = config.proxy_ssl_header
+        value = headers.get(name)
+        if value is not None:
+            return value.split(",", 1)[0].strip() == secure_value
+    return scheme == "https"
+
+
+def site_of(headers: dict[str, str], host: str | None, secure: bool, config: HTTPSettings) -> str:
+    """The site's root as the client reached it (`https://host/`): `X-Forwarded-Host` where Django trusts it."""
+    site_host = headers.get("x-forwarded-host", host) if config.use_x_forwarded_host else host
+    return f"{'https' if secure else 'http'}://{site_host}/"
+
+
+def server_host(name: object, port: object, secure: bool) -> str | None:
+    """The host Django falls back to without a `Host` header: the server's name and non-default port."""
+    if not name:
+        return None
+    if port is None or str(port) in ("", "443" if secure else "80"):
+        return str(name)
+    return f"{name}:{port}"
