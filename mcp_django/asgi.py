@@ -120,7 +120,8 @@ class FastPath:
         config: HTTPSettings,
     ) -> None:
         method = scope["method"]
-        host = headers.get("host") or routes.server_host(*(scope.get("server") or (None, None)), secure)
+        server = scope.get("server") or (None, None)
+        host = headers.get("host") or routes.server_host(server[0], server[1], secure)
         site = routes.site_of(headers, host, secure, config)
         watch = _DisconnectWatch(receive, armed=method != "POST")
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from django.core.signals import request_started
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_TIMEOUT_S = 60.0
@@ -130,6 +131,22 @@ def _database_env(database: Path) -> dict[str, str]:
         "MCP_EXAMPLE_DB": str(database),
         "PYTHONUNBUFFERED": "1",
     }
+
+
+@pytest.fixture
+def django_requests() -> Iterator[list[Any]]:
+    """The `request_started` signals Django sends while the test runs (one per request it serves):
+    the fast-path tests check that an MCP request sends none."""
+    started: list[Any] = []
+
+    def receiver(**kwargs: Any) -> None:
+        started.append(kwargs)
+
+    request_started.connect(receiver)
+    try:
+        yield started
+    finally:
+        request_started.disconnect(receiver)
 
 
 @pytest.fixture(scope="session")

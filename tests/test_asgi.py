@@ -9,12 +9,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.core.signals import request_started
 from django.test import override_settings
 from rest_framework.authentication import BaseAuthentication, BasicAuthentication, SessionAuthentication
 
@@ -132,21 +131,6 @@ def echo_call(text: str = "hi") -> tuple[dict[str, Any], dict[str, str]]:
 @pytest.fixture
 def app() -> asgi.FastPath:
     return get_asgi_application()
-
-
-@pytest.fixture
-def django_requests() -> Iterator[list[Any]]:
-    """The `request_started` signals Django sends while the test runs (one per request it serves)."""
-    started: list[Any] = []
-
-    def receiver(**kwargs: Any) -> None:
-        started.append(kwargs)
-
-    request_started.connect(receiver)
-    try:
-        yield started
-    finally:
-        request_started.disconnect(receiver)
 
 
 async def test_a_call_is_answered_outside_djangos_request_cycle(app: Any, django_requests: list[Any]) -> None:

@@ -11,12 +11,11 @@ import io
 import json
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.core.signals import request_started
 from django.test import override_settings
 
 from mcp_django import wsgi
@@ -104,21 +103,6 @@ def tool_call(name: str, arguments: dict[str, Any] | None = None, **meta: Any) -
 @pytest.fixture
 def app() -> WSGIFastPath:
     return get_wsgi_application()
-
-
-@pytest.fixture
-def django_requests() -> Iterator[list[Any]]:
-    """The `request_started` signals Django sends while the test runs (one per request it serves)."""
-    started: list[Any] = []
-
-    def receiver(**kwargs: Any) -> None:
-        started.append(kwargs)
-
-    request_started.connect(receiver)
-    try:
-        yield started
-    finally:
-        request_started.disconnect(receiver)
 
 
 def test_a_call_is_answered_outside_djangos_request_cycle_with_the_security_headers(
