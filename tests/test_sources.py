@@ -174,7 +174,7 @@ class Switched(DelegatingSource[Source]):
     """A wrapper whose switch notes every read, as the admin's overlay reads its state."""
 
     @property
-    def enabled(self) -> bool:
+    def enabled(self) -> bool:  # type: ignore[override]  # as the admin's overlay: a property over the attribute
         switches_read.append(self.source.namespace or "local")
         return True
 
