@@ -16,6 +16,12 @@ VENV_STAMP := $(VENV)/.mcp-django-installed
 # check target the whole `dev` extra, which includes it.
 DEMO_STAMP := $(VENV)/.mcp-django-demo-installed
 
+# `make docs` builds in .venv when `make install` (or any check target) filled it with the `dev` extra,
+# which includes the docs tools; otherwise in a venv of its own with the `docs` extra, so the docs tools
+# never land in the lean venv `make demo` made.
+VENV_DOCS := .venv-docs
+VENV_DOCS_STAMP := $(VENV_DOCS)/.mcp-django-installed
+
 VENV_BENCH := .venv-bench
 VENV_BENCH_STAMP := $(VENV_BENCH)/.mcp-django-installed
 
@@ -176,13 +182,24 @@ typecheck: $(VENV_STAMP)
 
 # The docs site (mkdocs.yml): docs/ and the API reference from the docstrings, built into .cache/site in
 # strict mode, so a broken link, a page left out or an unresolved reference fails `make test`.
-docs: $(VENV_STAMP)
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+# Which venv has the docs tools is decided when the recipe runs, not when make reads this file: under
+# `make test`, `lint` has just made the dev venv.
+DOCS_BIN = $$(test -f $(VENV_STAMP) && echo $(VENV)/bin || { $(MAKE) --no-print-directory $(VENV_DOCS_STAMP) >&2 && echo $(VENV_DOCS)/bin; })
+
+$(VENV_DOCS_STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 is required (tried python3.11, python3, pyenv)"; exit 1; }
+	@test -x $(VENV_DOCS)/bin/python || $(PYTHON) -m venv $(VENV_DOCS)
+	$(VENV_DOCS)/bin/python -m pip install --quiet --quiet --upgrade pip
+	$(VENV_DOCS)/bin/python -m pip install --quiet --quiet -e '.[docs]'
+	@touch $@
+
+docs:
+	bin=$(DOCS_BIN) && NO_MKDOCS_2_WARNING=1 $$bin/mkdocs build --strict
 
 # mkdocs' own server, on its own port beside the demo's: links work (a page opened from file:// lists
 # directories), and a page rebuilds as it is saved.
-docs-serve: $(VENV_STAMP)
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
+docs-serve:
+	bin=$(DOCS_BIN) && NO_MKDOCS_2_WARNING=1 $$bin/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 # Debian packages the tests drive for real (command:package): redis-server for the two-worker tests,
 # chromium for the admin's and the CORS browser tests (Playwright drives it; `playwright install` is never
@@ -272,4 +289,4 @@ fuzz: $(VENV_STAMP)
 	MCP_FUZZ_PROFILE=fuzz MCP_FUZZ_CASES=$(FUZZ_CASES) $(VENV_PY) -m pytest tests/fuzz --hypothesis-show-statistics
 
 clean:
-	rm -rf $(VENV) $(VENV6) $(VENV_BENCH) $(CACHE) db.sqlite3 demo-idp-key.pem .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV6) $(VENV_BENCH) $(VENV_DOCS) $(CACHE) db.sqlite3 demo-idp-key.pem .pytest_cache .mypy_cache .ruff_cache
