@@ -3,16 +3,24 @@
 Between the page's `<!-- quickstart: start -->` and `<!-- quickstart: end -->` marks, every fenced block
 runs, in order, in a temporary directory with this virtualenv first on the PATH:
 
-- a `python` block whose first line is a path comment (`# catalogue/models.py`) is that file, written
-  relative to the current directory; `# mysite/settings.py: add at the end` appends it instead;
+- a block whose first line is a path comment (`# catalogue/models.py`, `<!-- catalogue/templates/x.html -->`)
+  is that file, written relative to the current directory; `# mysite/settings.py: add at the end` appends
+  it instead;
 - a `bash` block runs in one `bash -e`, and the directory and environment it leaves carry over to the
   next block (`cd mysite`, `export MCP_TOKEN=...`). A `pip install` line is skipped: the project under
   test is installed in this virtualenv already. A `daphne` line starts the server in the background;
+- a `text` block right after a `bash` block is what that block prints: each of its lines must be a line
+  of the output;
 - `8000` becomes a free port everywhere.
 
-A python block without a path comment fails the test; blocks of other languages are prose. The test then
-checks what the page promises besides the commands succeeding: `check` finds no issue, the first tool
-calls print what they should, and the admin's static files are served.
+A python block without a path comment fails the test, and so does a `text` block after anything but a
+`bash` block; blocks of other languages without a path comment are prose. The test then checks what the
+page promises besides the commands succeeding: `check` finds no issue, the first tool calls print what
+they should, and the admin's static files are served.
+
+A how-to page's blocks between `<!-- how-to: start (after docs/quickstart.md ...) -->` and
+`<!-- how-to: end -->` (any number of such sections) run the same way, in the project the quickstart
+leaves (its server still serving): the start mark names the page its blocks depend on.
 """
 
 from __future__ import annotations
@@ -42,10 +50,16 @@ FIRST_CALL = {
 """A line each page's first successful tool calls print."""
 START, END = "<!-- quickstart: start", "<!-- quickstart: end -->"
 HOW_TO_START, HOW_TO_END = "<!-- how-to: start (after docs/quickstart.md", "<!-- how-to: end -->"
-HOW_TO_PAGES = ("docs/testing.md",)
+HOW_TO_PAGES = (
+    "docs/testing.md",
+    "docs/toolsets.md",
+    "docs/apps.md",
+    "docs/permissions.md",
+    "docs/federation.md",
+)
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
-PATH_COMMENT = re.compile(r"# ([\w./-]+\.py)(: add at the end)?\s*$")
+PATH_COMMENT = re.compile(r"(?:# ([\w./-]+\.\w+)(: add at the end)?|<!-- ([\w./-]+\.\w+) -->)\s*$")
 COMMAND_TIMEOUT_S = 120
 SERVER_START_TIMEOUT_S = 30
 
@@ -83,7 +97,7 @@ class Shell:
         first = block.text.partition("\n")[0]
         found = PATH_COMMENT.match(first)
         assert found is not None, f"a python block of the quickstart names no file: {first!r}"
-        path = self.cwd / found.group(1)
+        path = self.cwd / (found.group(1) or found.group(3))
         text = self.localize(block.text)
         if found.group(2):
             with path.open("a") as file:
@@ -92,7 +106,7 @@ class Shell:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
 
-    def run(self, block: Block) -> None:
+    def run(self, block: Block) -> str:
         lines = []
         for line in self.localize(block.text).replace("\\\n", " ").splitlines():
             command = line.strip()
@@ -103,7 +117,7 @@ class Shell:
                 continue
             lines.append(line)
         if not any(line.strip() for line in lines):
-            return
+            return ""
         state = self.cwd / ".quickstart-state"
         script = "\n".join(["set -e", *lines, f'pwd > "{state}.cwd"', f'env -0 > "{state}.env"'])
         result = subprocess.run(
@@ -121,6 +135,22 @@ class Shell:
         Path(f"{state}.cwd").unlink()
         Path(f"{state}.env").unlink()
         self.cwd = cwd
+        return result.stdout
+
+    def run_all(self, blocks: list[Block]) -> None:
+        """Each block as the module's docstring says: files written, commands run, outputs compared."""
+        previous, output = None, ""
+        for block in blocks:
+            if block.language in ("bash", "sh", "shell"):
+                output = self.run(block)  # fails the test when a command of the page fails
+            elif block.language == "text":
+                assert previous in ("bash", "sh", "shell"), f"a text block follows no shell block:\n{block.text}"
+                printed = output.splitlines()
+                for line in self.localize(block.text).splitlines():
+                    assert line in printed, f"{line!r} is not printed; the output was:\n{output}"
+            elif block.language == "python" or PATH_COMMENT.match(block.text.partition("\n")[0]):
+                self.write(block)
+            previous = block.language
 
     def serve(self, command: str) -> None:
         log = (self.cwd / "daphne.log").open("wb")
@@ -175,11 +205,7 @@ def shell(directory: Path) -> Iterator[Shell]:
 @pytest.mark.parametrize("page", FIRST_CALL)
 def test_the_quickstart_runs_as_written_to_a_first_tool_call(page: str, tmp_path: Path) -> None:
     with shell(tmp_path) as session:
-        for block in quickstart_blocks(page):
-            if block.language == "python":
-                session.write(block)
-            elif block.language in ("bash", "sh", "shell"):
-                session.run(block)
+        session.run_all(quickstart_blocks(page))
         assert session.servers, f"{page} never serves the project"
         static = status("127.0.0.1", session.port, "/static/admin/css/base.css")
 
@@ -192,8 +218,4 @@ def test_the_quickstart_runs_as_written_to_a_first_tool_call(page: str, tmp_path
 @pytest.mark.parametrize("page", HOW_TO_PAGES)
 def test_a_how_to_page_runs_as_written_in_the_quickstart_s_project(page: str, tmp_path: Path) -> None:
     with shell(tmp_path) as session:
-        for block in [*quickstart_blocks("docs/quickstart.md"), *quickstart_blocks(page, HOW_TO_START, HOW_TO_END)]:
-            if block.language == "python":
-                session.write(block)
-            elif block.language in ("bash", "sh", "shell"):
-                session.run(block)  # fails the test when a command of the page fails
+        session.run_all([*quickstart_blocks("docs/quickstart.md"), *quickstart_blocks(page, HOW_TO_START, HOW_TO_END)])
