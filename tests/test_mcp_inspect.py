@@ -134,14 +134,14 @@ def test_without_a_user_or_a_scope_everything_is_listed_with_what_it_needs() -> 
     assert (
         "server (server) at /mcp\n  everything it defines (--user or --scope shows what one caller is served)\n" in text
     )
-    assert "  Tools (9)\n" in text
+    assert "  Tools (10)\n" in text
     assert "      curate_book  scope USER, needs demo.curate_book, registry:default\n" in text
 
 
 def test_the_text_report_lists_every_endpoint_with_marks_for_what_is_served(alice: Any) -> None:
     text = inspect("--user", "alice")
 
-    assert "server (server) at /mcp\n  as alice, scope USER\n  Tools (6 of 9 served)\n" in text
+    assert "server (server) at /mcp\n  as alice, scope USER\n  Tools (7 of 10 served)\n" in text
     assert "    - reindex_catalogue  scope TEAM, registry:default\n" in text
     assert "    + search_books  scope USER, registry:default\n" in text
     assert "adapter (adapter) at /mcp/adapter\n" in text

@@ -77,6 +77,14 @@ def search_books(
 
 
 @mcp_django.tool(annotations={"readOnlyHint": True})
+def books_by(
+    author: Annotated[str, Field(max_length=SEARCH_MAX_CHARS, description="Any part of the author's name")],
+) -> list[BookInfo]:
+    """The books of one author, oldest first (the quickstart's tool of that name, on the demo's catalogue)."""
+    return [_info(book) for book in Book.objects.filter(author__icontains=author).order_by("year", "title")[:50]]
+
+
+@mcp_django.tool(annotations={"readOnlyHint": True})
 def catalogue_stats() -> CatalogueStats:
     """Count the books and authors in the catalogue and name the oldest and newest book."""
     books = Book.objects.order_by("year", "title")

@@ -25,6 +25,7 @@ leaves (its server still serving): the start mark names the page its blocks depe
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import http.client
 import os
@@ -38,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import _free_port
+from tests.conftest import LiveServer, _free_port
 
 pytestmark = pytest.mark.live
 
@@ -219,3 +220,22 @@ def test_the_quickstart_runs_as_written_to_a_first_tool_call(page: str, tmp_path
 def test_a_how_to_page_runs_as_written_in_the_quickstart_s_project(page: str, tmp_path: Path) -> None:
     with shell(tmp_path) as session:
         session.run_all([*quickstart_blocks("docs/quickstart.md"), *quickstart_blocks(page, HOW_TO_START, HOW_TO_END)])
+
+
+def test_the_quickstart_s_client_script_runs_against_the_demo_too(example_server: LiveServer, tmp_path: Path) -> None:
+    """quickstart.md calls the demo a fuller example of the same kind: its script calls the demo's tools too."""
+    (script,) = [block for block in quickstart_blocks("docs/quickstart.md") if block.text.startswith("# call_")]
+    path = tmp_path / "call_catalogue.py"
+    path.write_text(script.text.replace("http://127.0.0.1:8000", example_server.base_url))
+    env = {**os.environ, "MCP_TOKEN": example_server.tokens["alice"]}
+
+    ran = subprocess.run(
+        [sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False
+    )
+
+    assert ran.returncode == 0, ran.stdout + ran.stderr[-3000:]
+    tools, found, by_herbert, stats = ran.stdout.splitlines()
+    assert {"search_books", "books_by", "catalogue_stats"} <= set(ast.literal_eval(tools))
+    assert found.endswith(" Dune (Frank Herbert, 1965)"), found
+    assert "'title': 'Dune'" in by_herbert, by_herbert
+    assert stats.startswith("{'books': "), stats
