@@ -16,8 +16,8 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
-from mcp_django.control import inventory
-from mcp_django.control.dashboard import dashboard_context
+# mcp_django.control.inventory and .dashboard are imported where they are used: they load the endpoints, the
+# interceptors, the gateway and the MCP client, which Django's app loading (every management command) never needs.
 from mcp_django.models import (
     ControlRoom,
     GroupScope,
@@ -241,10 +241,14 @@ class ProviderStateAdmin(StateAdminMixin, ScopedStateAdminMixin, _ProviderStateA
         provider = self._provider(obj)
         if provider is None:
             return "—"
+        from mcp_django.control import inventory
+
         return ", ".join(method.split("/")[1] for method in inventory.list_changed_methods(provider))
 
     @admin.display(description="endpoints")
     def endpoints(self, obj: ProviderState) -> str:
+        from mcp_django.control import inventory
+
         return ", ".join(endpoint.name for endpoint in inventory.endpoints_serving(obj.provider_id)) or "—"
 
     @admin.display(description="code's scope")
@@ -281,6 +285,8 @@ class InterceptorStateAdmin(StateAdminMixin, _InterceptorStateAdminBase):
 
     @staticmethod
     def _entry(obj: InterceptorState) -> Any:
+        from mcp_django.control import inventory
+
         return inventory.code_interceptors().get(obj.name)
 
     @admin.display(description="class")
@@ -337,6 +343,8 @@ class ToolStateAdmin(StateAdminMixin, _ToolStateAdminBase):
     @admin.display(description="requires permissions")
     def required_permissions(self, obj: ToolState) -> str:
         """What a caller must hold besides the scope (`permissions=`; a provider's own are not shown)."""
+        from mcp_django.control import inventory
+
         return ", ".join(inventory.tool_permissions().get(obj.name, ())) or "—"
 
     enable_selected, disable_selected = switch_actions("tools")
@@ -355,6 +363,8 @@ class ToolStateAdmin(StateAdminMixin, _ToolStateAdminBase):
             return HttpResponseNotAllowed(["POST"])
         if not self.has_change_permission(request):
             raise PermissionDenied
+        from mcp_django.control import inventory
+
         for synced in inventory.sync_inventory():
             if synced.created or synced.flagged or synced.restored:
                 self.message_user(request, synced.summary(), messages.SUCCESS)
@@ -387,6 +397,8 @@ class ControlRoomAdmin(_ControlRoomAdminBase):
     def dashboard_view(self, request: HttpRequest) -> HttpResponse:
         if not self.has_view_permission(request):
             raise PermissionDenied
+        from mcp_django.control.dashboard import dashboard_context
+
         context = {
             **self.admin_site.each_context(request),
             "title": "MCP dashboard",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_django.control.state import ControlState, control_state
 from mcp_django.endpoints.mounts import Mounted
-from mcp_django.gateway.source import RemoteSource
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.hooks import CallNext, OperationHook
 from mcp_django.protocol.jsonrpc import InvalidParams
@@ -15,6 +14,9 @@ from mcp_django.providers import ProviderSource
 from mcp_django.scopes import Scope
 from mcp_django.sources import Source
 from mcp_django.sources.delegating import DelegatingSource
+
+if TYPE_CHECKING:  # the gateway (and the MCP client under it) loads with the first remote source, not with the admin
+    from mcp_django.gateway.source import RemoteSource
 
 
 class SwitchedProviderSource(DelegatingSource[ProviderSource]):
@@ -38,7 +40,7 @@ class SwitchedProviderSource(DelegatingSource[ProviderSource]):
         return self.state.provider_enabled(self.source.provider.id)
 
 
-class SwitchedRemoteSource(DelegatingSource[RemoteSource]):
+class SwitchedRemoteSource(DelegatingSource["RemoteSource"]):
     """A remote server's source as the admin set it (a `RemoteServer` row), read from the snapshot on every request.
 
     It stands in for the endpoint's `RemoteSource` in the backend and passes every operation to it, so
@@ -101,6 +103,8 @@ class AdminOverlay:
     def _switched(self, source: Source) -> Source:
         if isinstance(source, ProviderSource):
             return SwitchedProviderSource(source, self.state)
+        from mcp_django.gateway.source import RemoteSource
+
         if isinstance(source, RemoteSource):
             return SwitchedRemoteSource(source, self.state)
         return source

@@ -6,6 +6,9 @@ or deleting a `ProviderState`, `InterceptorState`, `RemoteServer`, `ToolState` o
 `MCPSession` a fresh `"sessions"` stamp, and once a change commits, every endpoint it concerns tells
 its listening clients `notifications/tools/list_changed` (and the resource and prompt equivalents).
 After `migrate`, the inventory rows are synced with the code.
+
+The inventory (`mcp_django.control.inventory`: the endpoints, the interceptors, the gateway, the client) is
+imported by the receivers that use it, when a row changes, not when the app loads.
 """
 
 from __future__ import annotations
@@ -18,13 +21,6 @@ from django.db import DEFAULT_DB_ALIAS, connections, router, transaction
 from django.db.models.signals import post_delete, post_migrate, post_save
 
 from mcp_django.conf import mcp_settings
-from mcp_django.control.inventory import (
-    endpoints_serving,
-    inventory_models,
-    list_changed_methods,
-    mounted,
-    sync_inventory,
-)
 from mcp_django.control.state import SESSIONS, STATE, bump, control_state, remote_server_model
 from mcp_django.models import GroupScope, InterceptorState, MCPSession, ProviderState, ToolState
 from mcp_django.providers import provider_registry
@@ -35,6 +31,8 @@ logger = logging.getLogger("mcp_django.state")
 
 def announce_provider(provider_id: str) -> None:
     """Tell the clients of every endpoint serving `provider_id` that its lists changed."""
+    from mcp_django.control.inventory import endpoints_serving, list_changed_methods
+
     control_state.invalidate()
     try:
         provider = provider_registry.get(provider_id)
@@ -50,6 +48,8 @@ def announce_provider(provider_id: str) -> None:
 
 def announce_scopes(features: tuple[str, ...] = ("tools", "resources", "prompts")) -> None:
     """Tell the clients of every endpoint that its lists of `features` may have changed."""
+    from mcp_django.control.inventory import mounted
+
     control_state.invalidate()
     for endpoint in mounted():
         for feature in sorted(endpoint.handler.features & set(features)):
@@ -90,6 +90,8 @@ def _session_ended(sender: Any, **kwargs: Any) -> None:
 
 def _migrated(sender: AppConfig, using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -> None:
     """After `migrate` (and a test database's flush): every provider, interceptor and tool in code gets its row."""
+    from mcp_django.control.inventory import inventory_models, sync_inventory
+
     if not router.allow_migrate_model(using, ProviderState):
         return
     tables = connections[using].introspection.table_names()

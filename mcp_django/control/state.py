@@ -27,7 +27,6 @@ from typing import Any, Final
 from django.apps import apps
 from django.utils.module_loading import import_string
 
-from mcp_django.client.config import COMMON_KEYS, POLICY_KEYS
 from mcp_django.conf import mcp_settings
 from mcp_django.endpoints.overlay import changed
 from mcp_django.models import InterceptorState, ProviderState, ScopedState, StateVersion, ToolState
@@ -241,6 +240,8 @@ class ControlState:
                 continue
             entry = dict(result.get(name) or {})
             if override.url:  # served over HTTP from now on: the keys of its former kind go
+                from mcp_django.client.config import COMMON_KEYS, POLICY_KEYS
+
                 entry = {key: value for key, value in entry.items() if key in COMMON_KEYS | POLICY_KEYS}
                 entry["URL"] = override.url
             if override.headers is not None:

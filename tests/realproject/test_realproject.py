@@ -181,3 +181,15 @@ def test_a_project_without_the_gateway_loads_no_mcp_client_when_django_starts(pr
         " or m in ('mcp_django.client.mcpclient', 'mcp_django.client.http')))",
     )  # fmt: skip
     assert loaded.splitlines()[-1] == "[]", loaded
+
+
+def test_a_project_without_the_gateway_loads_neither_the_gateway_nor_the_admin_s_inventory_when_django_starts(
+    project: Project,
+) -> None:
+    # The admin's inventory and dashboard, and the gateway the overlay wraps remote sources with, load on first use.
+    loaded = manage(
+        project.folder, project.env, "shell", "-c",
+        "import sys; print(sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography'"
+        " or m.startswith(('mcp_django.gateway', 'mcp_django.control.inventory', 'mcp_django.control.dashboard'))))",
+    )  # fmt: skip
+    assert loaded.splitlines()[-1] == "[]", loaded
