@@ -65,23 +65,24 @@ help:
 
 # ------------------------------------------------------------------ Python
 
-$(VENV_STAMP): pyproject.toml
+# A venv in $(1) with the project installed, editable, with the extra $(2); then the target's stamp.
+define venv-with-extra
 	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 is required (tried python3.11, python3, pyenv)"; exit 1; }
-	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
-	$(VENV_PY) -m pip install --quiet --quiet --upgrade pip
-	$(VENV_PY) -m pip install --quiet --quiet -e '.[dev]'
+	@test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --quiet --upgrade pip
+	$(1)/bin/python -m pip install --quiet --quiet -e '.[$(2)]'
 	@touch $@
+endef
+
+$(VENV_STAMP): pyproject.toml
+	$(call venv-with-extra,$(VENV),dev)
 
 install: $(VENV_STAMP)
 
 # Only what the example project needs to serve (the `demo` extra: OAuth and tasks); a venv that already
 # has the `dev` extra has all of it.
 $(DEMO_STAMP): pyproject.toml
-	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 is required (tried python3.11, python3, pyenv)"; exit 1; }
-	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
-	$(VENV_PY) -m pip install --quiet --quiet --upgrade pip
-	$(VENV_PY) -m pip install --quiet --quiet -e '.[demo]'
-	@touch $@
+	$(call venv-with-extra,$(VENV),demo)
 
 # ------------------------------------------------------------------ demo
 
@@ -187,11 +188,7 @@ typecheck: $(VENV_STAMP)
 DOCS_BIN = $$(test -f $(VENV_STAMP) && echo $(VENV)/bin || { $(MAKE) --no-print-directory $(VENV_DOCS_STAMP) >&2 && echo $(VENV_DOCS)/bin; })
 
 $(VENV_DOCS_STAMP): pyproject.toml
-	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 is required (tried python3.11, python3, pyenv)"; exit 1; }
-	@test -x $(VENV_DOCS)/bin/python || $(PYTHON) -m venv $(VENV_DOCS)
-	$(VENV_DOCS)/bin/python -m pip install --quiet --quiet --upgrade pip
-	$(VENV_DOCS)/bin/python -m pip install --quiet --quiet -e '.[docs]'
-	@touch $@
+	$(call venv-with-extra,$(VENV_DOCS),docs)
 
 docs:
 	bin=$(DOCS_BIN) && NO_MKDOCS_2_WARNING=1 $$bin/mkdocs build --strict
@@ -252,11 +249,7 @@ test: lint typecheck docs pytest test-django6
 # BENCH_QUICK=1 runs one short round (a smoke test of the harness) and writes to .cache/bench/.
 
 $(VENV_BENCH_STAMP): pyproject.toml
-	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 is required (tried python3.11, python3, pyenv)"; exit 1; }
-	@test -x $(VENV_BENCH)/bin/python || $(PYTHON) -m venv $(VENV_BENCH)
-	$(VENV_BENCH)/bin/python -m pip install --quiet --quiet --upgrade pip
-	$(VENV_BENCH)/bin/python -m pip install --quiet --quiet -e '.[bench]'
-	@touch $@
+	$(call venv-with-extra,$(VENV_BENCH),bench)
 
 bench: $(VENV_BENCH_STAMP) bench-tokens
 	scripts/ensure-debian-packages wrk:wrk || echo "wrk could not be installed: the built-in Python driver sends the load"

@@ -173,23 +173,16 @@ def test_whitenoise_serves_static_files_through_the_quickstart_s_asgi_py_in_debu
     assert project.get("/static/build.txt") == (200, b"built")  # in STATIC_ROOT only: WhiteNoise's
 
 
-def test_a_project_without_the_gateway_loads_no_mcp_client_when_django_starts(project: Project) -> None:
-    # The admin's and the checks' start-up read the client's settings; the client (httpx, OAuth) stays unloaded.
-    loaded = manage(
-        project.folder, project.env, "shell", "-c",
-        "import sys; print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx2', 'httpx', 'authlib')"
-        " or m in ('mcp_django.client.mcpclient', 'mcp_django.client.http')))",
-    )  # fmt: skip
-    assert loaded.splitlines()[-1] == "[]", loaded
-
-
-def test_a_project_without_the_gateway_loads_neither_the_gateway_nor_the_admin_s_inventory_when_django_starts(
+def test_a_project_without_the_gateway_loads_no_mcp_client_gateway_or_admin_inventory_when_django_starts(
     project: Project,
 ) -> None:
-    # The admin's inventory and dashboard, and the gateway the overlay wraps remote sources with, load on first use.
+    # The admin's and the checks' start-up read the client's settings; the client (httpx, OAuth) stays unloaded,
+    # and so do the admin's inventory and dashboard and the gateway the overlay wraps remote sources with.
     loaded = manage(
         project.folder, project.env, "shell", "-c",
-        "import sys; print(sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography'"
+        "import sys; print(sorted(m for m in sys.modules"
+        " if m.split('.')[0] in ('httpx2', 'httpx', 'authlib', 'cryptography')"
+        " or m in ('mcp_django.client.mcpclient', 'mcp_django.client.http')"
         " or m.startswith(('mcp_django.gateway', 'mcp_django.control.inventory', 'mcp_django.control.dashboard'))))",
     )  # fmt: skip
     assert loaded.splitlines()[-1] == "[]", loaded
