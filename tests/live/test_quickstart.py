@@ -49,10 +49,11 @@ FIRST_CALL = {
     "docs/quickstart.md": "Dune (Frank Herbert, 1965)",
 }
 """A line each page's first successful tool calls print."""
-START, END = "<!-- quickstart: start", "<!-- quickstart: end -->"
+START, END = "<!-- quickstart: start", "<!-- quickstart: end"
 HOW_TO_START, HOW_TO_END = "<!-- how-to: start (after docs/quickstart.md", "<!-- how-to: end -->"
 HOW_TO_PAGES = (
     "docs/testing.md",
+    "docs/providers.md",
     "docs/toolsets.md",
     "docs/apps.md",
     "docs/permissions.md",
