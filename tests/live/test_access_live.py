@@ -14,7 +14,7 @@ from tests.live.test_official_client import client, text_of
 pytestmark = pytest.mark.live
 
 MODES = ["legacy", "2026-07-28", "auto"]
-STATIC = {"search_books", "books_by", "catalogue_stats", "catalogue_report", "show_book", "rate_book"}
+STATIC = {"search_books", "books_by", "catalogue_stats", "catalogue_report", "show_book", "rate_book", "retire_author"}
 BOOK_TOOLS = {"about_dune", "about_foundation", "about_hyperion", "about_neuromancer", "about_the_dispossessed"}
 
 
