@@ -78,6 +78,7 @@ async def test_a_remote_tool_is_pinned_when_first_listed_and_served(
 
     assert await hello_description(client) == "Say hello."
     row = await RemoteDefinition.objects.aget(server="plain", kind="tool", name="hello")
+    assert row.approved is not None
     assert (row.state, row.approved["description"]) == ("pinned", "Say hello.")
     assert [prompt["name"] for prompt in await client.list_prompts()] == ["plain_greeting"]
     assert await RemoteDefinition.objects.filter(server="plain", kind="prompt", name="greeting").aexists()
@@ -105,6 +106,7 @@ async def test_a_changed_definition_is_withheld_until_an_admin_approves_the_diff
     assert await hello_description(client) == RUG_PULL
     assert (await client.call_tool("plain_hello"))["content"][0]["text"] == "hello"
     row = await RemoteDefinition.objects.aget(server="plain", name="hello")
+    assert row.approved is not None
     assert (row.state, row.approved["description"], row.approved_by_id is not None) == ("pinned", RUG_PULL, True)
     entry = await LogEntry.objects.filter(object_id=str(row.pk)).alatest("action_time")
     assert RUG_PULL in entry.get_change_message()
