@@ -211,18 +211,27 @@ debian-packages:
 	scripts/ensure-debian-packages $(DEBIAN_PACKAGES)
 
 # The test tiers (tests/README.md): `quick` is the in-memory tier, `pytest` every tier on the default Django,
-# measured by coverage.py (line coverage of mcp_django in the test process, [tool.coverage] in pyproject.toml),
+# measured by coverage.py (line coverage of mcp_django in the test processes, [tool.coverage] in pyproject.toml),
 # and `test-django6` the in-memory tier and the live smoke tests on Django 6. Each prints its slowest tests.
 DURATIONS := --durations=25
+# The in-memory tests share nothing but the CPU: they run in TEST_WORKERS processes (pytest-xdist; 1 runs them in
+# one). The live and production tiers run in one process: their servers, workers and bounded waits are sized
+# for one test at a time beside them.
+TEST_WORKERS ?= 2
+PARALLEL := $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS))
 
 # `quick` fuzzes with a few hundred cases (the `quick` profile of tests/fuzz/conftest.py); `pytest` with 3,000.
 quick: lint typecheck
-	MCP_FUZZ_PROFILE=quick $(VENV_PY) -m pytest -m 'not live and not slow' $(DURATIONS)
+	MCP_FUZZ_PROFILE=quick $(VENV_PY) -m pytest -m 'not live and not slow' $(PARALLEL) $(DURATIONS)
 
+# Two runs, one coverage report: the in-memory tier in parallel, then the live and production tiers.
 pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) $(EVERYTHING_STAMP) debian-packages
 	rm -f .coverage
-	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m coverage run -m pytest $(DURATIONS); \
-		status=$$?; $(VENV_PY) -m coverage report; exit $$status
+	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m pytest -m 'not live and not production' $(PARALLEL) \
+		--cov --cov-report= $(DURATIONS); in_memory=$$?; \
+	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m pytest -m 'live or production' \
+		--cov --cov-append --cov-report=term $(DURATIONS); live=$$?; \
+	exit $$(( in_memory || live ))
 
 # Django 6 needs Python >= 3.12; the leg runs where one is found, and says so where not. The live tier runs on
 # the default leg: what it drives (daphne, uvicorn, the official client) hardly varies with Django's version.
@@ -238,7 +247,7 @@ test-django6:
 	else \
 		$(MAKE) --no-print-directory $(VENV6_STAMP) \
 		&& $(VENV6_PY) -c 'import django; print("Django", django.get_version(), "on Python", __import__("sys").version.split()[0])' \
-		&& $(VENV6_PY) -m pytest -m 'not live or smoke' $(DURATIONS); \
+		&& $(VENV6_PY) -m pytest -m 'not live or smoke' $(PARALLEL) $(DURATIONS); \
 	fi
 
 test: lint typecheck docs pytest test-django6
