@@ -90,34 +90,14 @@ async def request_approval(
             )
         raise InvalidRequest(f"{what}; that needs a 2026-07-28 client with the tasks extension", data=data)
     preview = await run_sync(_preview, tool, rule, arguments, ctx)
-    from mcp_django.tasks.start import create_task, trace_context
+    from mcp_django.tasks.start import task_for_call
 
-    user_id = ctx.connection.principal_id
     status = f"Awaiting approval by a holder of {rule.permission}: {link}"
-    task = await run_sync(
-        create_task,
-        awaiting=status,
-        user_id=user_id,
-        client_address=None if user_id is not None else _address(ctx),
-        endpoint=getattr(ctx.endpoint, "name", ""),
-        tool=tool.name,
-        arguments=arguments,
-        protocol_version=ctx.protocol_version,
-        client_capabilities=ctx.client_capabilities,
-        client_info=ctx.client_info,
-        answers={},
-        trace_context=trace_context(),
-    )
+    task = await task_for_call(tool, arguments, ctx, answers={}, awaiting=status)
     approval = await run_sync(_record, task, rule, preview)
     meta = {"state": str(approval.state), "permission": rule.permission, "approvalUrl": link, "preview": preview}
     meta["expiresAt"] = approval.expires_at.isoformat().replace("+00:00", "Z")
     return {"resultType": "task", **store.envelope(task), "_meta": {META: meta}}
-
-
-def _address(ctx: RequestContext) -> Any:
-    from mcp_django.endpoints.admission import CLIENT_ADDRESS
-
-    return ctx.connection.extra.get(CLIENT_ADDRESS)
 
 
 def _preview(tool: Any, rule: Approval, arguments: Mapping[str, Any], ctx: RequestContext) -> dict[str, Any]:

@@ -51,9 +51,24 @@ async def start_task(
             require_extension(ctx, f"The tool {tool.name!r} runs only as a task and")
         return None
     answers = await ctx.request_input(inputs) if inputs else {}
+    task = await task_for_call(tool, arguments, ctx, answers=answers)
+    return {"resultType": "task", **store.envelope(task)}
+
+
+async def task_for_call(
+    tool: Any,
+    arguments: Mapping[str, Any],
+    ctx: RequestContext,
+    *,
+    answers: Mapping[str, Any],
+    awaiting: str | None = None,
+) -> MCPTask:
+    """`create_task` for a call of `tool` by `ctx`'s caller: its principal (else its address), endpoint, era,
+    client and trace context."""
     user_id = ctx.connection.principal_id
-    task = await run_sync(
+    return await run_sync(
         create_task,
+        awaiting=awaiting,
         user_id=user_id,
         client_address=None if user_id is not None else ctx.connection.extra.get(CLIENT_ADDRESS),
         endpoint=getattr(ctx.endpoint, "name", ""),
@@ -65,7 +80,6 @@ async def start_task(
         answers=answers,
         trace_context=trace_context(),
     )
-    return {"resultType": "task", **store.envelope(task)}
 
 
 def trace_context() -> dict[str, str]:
