@@ -205,7 +205,9 @@ async def test_g3_a_listing_of_endless_pages_is_held_to_the_same_bound(hostile: 
 
 
 async def test_g2_tool_names_a_remote_makes_up_are_remembered_up_to_the_bound(settings: Any, hostile: str) -> None:
-    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "REMOTE_MAX_LIST_ITEMS": 500}
+    # trusted: pinned, every listing's new names would be withheld as new (tests/gateway/test_pinning.py), and
+    # what is bounded here is what the gateway remembers of the names it serves
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "REMOTE_MAX_LIST_ITEMS": 500, "REMOTE_DEFINITIONS": "trust"}
     for _round in range(10):  # 400 new names each time, every one with an x-mcp-header argument
         listed = await send("rotating-names", "tools/list")
         assert len(listed["result"]["tools"]) == 100  # the gateway's first page of the remote's 400
