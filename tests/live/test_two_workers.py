@@ -107,7 +107,9 @@ async def test_a_book_added_on_one_worker_is_pushed_to_a_stream_held_on_the_othe
     worker_a, worker_b = two_workers
     author = f"Two Workers {uuid.uuid4().hex[:8]}"
     reader = MCPClient({"URL": worker_b.url("/books/mcp"), "PROTOCOL_VERSION": "2026-07-28"}, interceptors=[])
-    headers = {"Authorization": f"Token {worker_a.tokens['bob']}"}  # bob may add books (demo.add_book)
+    # carol may add books (demo.add_book); not bob: the production tier runs this beside the admin tests,
+    # which take bob's group away (tests/production/test_workers_round_robin.py)
+    headers = {"Authorization": f"Token {worker_a.tokens['carol']}"}
     writer = MCPClient(
         {"URL": worker_a.url("/mcp"), "PROTOCOL_VERSION": "2026-07-28", "HEADERS": headers}, interceptors=[]
     )
