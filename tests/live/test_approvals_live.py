@@ -22,7 +22,6 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -41,6 +40,7 @@ from mcp_django.tasks.methods import EXTENSION
 from tests.conftest import ROOT, LiveServer, serve_example, task_workers
 from tests.live.admin_support import private_env
 from tests.live.test_admin_browser import ARTIFACTS, chromium
+from tests.live.words import unique_word
 from tests.tasks.test_worker_process import call
 
 pytestmark = pytest.mark.live
@@ -101,7 +101,7 @@ def books_by(server: LiveServer, author: str) -> int:
 
 def shelve(server: LiveServer) -> str:
     """Two books by a new author, added by bob; the author's name."""
-    author = f"Author {uuid.uuid4().hex[:10]}"
+    author = f"Author {unique_word(10)}"
     books = [{"title": f"{author} {n}", "author": author, "year": 2000 + n} for n in (1, 2)]
     added = call(
         server,

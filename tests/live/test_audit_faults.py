@@ -16,7 +16,6 @@ import os
 import shutil
 import sqlite3
 import time
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from mcp_django.interceptors.audit import AuditUnavailable
 from tests.conftest import LiveServer, serve_example
 from tests.live.admin_support import AdminUser
 from tests.live.test_official_client import client, text_of
+from tests.live.words import unique_word
 
 pytestmark = pytest.mark.live
 
@@ -91,12 +91,9 @@ def fault_server(
         yield Fault(server, database, spool)
 
 
-_LETTERS_FOR_DIGITS = str.maketrans("0123456789", "ghijklmnop")
-
-
 def markers(count: int) -> list[str]:
     """Unique search words of letters only: a run of digits could look like a phone number to the redaction."""
-    return [uuid.uuid4().hex[:16].translate(_LETTERS_FOR_DIGITS) for _ in range(count)]
+    return [unique_word(16) for _ in range(count)]
 
 
 async def call(fault: Fault, queries: list[str]) -> None:

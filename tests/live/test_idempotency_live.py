@@ -9,7 +9,6 @@ same answer. A key sent again with other books is refused.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from tests.conftest import LiveServer, serve_example
 from tests.http_support import ACCEPT, stateless, stateless_headers
 from tests.live.admin_support import private_env
 from tests.live.database_support import server_database
+from tests.live.words import unique_word
 
 pytestmark = pytest.mark.live
 
@@ -54,7 +54,7 @@ def books_titled(env: dict[str, str], title: str) -> int:
 
 
 def fresh(prefix: str) -> str:
-    return f"{prefix} {uuid.uuid4().hex[:12]}"
+    return f"{prefix} {unique_word()}"
 
 
 def auth(server: LiveServer) -> dict[str, str]:

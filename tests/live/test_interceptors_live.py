@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from tests.conftest import LiveServer
 from tests.live.database_support import server_database
 from tests.live.test_official_client import client, text_of
+from tests.live.words import unique_word
 
 pytestmark = pytest.mark.live
 
@@ -37,7 +37,7 @@ def audit_rows(env: dict[str, str], marker: str) -> list[tuple[Any, ...]]:
 async def test_a_redacted_call_reaches_the_tool_and_lands_in_the_audit_trail(
     example_server: LiveServer, live_server_env: dict[str, str], mode: str
 ) -> None:
-    marker = uuid.uuid4().hex[:12]
+    marker = unique_word()
     async with client(example_server, mode) as session:
         result = await session.call_tool("search_books", {"query": f"{marker} ada@example.com"})
     assert text_of(result) == f"No book matches '{marker} [REDACTED]'."

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from tests.http_support import ACCEPT, stateless, stateless_headers
 from tests.live.admin_support import AdminUser
 from tests.live.database_support import server_database
 from tests.live.websocket_support import WebSocket
+from tests.live.words import unique_word
 
 pytestmark = pytest.mark.live
 
@@ -73,7 +73,7 @@ def audited(env: dict[str, str], title: str) -> bool:
 
 
 def fresh_title() -> str:
-    return f"Atomic {uuid.uuid4().hex[:12]}"
+    return f"Atomic {unique_word()}"
 
 
 async def test_on_the_fast_path_a_call_that_fails_after_writing_leaves_no_row_but_its_audit_row(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 from mcp_django.client import MCPClient
 from mcp_django.client.connection import pool
 from tests.conftest import LiveServer, serve_example
+from tests.live.words import unique_word
 from tests.services_support import ServiceUnavailable, redis_server
 
 pytestmark = pytest.mark.live
@@ -105,7 +105,7 @@ async def test_a_book_added_on_one_worker_is_pushed_to_a_stream_held_on_the_othe
     """Events (docs/events.md, "Push"): the emit's announcement crosses the Redis layer; without it the stream
     would read the occurrence only at its next heartbeat, 15 s later, past the bound waited here."""
     worker_a, worker_b = two_workers
-    author = f"Two Workers {uuid.uuid4().hex[:8]}"
+    author = f"Two Workers {unique_word(8)}"
     reader = MCPClient({"URL": worker_b.url("/books/mcp"), "PROTOCOL_VERSION": "2026-07-28"}, interceptors=[])
     # carol may add books (demo.add_book); not bob: the production tier runs this beside the admin tests,
     # which take bob's group away (tests/production/test_workers_round_robin.py)
