@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.conftest import task_workers
 from tests.production.site import ProductionSite, RoundRobin
 from tests.services_support import postgres_cluster, redis_server
 
@@ -47,7 +48,11 @@ def live_server_env(production: ProductionSite) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def example_server(production: ProductionSite, live_server_env: dict[str, str]) -> Iterator[RoundRobin]:
-    """Two workers (daphne and uvicorn) on `live_server_env` behind the round-robin, for the whole session."""
-    with production.workers(live_server_env) as site:
+def example_server(
+    production: ProductionSite, live_server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RoundRobin]:
+    """Two workers (daphne and uvicorn) on `live_server_env` behind the round-robin, with the task workers the
+    live suite's server has (`task_workers`), for the whole session."""
+    log_dir = tmp_path_factory.mktemp("production-tasks")
+    with task_workers(live_server_env, log_dir), production.workers(live_server_env) as site:
         yield site
