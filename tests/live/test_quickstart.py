@@ -20,7 +20,10 @@ they should, and the admin's static files are served.
 
 A how-to page's blocks between `<!-- how-to: start (after docs/quickstart.md ...) -->` and
 `<!-- how-to: end -->` (any number of such sections) run the same way, in the project the quickstart
-leaves (its server still serving): the start mark names the page its blocks depend on.
+leaves: the start mark names the page its blocks depend on. The quickstart runs once per module
+(`quickstart_project`); each page gets a copy of the project it left (`copied`), with a port of its own,
+so pages run independently of each other and in parallel; a page whose blocks name the port (`8000`)
+gets the quickstart's server serving the copy, as the quickstart left it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import contextlib
 import http.client
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -92,7 +96,13 @@ class Shell:
     cwd: Path
     env: dict[str, str]
     port: int
+    home: Path
+    """The directory the session started in: every file it writes or makes is under it."""
     servers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    served: list[str] = field(default_factory=list)
+    """The commands that started the servers, as run (their port in them)."""
+    written: list[Path] = field(default_factory=list)
+    """The files the blocks wrote (with the port in them where a block names it)."""
     outputs: list[str] = field(default_factory=list)
 
     def write(self, block: Block) -> None:
@@ -101,6 +111,7 @@ class Shell:
         assert found is not None, f"a python block of the quickstart names no file: {first!r}"
         path = self.cwd / (found.group(1) or found.group(3))
         text = self.localize(block.text)
+        self.written.append(path)
         if found.group(2):
             with path.open("a") as file:
                 file.write("\n" + text)
@@ -160,6 +171,7 @@ class Shell:
             ["bash", "-c", "exec " + command], cwd=self.cwd, env=self.env, stdout=log, stderr=subprocess.STDOUT
         )
         self.servers.append(process)
+        self.served.append(command)
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
         while status("127.0.0.1", self.port, "/admin/login/") is None:
             assert process.poll() is None, (self.cwd / "daphne.log").read_text()
@@ -184,6 +196,7 @@ def status(host: str, port: int, path: str) -> int | None:
 
 @contextlib.contextmanager
 def shell(directory: Path) -> Iterator[Shell]:
+    """A shell session in `directory`, with a free port; the servers it starts are stopped on leaving."""
     venv_bin = str(Path(sys.executable).parent)
     env = {
         key: value
@@ -191,7 +204,7 @@ def shell(directory: Path) -> Iterator[Shell]:
         if not key.startswith(("DJANGO_", "MCP_EXAMPLE", "PYTEST", "COV_"))
     }
     env.update(PATH=venv_bin + os.pathsep + env.get("PATH", ""), PYTHONPATH="", PYTHONUNBUFFERED="1")
-    session = Shell(cwd=directory, env=env, port=_free_port())
+    session = Shell(cwd=directory, env=env, port=_free_port(), home=directory)
     try:
         yield session
     finally:
@@ -204,23 +217,65 @@ def shell(directory: Path) -> Iterator[Shell]:
                 server.wait(timeout=10)
 
 
-@pytest.mark.parametrize("page", FIRST_CALL)
-def test_the_quickstart_runs_as_written_to_a_first_tool_call(page: str, tmp_path: Path) -> None:
-    with shell(tmp_path) as session:
-        session.run_all(quickstart_blocks(page))
-        assert session.servers, f"{page} never serves the project"
-        static = status("127.0.0.1", session.port, "/static/admin/css/base.css")
+@contextlib.contextmanager
+def copied(project: Shell, directory: Path, serving: bool) -> Iterator[Shell]:
+    """A copy of `project` in `directory`, as its session left it, with a port of its own.
 
+    The files its blocks wrote name the new port, the environment and the current directory the new
+    place; with `serving`, the project's servers are started again on the copy.
+    """
+    shutil.copytree(
+        project.home, directory, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "daphne.log")
+    )
+    with shell(directory) as session:
+        old_port, new_port = str(project.port), str(session.port)
+        for written in dict.fromkeys(project.written):
+            path = directory / written.relative_to(project.home)
+            path.write_text(path.read_text().replace(old_port, new_port))
+        session.written = [directory / path.relative_to(project.home) for path in project.written]
+        session.env = {key: value.replace(str(project.home), str(directory)) for key, value in project.env.items()}
+        session.cwd = directory / project.cwd.relative_to(project.home)
+        if serving:
+            for command in project.served:
+                session.serve(command.replace(old_port, new_port))
+        yield session
+
+
+@pytest.fixture(scope="module")
+def quickstart_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shell]:
+    """docs/quickstart.md run as written, once for the module, its server still serving."""
+    with shell(tmp_path_factory.mktemp("quickstart")) as session:
+        session.run_all(quickstart_blocks("docs/quickstart.md"))
+        yield session
+
+
+def assert_first_call(page: str, session: Shell) -> None:
+    """The page served its project, which passed `check`, answered the first calls and served static files."""
+    assert session.servers, f"{page} never serves the project"
+    static = status("127.0.0.1", session.port, "/static/admin/css/base.css")
     output = "\n".join(session.outputs)
     assert "System check identified no issues" in output, output
     assert FIRST_CALL[page] in output.splitlines(), output
     assert static == 200, "the admin's static files are not served"
 
 
-@pytest.mark.parametrize("page", HOW_TO_PAGES)
-def test_a_how_to_page_runs_as_written_in_the_quickstart_s_project(page: str, tmp_path: Path) -> None:
+def test_the_readme_quickstart_runs_as_written_to_a_first_tool_call(tmp_path: Path) -> None:
     with shell(tmp_path) as session:
-        session.run_all([*quickstart_blocks("docs/quickstart.md"), *quickstart_blocks(page, HOW_TO_START, HOW_TO_END)])
+        session.run_all(quickstart_blocks("README.md"))
+        assert_first_call("README.md", session)
+
+
+def test_the_docs_quickstart_runs_as_written_to_a_first_tool_call(quickstart_project: Shell) -> None:
+    assert_first_call("docs/quickstart.md", quickstart_project)
+
+
+@pytest.mark.parametrize("page", HOW_TO_PAGES)
+def test_a_how_to_page_runs_as_written_in_the_quickstart_s_project(
+    page: str, quickstart_project: Shell, tmp_path: Path
+) -> None:
+    blocks = quickstart_blocks(page, HOW_TO_START, HOW_TO_END)
+    with copied(quickstart_project, tmp_path, serving=any("8000" in block.text for block in blocks)) as session:
+        session.run_all(blocks)
 
 
 def test_the_quickstart_s_client_script_runs_against_the_demo_too(example_server: LiveServer, tmp_path: Path) -> None:
