@@ -38,7 +38,7 @@ Problem = tuple[str, str, str]
 """`(check id, message, hint)`: a misconfiguration found while building a toolset, reported by a system check."""
 
 _toolsets: list[weakref.ref[Toolset]] = []
-_failed: list[Toolset] = []  # toolsets whose building raised: kept for the checks even when no tool of theirs is
+_failed: list[Toolset] = []  # toolsets with a problem: kept for the checks even when no tool of theirs is
 
 
 def all_toolsets() -> list[Toolset]:
@@ -281,8 +281,10 @@ class Toolset(ToolProvider):
         raise NotImplementedError(f"{type(self).__name__} must implement build_tools()")
 
     def problem(self, check_id: str, message: str, hint: str) -> None:
-        """Record a misconfiguration for the system checks."""
+        """Record a misconfiguration for the system checks (which keep the toolset: `register()` drops it)."""
         self.problems.append((check_id, message, hint))
+        if self not in _failed:
+            _failed.append(self)
 
     def failed(self, error: Exception, tool: str = "") -> None:
         """Record that building `tool` (default: the toolset's tools) raised `error`: check E260, the tool left out."""
@@ -294,8 +296,6 @@ class Toolset(ToolProvider):
             f"{owner} ({where}) could not build {short(tool, 24) if tool else 'its tools'}.",
             f"Fix {type(error).__name__}: {failure_text(error)}.",
         )
-        if self not in _failed:
-            _failed.append(self)
 
     def named(
         self, tools: list[Tool], check_id: str, hint: str = "Set basename (and plural) to letters, digits and _."

@@ -62,6 +62,9 @@ HOW_TO_PAGES = (
     "docs/apps.md",
     "docs/permissions.md",
     "docs/federation.md",
+    "docs/asking-the-client.md",
+    "docs/scopes.md",
+    "docs/catalogues.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)

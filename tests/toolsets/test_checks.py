@@ -19,7 +19,7 @@ from rest_framework import viewsets
 from example_project.demo.api import BookSerializer
 from example_project.demo.models import Book
 from mcp_django.declarations.loading import load_declaration_modules, load_failures
-from mcp_django.registry import all_registries
+from mcp_django.registry import Registry, all_registries
 from mcp_django.toolsets import APIToolset, ModelToolset, Toolset, all_toolsets, base
 from mcp_django.toolsets.checks import (
     check_declaration_modules,
@@ -239,6 +239,18 @@ def test_check_toolsets_reports_every_live_toolset(settings: Any) -> None:
     assert isinstance(found[0], Error)
     assert not isinstance(found[0], Warning)
     del broken
+
+
+def test_a_registered_toolset_left_with_no_tools_is_still_reported() -> None:
+    """`register()` keeps no toolset: one whose every tool a mistake left out is kept for the checks alone."""
+
+    class NoFields(ModelToolset):
+        model = Book
+
+    NoFields.register(Registry("no-fields"))
+    gc.collect()
+
+    assert [(message.id, message.obj) for message in check_toolsets()] == [("mcp_django.E112", NoFields)]
 
 
 class BooksByAnotherModel(django_filters.FilterSet):
