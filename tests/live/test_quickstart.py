@@ -65,6 +65,9 @@ HOW_TO_PAGES = (
     "docs/asking-the-client.md",
     "docs/scopes.md",
     "docs/catalogues.md",
+    "docs/declarations.md",
+    "docs/admin-actions.md",
+    "docs/ninja.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
