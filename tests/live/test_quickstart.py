@@ -68,6 +68,8 @@ HOW_TO_PAGES = (
     "docs/declarations.md",
     "docs/admin-actions.md",
     "docs/ninja.md",
+    "docs/bus.md",
+    "docs/forms.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
