@@ -8,7 +8,8 @@ runs, in order, in a temporary directory with this virtualenv first on the PATH:
   it instead;
 - a `bash` block runs in one `bash -e`, and the directory and environment it leaves carry over to the
   next block (`cd mysite`, `export MCP_TOKEN=...`). A `pip install` line is skipped: the project under
-  test is installed in this virtualenv already. A `daphne` line starts the server in the background;
+  test is installed in this virtualenv already. A `daphne` line starts the server in the background
+  (stopping the one already serving: a page that changed the project's code serves it again);
 - a `text` block right after a `bash` block is what that block prints: each of its lines must be a line
   of the output;
 - `8000` becomes a free port everywhere.
@@ -23,7 +24,7 @@ A how-to page's blocks between `<!-- how-to: start (after docs/quickstart.md ...
 leaves: the start mark names the page its blocks depend on. The quickstart runs once per module
 (`quickstart_project`); each page gets a copy of the project it left (`copied`), with a port of its own,
 so pages run independently of each other and in parallel; a page whose blocks name the port (`8000`)
-gets the quickstart's server serving the copy, as the quickstart left it.
+and no `daphne` line of its own gets the quickstart's server serving the copy, as the quickstart left it.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ HOW_TO_PAGES = (
     "docs/ninja.md",
     "docs/bus.md",
     "docs/forms.md",
+    "docs/authentication.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -174,17 +176,30 @@ class Shell:
             previous = block.language
 
     def serve(self, command: str) -> None:
+        """Start `command` in the background, once the server it replaces stopped, and wait for it to answer."""
+        self.stop()  # a page that changed the project's code serves it again, as a reader restarts daphne
         log = (self.cwd / "daphne.log").open("wb")
         process = subprocess.Popen(
             ["bash", "-c", "exec " + command], cwd=self.cwd, env=self.env, stdout=log, stderr=subprocess.STDOUT
         )
         self.servers.append(process)
-        self.served.append(command)
+        self.served = [command]
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
         while status("127.0.0.1", self.port, "/admin/login/") is None:
             assert process.poll() is None, (self.cwd / "daphne.log").read_text()
             assert time.monotonic() < deadline, "daphne did not start:\n" + (self.cwd / "daphne.log").read_text()
             time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Stop the servers the session started."""
+        for server in self.servers:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(timeout=10)
+        self.servers = []
 
     def localize(self, text: str) -> str:
         return text.replace("8000", str(self.port))
@@ -216,13 +231,7 @@ def shell(directory: Path) -> Iterator[Shell]:
     try:
         yield session
     finally:
-        for server in session.servers:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait(timeout=10)
+        session.stop()
 
 
 @contextlib.contextmanager
@@ -282,7 +291,8 @@ def test_a_how_to_page_runs_as_written_in_the_quickstart_s_project(
     page: str, quickstart_project: Shell, tmp_path: Path
 ) -> None:
     blocks = quickstart_blocks(page, HOW_TO_START, HOW_TO_END)
-    with copied(quickstart_project, tmp_path, serving=any("8000" in block.text for block in blocks)) as session:
+    serving = any("8000" in block.text for block in blocks) and not any("daphne " in block.text for block in blocks)
+    with copied(quickstart_project, tmp_path, serving=serving) as session:
         session.run_all(blocks)
 
 
