@@ -15,6 +15,8 @@ more wall time than `drf`.
 
     python benchmarks/startup.py              # 15 rounds
     python benchmarks/startup.py --rounds 31 --json
+    python benchmarks/startup.py --before /tmp/main   # also `mcp, before`: the `mcp` project with the
+                                                      # mcp_django package found in /tmp/main (PYTHONPATH)
 """
 
 from __future__ import annotations
@@ -114,11 +116,13 @@ def make_project(where: Path, variant: str) -> Path:
     return folder
 
 
-def run_check(folder: Path) -> dict[str, float]:
+def run_check(folder: Path, python_path: str | None = None) -> dict[str, float]:
     """One `manage.py check`: wall seconds, CPU seconds (user + system) and peak RSS in MB."""
     # Bytecode is written and read, as on a deployed site (an environment may switch writing off).
     env = {key: value for key, value in os.environ.items() if not key.startswith("DJANGO_")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if python_path:
+        env["PYTHONPATH"] = python_path
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "manage.py", "check"], cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -136,33 +140,42 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--before", metavar="FOLDER", help="a folder holding an earlier mcp_django package")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mcp-startup-") as temporary:
         projects = {variant: make_project(Path(temporary), variant) for variant in SETTINGS}
-        for folder in projects.values():
-            run_check(folder)  # warm: bytecode compiled, files in the page cache
+        paths = dict.fromkeys(projects, None)
+        if options.before:
+            projects["mcp, before"], paths["mcp, before"] = projects["mcp"], str(Path(options.before).resolve())
+        for variant, folder in projects.items():
+            run_check(folder, paths[variant])  # warm: bytecode compiled, files in the page cache
         samples: dict[str, list[dict[str, float]]] = {variant: [] for variant in projects}
         for round_number in range(options.rounds):
             order = list(projects) if round_number % 2 == 0 else list(reversed(projects))
             for variant in order:
-                samples[variant].append(run_check(projects[variant]))
+                samples[variant].append(run_check(projects[variant], paths[variant]))
     report: dict[str, Any] = {
         variant: {key: statistics.median(sample[key] for sample in found) for key in ("wall", "cpu", "rss")}
         for variant, found in samples.items()
     }
     report["mcp_over_drf"] = {key: report["mcp"][key] / report["drf"][key] - 1 for key in ("wall", "cpu", "rss")}
+    if options.before:
+        before = report["mcp, before"]
+        report["before_over_drf"] = {key: before[key] / report["drf"][key] - 1 for key in ("wall", "cpu", "rss")}
+    report["load_average"] = os.getloadavg()
     if options.json:
         print(json.dumps(report, indent=2))
         return
     print(f"manage.py check, median of {options.rounds} rounds")
-    print(f"{'variant':<8} {'wall s':>8} {'CPU s':>8} {'RSS MB':>8}")
+    print(f"{'variant':<12} {'wall s':>8} {'CPU s':>8} {'RSS MB':>8}")
     for variant in projects:
         row = report[variant]
-        print(f"{variant:<8} {row['wall']:>8.3f} {row['cpu']:>8.3f} {row['rss']:>8.1f}")
-    over = report["mcp_over_drf"]
-    print(
-        f"mcp over drf: wall {over['wall']:+.0%}, CPU {over['cpu']:+.0%}, RSS {over['rss']:+.0%} (target: wall <= +25%)"
-    )
+        print(f"{variant:<12} {row['wall']:>8.3f} {row['cpu']:>8.3f} {row['rss']:>8.1f}")
+    for key, label in (("before_over_drf", "mcp, before"), ("mcp_over_drf", "mcp")):
+        if key in report:
+            over = report[key]
+            print(f"{label} over drf: wall {over['wall']:+.0%}, CPU {over['cpu']:+.0%}, RSS {over['rss']:+.0%}")
+    print("target: wall <= +25%; load average at the end: " + " ".join(f"{x:.2f}" for x in report["load_average"]))
 
 
 if __name__ == "__main__":

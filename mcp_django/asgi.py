@@ -33,6 +33,7 @@ from mcp_django.auth import credentials_read
 from mcp_django.conf import HTTPSettings, django_http_settings, mcp_settings
 from mcp_django.endpoints.admission import Credentials
 from mcp_django.protocol.context import aclose
+from mcp_django.registry import all_registries
 from mcp_django.runtime.executor import dedicated_threads
 from mcp_django.transports import routes
 from mcp_django.transports.body import CLIENT_GONE, bounded_receive, read_asgi_body
@@ -296,6 +297,10 @@ def get_asgi_application(django_app: ASGIApp | None = None) -> FastPath:
 
         if not apps.ready:
             django.setup(set_prefix=False)
+    # A serving process builds the declarations' definitions now, not on the first listing: a management
+    # command never does (they compile on first use, issue 34), and here they join what gc.freeze() keeps.
+    for registry in all_registries():
+        registry.compile()
     # Everything loaded so far (Django, the apps, their models) lives as long as the process: out of the
     # collector's reach, a full collection no longer walks it, which took tens of ms every few seconds.
     # Garbage is collected first, so none of it is kept for good.

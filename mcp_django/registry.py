@@ -280,8 +280,13 @@ class Registry:
         return declare
 
     def freeze(self) -> None:
-        """Refuse further declarations and precompute the lists the backend serves, for every scope."""
+        """Refuse further declarations. The lists the backend serves are computed when first asked for (`lists`):
+        a tool's definition compiles on first use (`declarations.signatures.plain_annotation`), which a
+        management command that never serves MCP does not pay (issue 34)."""
         self._frozen = True
+
+    def compile(self) -> None:
+        """Compute the lists for every scope now (a serving process does, before its first listing)."""
         for scope in Scope:
             self.lists(scope)
 

@@ -17,7 +17,7 @@ import pytest
 from django.test import override_settings
 from rest_framework.authentication import BaseAuthentication, BasicAuthentication, SessionAuthentication
 
-from mcp_django import asgi
+from mcp_django import Registry, asgi
 from mcp_django.asgi import credentials_read, get_asgi_application
 from mcp_django.auth import TokenAuthentication
 from mcp_django.transports import resumable, routes
@@ -490,3 +490,18 @@ def test_building_the_application_puts_what_is_loaded_out_of_the_collectors_reac
     gc.unfreeze()
     get_asgi_application()
     assert gc.get_freeze_count() > 0  # a full collection no longer walks Django's heap (docs/fast-path.md)
+
+
+def test_building_the_application_compiles_every_registry_s_definitions_before_the_first_listing() -> None:
+    registry = Registry("startup-warm")
+
+    @registry.tool
+    def echo(text: str) -> str:
+        """Say it back."""
+        return text
+
+    registry.freeze()
+    tool = registry.tools["echo"]
+    assert "wire" not in vars(tool)  # plain annotations: compiled on first use (a management command never uses it)
+    get_asgi_application()
+    assert "wire" in vars(tool)  # a serving process: before gc.freeze(), not on the first tools/list

@@ -5,6 +5,8 @@ serves a bus's whitelisted actions as MCP tools, stamping `origin="agent"` on ev
 See docs/bus.md.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from mcp_django.bus.core import (
     HANDLER_FAILED,
     INVALID_PAYLOAD,
@@ -15,7 +17,6 @@ from mcp_django.bus.core import (
     BusFrozen,
     CallNext,
     Command,
-    Empty,
     Err,
     Metadata,
     Middleware,
@@ -28,6 +29,9 @@ from mcp_django.bus.core import (
 )
 from mcp_django.bus.provider import BusProvider
 from mcp_django.exceptions import ActionError
+
+if TYPE_CHECKING:
+    from mcp_django.bus.core import Empty
 
 __all__ = [
     "HANDLER_FAILED",
@@ -52,3 +56,12 @@ __all__ = [
     "default_bus",
     "load_bus_modules",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`Empty`, built when first asked for (`mcp_django.bus.core`: no pydantic model is made at start-up)."""
+    if name == "Empty":
+        from mcp_django.bus import core
+
+        return core.Empty
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from typing import Any, Final, Generic, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeAlias, TypeVar, overload
 
 import pydantic
 from asgiref.sync import async_to_sync, iscoroutinefunction
@@ -29,6 +29,7 @@ from asgiref.sync import async_to_sync, iscoroutinefunction
 from mcp_django.exceptions import ActionError, RegistryFrozen
 from mcp_django.protocol.errors import validation_problems
 from mcp_django.runtime.executor import run_sync
+from mcp_django.runtime.lazy_models import LazyModel, lazy_attributes
 
 logger = logging.getLogger("mcp_django.bus")
 
@@ -45,10 +46,23 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Empty(pydantic.BaseModel):
-    """The target or payload of an action that takes none: an empty object, nothing else."""
+if TYPE_CHECKING:
 
-    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+    class Empty(pydantic.BaseModel):
+        """The target or payload of an action that takes none (made on first use: `LazyModel`)."""
+
+
+@LazyModel
+def _empty() -> type[pydantic.BaseModel]:
+    class Empty(pydantic.BaseModel):
+        """The target or payload of an action that takes none: an empty object, nothing else."""
+
+        model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+
+    return Empty
+
+
+__getattr__ = lazy_attributes(__name__, Empty=_empty)  # made when an action first needs it (`LazyModel`)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -247,8 +261,8 @@ class Bus:
             self._check_open(f"the action {name!r}")
             self._actions[name] = Action(
                 name=name,
-                target=target or Empty,
-                payload=payload or Empty,
+                target=target or _empty.get(),
+                payload=payload or _empty.get(),
                 handler=handler,
                 description=description if description is not None else inspect.cleandoc(handler.__doc__ or ""),
                 title=title,

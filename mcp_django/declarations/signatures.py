@@ -8,13 +8,15 @@ schema and the validator that turns a return value into `structuredContent`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import json
 import re
 import sys
+import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, Final, NotRequired, get_args, get_origin
+from typing import Annotated, Any, Final, Literal, NotRequired, get_args, get_origin
 
 import pydantic
 import pydantic_core
@@ -40,6 +42,9 @@ def _is_context(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, Context)
 
 
+_PLAIN_DEFAULTS: Final = frozenset({str, int, float, bool, type(None), type(...)})  # `...`: no default
+
+
 def _needs_alias(name: str) -> bool:
     return name.startswith(("_", "model_")) or hasattr(pydantic.BaseModel, name)
 
@@ -59,8 +64,43 @@ def _describe_errors(exc: pydantic.ValidationError) -> ArgumentsInvalid:
     return ArgumentsInvalid("; ".join(parts), missing)
 
 
+_PLAIN_TYPES: Final = frozenset({str, int, float, bool, type(None), list, tuple, dict})
+_PLAIN_ORIGINS: Final = frozenset({list, tuple, dict, typing.Union, types.UnionType})
+
+
+def plain_annotation(annotation: Any) -> bool:
+    """Whether pydantic is sure to compile `annotation`: a JSON scalar, `Any`, `None`, a `Literal` of scalars,
+    or a list, tuple, dict or union of such. A declaration typed only so compiles on first use (issue 34:
+    a management command that never serves MCP pays no pydantic); any other compiles when declared, so
+    its mistake is a `DeclarationError` while `mcp.py` loads (check E261)."""
+    if annotation is Any or annotation is None:
+        return True
+    if isinstance(annotation, type):
+        return annotation in _PLAIN_TYPES
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return all(arg is None or type(arg) in (str, int, bool) for arg in args)
+    if origin in _PLAIN_ORIGINS and args:
+        return all(arg is Ellipsis or plain_annotation(arg) for arg in args)
+    return False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Compiled:
+    """What `Signature` compiles with pydantic: the arguments model, the input schema, each argument's description
+    and the model's field for each parameter."""
+
+    model: type[pydantic.BaseModel] | None
+    schema: dict[str, Any]
+    descriptions: dict[str, str | None]
+    fields: tuple[tuple[str, str], ...]
+
+
 class Signature:
     """The parameters of a declared function, compiled once into a pydantic model.
+
+    Compiled when declared, unless every parameter is `plain_annotation` with a scalar default: then on
+    first use (`model`, `schema`, `descriptions`, `bind`).
 
     Args:
         fn: the declared function.
@@ -74,16 +114,14 @@ class Signature:
         except (NameError, TypeError) as exc:
             raise DeclarationError(f"{owner}: cannot read the function's signature ({exc})") from exc
         self.owner = owner
-        self.description, arg_docs = parse_docstring(inspect.getdoc(fn))
+        self.description, self._arg_docs = parse_docstring(inspect.getdoc(fn))
         self.return_annotation: Any = signature.return_annotation
         self.context_param: str | None = None
         self.names: list[str] = []
         self.required: list[str] = []
-        self.descriptions: dict[str, str | None] = {}
-        self._fields: list[tuple[str, str]] = []
-        self._json_fields: frozenset[str] = frozenset()
-        definitions: dict[str, Any] = {}
+        self._params: list[tuple[str, Any, tuple[Any, ...], Any]] = []  # name, type, Annotated metadata, default
         json_fields: set[str] = set()
+        plain = True
         for param in signature.parameters.values():
             annotation = Any if param.annotation is inspect.Parameter.empty else param.annotation
             if _is_context(annotation):
@@ -104,30 +142,55 @@ class Signature:
             if get_origin(annotation) is Annotated:
                 inner, *rest = get_args(annotation)
                 metadata = tuple(rest)
-            field_name = f"field_{param.name}" if _needs_alias(param.name) else param.name
-            # Our Field first, so a Field(...) the user wrote in Annotated wins over the docstring.
-            ours = pydantic.Field(description=arg_docs.get(param.name), alias=param.name)
             default = ... if param.default is inspect.Parameter.empty else param.default
-            definitions[field_name] = (_annotated(inner, ours, *metadata), default)
-            self._fields.append((field_name, param.name))
+            self._params.append((param.name, inner, metadata, default))
+            plain = plain and not metadata and plain_annotation(inner) and type(default) in _PLAIN_DEFAULTS
             if inner is not str:
                 json_fields.add(param.name)
         self._json_fields = frozenset(json_fields)
-        self.model: type[pydantic.BaseModel] | None = None
-        if build_model and definitions:
-            name = re.sub(r"\W", "_", function_name(fn))
-            try:
-                self.model = pydantic.create_model(f"{name}Arguments", **definitions)
-                schema = self.model.model_json_schema(by_alias=True)
-            except (pydantic.PydanticUserError, pydantic_core.SchemaError, TypeError, ValueError) as exc:
-                raise DeclarationError(f"{owner}: cannot build an input schema ({exc})") from exc
-            schema.pop("title", None)
-            self.schema: dict[str, Any] = schema
-            for prop_name, prop in schema.get("properties", {}).items():
-                self.descriptions[prop_name] = prop.get("description")
-        else:
-            self.schema = {"type": "object", "additionalProperties": False}
-            self.descriptions = {name: arg_docs.get(name) for name in self.names}
+        self._name = re.sub(r"\W", "_", function_name(fn))
+        self._build_model = build_model
+        self.plain = plain
+        """Whether compiling is sure to succeed, so it waits for the first use."""
+        if not plain:
+            self._compiled  # noqa: B018  # a mistake pydantic finds is the declaration's, raised now
+
+    @functools.cached_property
+    def _compiled(self) -> _Compiled:
+        if not (self._build_model and self._params):
+            schema = {"type": "object", "additionalProperties": False}
+            return _Compiled(None, schema, {name: self._arg_docs.get(name) for name in self.names}, ())
+        definitions: dict[str, Any] = {}
+        fields: list[tuple[str, str]] = []
+        for name, inner, metadata, default in self._params:
+            field_name = f"field_{name}" if _needs_alias(name) else name
+            # Our Field first, so a Field(...) the user wrote in Annotated wins over the docstring.
+            ours = pydantic.Field(description=self._arg_docs.get(name), alias=name)
+            definitions[field_name] = (_annotated(inner, ours, *metadata), default)
+            fields.append((field_name, name))
+        try:
+            model = pydantic.create_model(f"{self._name}Arguments", **definitions)
+            schema = model.model_json_schema(by_alias=True)
+        except (pydantic.PydanticUserError, pydantic_core.SchemaError, TypeError, ValueError) as exc:
+            raise DeclarationError(f"{self.owner}: cannot build an input schema ({exc})") from exc
+        schema.pop("title", None)
+        descriptions = {prop_name: prop.get("description") for prop_name, prop in schema.get("properties", {}).items()}
+        return _Compiled(model, schema, descriptions, tuple(fields))
+
+    @property
+    def model(self) -> type[pydantic.BaseModel] | None:
+        """The arguments model (None without parameters or with a supplied input schema)."""
+        return self._compiled.model
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The input schema the model compiles to."""
+        return self._compiled.schema
+
+    @property
+    def descriptions(self) -> dict[str, str | None]:
+        """Each argument's description (from the docstring, or the `Field` in its `Annotated`)."""
+        return self._compiled.descriptions
 
     def bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validate `arguments` and return the keyword arguments for the function.
@@ -135,17 +198,18 @@ class Signature:
         Raises:
             ArgumentsInvalid: the arguments do not fit the signature.
         """
-        if self.model is None:
+        compiled = self._compiled
+        if compiled.model is None:
             return {}
         data = dict(arguments) if arguments else {}
         for key in self._json_fields.intersection(data):
             data[key] = _pre_parse_json(data[key])
         try:
-            validated = self.model.model_validate(data)
+            validated = compiled.model.model_validate(data)
         except pydantic.ValidationError as exc:
             raise _describe_errors(exc) from None
         values = validated.__dict__
-        return {param: values[field] for field, param in self._fields}
+        return {param: values[field] for field, param in compiled.fields}
 
 
 def with_context(kwargs: dict[str, Any], signature: Signature, request: RequestContext) -> dict[str, Any]:
@@ -195,7 +259,8 @@ def _is_object_type(annotation: Any) -> bool:
     """True for return types whose JSON schema is an object: models, TypedDicts, dataclasses, str-keyed dicts."""
     tp = _strip_annotated(annotation)
     if isinstance(tp, type) and (
-        issubclass(tp, pydantic.BaseModel) or is_typeddict(tp) or dataclasses.is_dataclass(tp)
+        tp not in _PLAIN_TYPES
+        and (issubclass(tp, pydantic.BaseModel) or is_typeddict(tp) or dataclasses.is_dataclass(tp))
     ):
         return True
     if tp in (dict, Mapping):
@@ -241,23 +306,49 @@ class StructuredOutput:
     wrapped as `{"result": value}`, as the official SDK does.
     """
 
-    __slots__ = ("adapter", "scalar", "schema", "wrap")
+    __slots__ = ("_adapter", "_annotation", "_schema", "_tool_name", "plain", "scalar", "wrap")
 
     def __init__(self, annotation: Any, tool_name: str) -> None:
+        self._annotation, self._tool_name = annotation, tool_name
+        self._adapter: pydantic.TypeAdapter[Any] | None = None
+        self._schema: dict[str, Any] = {}
         self.wrap = not _is_object_type(annotation)
         # A return value of exactly this JSON scalar type needs no validation or conversion.
         self.scalar: type | None = annotation if annotation in _JSON_SCALARS else None
+        self.plain = plain_annotation(annotation)
+        """Whether compiling is sure to succeed, so it waits for the first use."""
+        if not self.plain:
+            self._compile()  # a type pydantic may refuse: the declaration's mistake, found now (as `Signature`'s)
+
+    def _compile(self) -> pydantic.TypeAdapter[Any]:
+        """The validator and the output schema, made on first use (when declared, for a type that is not plain)."""
+        if self._adapter is not None:
+            return self._adapter
+        annotation = self._annotation
         if self.wrap:
-            model_name = re.sub(r"\W", "_", tool_name) + "Output"
+            model_name = re.sub(r"\W", "_", self._tool_name) + "Output"
             wrapper = pydantic.TypeAdapter(pydantic.create_model(model_name, result=(annotation, ...)))
-            self.schema = _object_root(wrapper.json_schema(mode="serialization", by_alias=True))
-            self.adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(annotation)
+            self._schema = _object_root(wrapper.json_schema(mode="serialization", by_alias=True))
+            adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(annotation)
         else:
             target = _readable_typeddict(_strip_annotated(annotation))
             if annotation is not _strip_annotated(annotation):
                 target = _annotated(target, *get_args(annotation)[1:])
-            self.adapter = pydantic.TypeAdapter(target)
-            self.schema = _object_root(self.adapter.json_schema(mode="serialization", by_alias=True))
+            adapter = pydantic.TypeAdapter(target)
+            self._schema = _object_root(adapter.json_schema(mode="serialization", by_alias=True))
+        self._adapter = adapter
+        return adapter
+
+    @property
+    def adapter(self) -> pydantic.TypeAdapter[Any]:
+        """Validates a return value and dumps it in its JSON-ready form."""
+        return self._compile()
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The `outputSchema`."""
+        self._compile()
+        return self._schema
 
     def dump(self, value: Any) -> Any:
         """Validate the return value against the annotation and return its JSON-ready form."""

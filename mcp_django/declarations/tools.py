@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import Mapping, Sequence
@@ -164,25 +165,40 @@ class Tool:
         if input_schema is not None:
             if input_schema.get("type") != "object":
                 raise DeclarationError(f'{owner}: input_schema needs "type": "object" at its root')
-            self.input_schema: dict[str, Any] = dict(input_schema)
+            self.input_schema = dict(input_schema)
             self._required = tuple(input_schema.get("required", ()))
             closed = input_schema.get("additionalProperties") is False
             self._known: frozenset[str] | None = frozenset(input_schema.get("properties", {})) if closed else None
-        else:
-            self.input_schema = self._arguments_schema(self.signature.schema)
         self._output: StructuredOutput | None = None
         self._verbatim_output = output_schema is not None
         if output_schema is not None:
-            self.output_schema: dict[str, Any] | None = dict(output_schema)
+            self.output_schema = dict(output_schema)
         else:
             self._output = self._structured_output(structured_output)
-            self.output_schema = self._output.schema if self._output else None
         self._serializer = named_serializer(self.signature.return_annotation)
         self.run_as(atomic, using)
-        self.verbose_wire: dict[str, Any] = wire(
+        self._metadata = (annotations, icons, meta)
+        if not (self.signature.plain and (self._output is None or self._output.plain)):
+            self.wire, self.param_headers  # noqa: B018  # the whole definition now: what pydantic refuses is raised here
+
+    @functools.cached_property
+    def input_schema(self) -> dict[str, Any]:
+        """The `inputSchema` (compiled from the signature on first use, unless given)."""
+        return self._arguments_schema(self.signature.schema)
+
+    @functools.cached_property
+    def output_schema(self) -> dict[str, Any] | None:
+        """The `outputSchema`, or None for unstructured output (compiled on first use, unless given)."""
+        return self._output.schema if self._output else None
+
+    @functools.cached_property
+    def verbose_wire(self) -> dict[str, Any]:
+        """The definition as built, for endpoints with `definitions="verbose"`."""
+        annotations, icons, meta = self._metadata
+        return wire(
             {"name": self.name},
             [
-                ("title", title),
+                ("title", self.title),
                 ("description", self.description),
                 ("inputSchema", self.input_schema),
                 ("outputSchema", self.output_schema),
@@ -191,14 +207,21 @@ class Tool:
                 ("_meta", results.plain(meta)),
             ],
         )
+
+    @functools.cached_property
+    def wire(self) -> dict[str, Any]:
+        """The definition `tools/list` returns, in its lean form (`mcp_django.declarations.lean`)."""
         lean = lean_definition(
             self.verbose_wire,
             arguments=self.lean_verbatim or not self._verbatim_input,
             output=self.lean_verbatim or not self._verbatim_output,
         )
-        self.wire: dict[str, Any] = self.verbose_wire if lean == self.verbose_wire else lean  # one copy if alike
-        self.param_headers: Mapping[str, str] = param_headers_of(self.input_schema)
+        return self.verbose_wire if lean == self.verbose_wire else lean  # one copy if alike
+
+    @functools.cached_property
+    def param_headers(self) -> Mapping[str, str]:
         """The arguments a stateless call mirrors in `Mcp-Param-*` headers (`x-mcp-header`), checked by the backend."""
+        return param_headers_of(self.input_schema)
 
     @property
     def destructive(self) -> bool:

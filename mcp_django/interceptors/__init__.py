@@ -9,7 +9,7 @@ SEP-2624's wire methods are an extension an endpoint serves when asked (`.protoc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors.base import (
@@ -20,7 +20,6 @@ from mcp_django.interceptors.base import (
     Invocation,
     MutationInterceptor,
     MutationResult,
-    NoOptions,
     SinkInterceptor,
     SinkResult,
     ValidationInterceptor,
@@ -31,6 +30,9 @@ from mcp_django.interceptors.chain import ChainResult, InterceptorPlan, build_pl
 from mcp_django.interceptors.config import InterceptorConfigError
 from mcp_django.interceptors.hook import InterceptorHook
 from mcp_django.interceptors.invoke import InvocationRecord
+
+if TYPE_CHECKING:
+    from mcp_django.interceptors.base import NoOptions
 
 __all__ = [
     "EVENTS",
@@ -55,6 +57,15 @@ __all__ = [
     "chain_plan",
     "handler_options",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`NoOptions`, built when first asked for (`mcp_django.interceptors.base.LazyOptions`)."""
+    if name == "NoOptions":
+        from mcp_django.interceptors import base
+
+        return base.NoOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def chain_plan(interceptors: Sequence[Any] | None = None, *, label: str | None = None) -> InterceptorPlan:

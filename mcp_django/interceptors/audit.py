@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import pydantic
 
@@ -42,6 +42,7 @@ from mcp_django.interceptors.audit_store import BATCH_SIZE, Unavailable, tidy_co
 from mcp_django.interceptors.base import Invocation, SinkInterceptor, SinkResult
 from mcp_django.interceptors.spool import Spool, dump_row
 from mcp_django.protocol import MCPError
+from mcp_django.runtime.lazy_models import LazyModel, lazy_attributes
 
 logger = logging.getLogger("mcp_django.interceptors")
 
@@ -366,17 +367,32 @@ def flush_audit_log(timeout: float = 5.0) -> bool:
 atexit.register(flush_audit_log, 2.0)
 
 
-class AuditOptions(pydantic.BaseModel):
-    """Options of `AuditSinkInterceptor`."""
+if TYPE_CHECKING:
 
-    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+    class AuditOptions(pydantic.BaseModel):
+        origin: str
+        claimed_origins: tuple[str, ...]
+        record_arguments: bool
 
-    origin: str = pydantic.Field("agent", max_length=32, description="Stored as the record's origin.")
-    claimed_origins: tuple[Annotated[str, pydantic.StringConstraints(max_length=32)], ...] = pydantic.Field(
-        ("app",),
-        description='Origins a call may claim in params._meta["mcp_django/origin"], stored instead of origin.',
-    )
-    record_arguments: bool = pydantic.Field(True, description="Store the arguments (False stores {}).")
+
+@LazyModel
+def _audit_options() -> type[pydantic.BaseModel]:
+    class AuditOptions(pydantic.BaseModel):
+        """Options of `AuditSinkInterceptor`."""
+
+        model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+
+        origin: str = pydantic.Field("agent", max_length=32, description="Stored as the record's origin.")
+        claimed_origins: tuple[Annotated[str, pydantic.StringConstraints(max_length=32)], ...] = pydantic.Field(
+            ("app",),
+            description='Origins a call may claim in params._meta["mcp_django/origin"], stored instead of origin.',
+        )
+        record_arguments: bool = pydantic.Field(True, description="Store the arguments (False stores {}).")
+
+    return AuditOptions
+
+
+__getattr__ = lazy_attributes(__name__, AuditOptions=_audit_options)  # made when first asked for (`LazyModel`)
 
 
 def claimed_origin(request: Mapping[str, Any], options: AuditOptions) -> str:
@@ -399,7 +415,7 @@ class AuditSinkInterceptor(SinkInterceptor):
     description = "Stores every tool call in the audit trail"
     events = ("tools/call",)
     phases = ("response",)
-    Options = AuditOptions
+    Options = _audit_options  # AuditOptions, on first use
     invocable = False  # a row over the wire would be a row the caller wrote
 
     def __init__(self) -> None:

@@ -20,14 +20,21 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
 
 import pydantic
 
+from mcp_django.runtime.lazy_models import LazyModel, lazy_attributes
+
+if TYPE_CHECKING:
+    OptionsModel: TypeAlias = type[pydantic.BaseModel]
+
+    class NoOptions(pydantic.BaseModel):
+        """The options schema of an interceptor that takes none (made on first use: `LazyModel`)."""
+
+
 Phase = Literal["request", "response"]
 Severity = Literal["info", "warn", "error"]
-
-OptionsModel = type[pydantic.BaseModel]
 
 PHASES: Final[tuple[Phase, ...]] = ("request", "response")
 EVENTS: Final[tuple[str, ...]] = (
@@ -43,10 +50,17 @@ EVENTS: Final[tuple[str, ...]] = (
 """The operations mcp_django runs interceptors around; `"*"` stands for all of them."""
 
 
-class NoOptions(pydantic.BaseModel):
-    """The options schema of an interceptor that takes none."""
+@LazyModel
+def _no_options() -> type[pydantic.BaseModel]:
+    class NoOptions(pydantic.BaseModel):
+        """The options schema of an interceptor that takes none."""
 
-    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+        model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+
+    return NoOptions
+
+
+__getattr__ = lazy_attributes(__name__, NoOptions=_no_options)  # made when first asked for (`LazyModel`)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -215,7 +229,7 @@ class Interceptor:
     mode: ClassVar[str] = "active"
     fail_open: ClassVar[bool] = False
     timeout: ClassVar[float | None] = None
-    Options: ClassVar[OptionsModel] = NoOptions
+    Options: ClassVar[OptionsModel] = _no_options  # type: ignore[assignment]  # NoOptions, on first use
     thread_sensitive: ClassVar[bool] = True
     invocable: ClassVar[bool] = True
     entrypoint: ClassVar[str] = ""
