@@ -72,6 +72,7 @@ HOW_TO_PAGES = (
     "docs/bus.md",
     "docs/forms.md",
     "docs/authentication.md",
+    "docs/tasks.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
