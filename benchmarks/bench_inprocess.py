@@ -3,7 +3,10 @@
 Workloads (anonymous, an async echo tool): `tools/call` in the handshake era (no session) and in 2026-07-28,
 and `tools/list`, each through `MessageHandler.handle()` (`handle:` rows) and through
 `StreamableHTTP.respond()` with the body as bytes (`respond:` rows: admission, header checks, JSON
-parsing and encoding on top); then `tools/call` of a sync echo tool (a thread hop), and with ten
+parsing and encoding on top), and through the ASGI fast path's application called directly
+(`asgi:` rows: the scope's headers, the route, the disconnect watch, the body read, the response
+messages on top; `bare asgi` is an application answering a fixed body, the floor); then
+`tools/call` of a sync echo tool (a thread hop), and with ten
 no-op interceptors against none.
 
     .venv/bin/python benchmarks/bench_inprocess.py            # the table (median of interleaved rounds)
@@ -40,6 +43,7 @@ from django.core.management import call_command  # noqa: E402
 
 from benchmarks.bench_interceptors import TEN  # noqa: E402
 from mcp_django import Registry  # noqa: E402
+from mcp_django.asgi import FastPath  # noqa: E402
 from mcp_django.endpoints import Endpoint  # noqa: E402
 from mcp_django.endpoints.admission import Credentials  # noqa: E402
 from mcp_django.protocol import Connection  # noqa: E402
@@ -118,7 +122,51 @@ def workloads() -> dict[str, Callable[[], Awaitable[Any]]]:
     table["handle:call-2026 sync tool, db threads"] = _bind(bare.handler.handle, sync, connection, dedicated=True)
     table["handle:call-2026 sync ORM, db threads"] = _bind(bare.handler.handle, orm, connection, dedicated=True)
     table["handle:call-2026 ten no-ops"] = _bind(ten.handler.handle, message, connection)
+    # The URLconf's endpoint (benchmarks/bench_urls.py) on the fast path, and the floor beside it.
+    add = {**message, "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": META}}
+    headers = {**_headers(add, version), "mcp-name": "add"}
+    table["asgi:call-2026"] = _asgi(FastPath(_bare_asgi), "/bare/mcp", headers, json.dumps(add).encode())
+    table["asgi:bare asgi"] = _asgi(_bare_asgi, "/bare/mcp", headers, json.dumps(add).encode())
     return table
+
+
+async def _bare_asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A fixed JSON body, as `benchmarks/bare.py` answers: the floor of the `asgi:` rows."""
+    await receive()
+    body = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _asgi(app: Callable[..., Awaitable[None]], path: str, headers: dict[str, str], body: bytes) -> Any:
+    raw_headers = [
+        (name.encode(), value.encode()) for name, value in {**headers, "content-length": str(len(body))}.items()
+    ]
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"", "headers": raw_headers,
+        "client": ("127.0.0.1", 40000), "server": ("127.0.0.1", 8000),
+    }  # fmt: skip
+
+    async def call() -> Any:
+        sent: list[dict[str, Any]] = []
+        pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            if pending:
+                return pending.pop()
+            return await asyncio.get_running_loop().create_future()  # the client stays: never disconnects
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await app(dict(scope), receive, send)
+        assert sent[0]["status"] == 200, sent
+        assert b'"result"' in sent[1]["body"], sent
+        return sent
+
+    return call
 
 
 def _bind(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, Final
 
 import pydantic
@@ -292,7 +292,9 @@ class InterceptorPlan:
         compiled = self.compiled(event, phase)
         if compiled.sinks:
             observed = _PhaseRun(ChainResult(event, phase, "success", payload, [], {}), compiled, context)
-            await observed.concurrently(compiled.sinks)
+            outcomes = observed.concurrently(compiled.sinks)
+            if not isinstance(outcomes, list):
+                await outcomes
 
     async def invoke(self, entry: PlanEntry, invocation: Invocation, timeout_ms: int | None) -> InvocationRecord:
         """Invoke one entry on its own (the `interceptor/invoke` wire method)."""
@@ -326,11 +328,14 @@ class _PhaseRun:
         for kind, entries in self.compiled.passes:
             if kind is _MUTATE:
                 await self.mutate(entries)
-            elif kind is _VALIDATE:
-                self.judge(await self.concurrently(entries))
             else:
-                chain.sinks_ran = True  # even if the chain's deadline stops them: they saw the payload
-                await self.concurrently(entries)
+                if kind is _SINK:
+                    chain.sinks_ran = True  # even if the chain's deadline stops them: they saw the payload
+                outcomes = self.concurrently(entries)
+                if not isinstance(outcomes, list):
+                    outcomes = await outcomes
+                if kind is _VALIDATE:
+                    self.judge(outcomes)
             if chain.status != "success":
                 return
 
@@ -401,24 +406,33 @@ class _PhaseRun:
                 continue
             self.abort("validation_failed", {"interceptor": entry.name, "reason": reason, "type": "validation"})
 
-    async def concurrently(self, entries: tuple[PlanEntry, ...]) -> list[Outcome]:
+    def concurrently(self, entries: tuple[PlanEntry, ...]) -> list[Outcome] | Coroutine[Any, Any, list[Outcome]]:
         """Run `entries` concurrently on the current payload: each started at once, the waiting ones carried on.
 
-        Their outcomes, in `entries`' order, are also added to the chain's.
+        Their outcomes, in `entries`' order, are also added to the chain's. When every entry finished
+        without waiting (no-op and in-memory interceptors do) they are returned as they are, with no
+        coroutine of ours; else a coroutine to await for them.
         """
         payload = self.chain.final_payload
         shared = self.invocation(entries[0], payload) if self.compiled.options is not None else None
         if EAGER_TASKS and len(entries) > 1:  # each in a task of its own from its first step (in_eager_tasks)
-            outcomes: list[Any] = await in_eager_tasks(
+            return self._in_tasks(
                 [attempt(entry, shared or self.invocation(entry, payload), entry.timeout_ms) for entry in entries]
             )
-            self.chain.outcomes += outcomes
-            return outcomes
-        outcomes = [start(entry, shared or self.invocation(entry, payload)) for entry in entries]
+        outcomes: list[Any] = [start(entry, shared or self.invocation(entry, payload)) for entry in entries]
         for outcome in outcomes:
             if not isinstance(outcome, tuple):
-                await _carry_on(outcomes)
-                break
+                return self._carried_on(outcomes)
+        self.chain.outcomes += outcomes
+        return outcomes
+
+    async def _in_tasks(self, coroutines: list[Coroutine[Any, Any, Outcome]]) -> list[Outcome]:
+        outcomes = await in_eager_tasks(coroutines)
+        self.chain.outcomes += outcomes
+        return outcomes
+
+    async def _carried_on(self, outcomes: list[Any]) -> list[Outcome]:
+        await _carry_on(outcomes)
         self.chain.outcomes += outcomes
         return outcomes
 
