@@ -90,7 +90,6 @@ def _slot_init(cls: _Frozen) -> _Frozen:
     exec(f"def __init__(self, {', '.join(params)}):{body}", namespace)  # the source is built from the field names alone
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__doc__ = cls.__init__.__doc__
     cls.__init__ = init  # type: ignore[misc]
     return cls
 
