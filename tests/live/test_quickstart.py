@@ -73,6 +73,7 @@ HOW_TO_PAGES = (
     "docs/forms.md",
     "docs/authentication.md",
     "docs/tasks.md",
+    "docs/side-effects.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
