@@ -9,12 +9,12 @@ import dataclasses
 import logging
 import sys
 import time
-import types
-from collections.abc import Coroutine, Generator, Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any, Final, TypeVar
 
 from mcp_django.interceptors.base import Invocation, MutationResult, SinkResult, ValidationResult
 from mcp_django.interceptors.config import PlanEntry
+from mcp_django.protocol.coroutines import resume
 
 T = TypeVar("T")
 
@@ -107,7 +107,7 @@ class _Resumed:
 
     async def _carry_on(self, awaited: Any) -> Any:
         self.started = True
-        return await _resume(self.coroutine, awaited)
+        return await resume(self.coroutine, awaited)
 
     def cancel(self) -> None:
         self.task.cancel()
@@ -125,24 +125,6 @@ def _throw_cancel(coroutine: Coroutine[Any, Any, Any]) -> None:
         logger.debug("A cancelled interceptor raised while being cancelled", exc_info=True)
         return
     coroutine.close()  # it swallowed the cancellation and waited again: stop it for good
-
-
-@types.coroutine
-def _resume(coroutine: Coroutine[Any, Any, Any], awaited: Any) -> Generator[Any, Any, Any]:
-    """Drive a coroutine that already suspended on `awaited`, from within the task awaiting this."""
-    while True:
-        try:
-            sent = yield awaited
-        except BaseException as exc:  # cancellation and the like go down to the coroutine
-            try:
-                awaited = coroutine.throw(exc)
-            except StopIteration as finished:
-                return finished.value
-        else:
-            try:
-                awaited = coroutine.send(sent)
-            except StopIteration as finished:
-                return finished.value
 
 
 Outcome = tuple[PlanEntry, "ValidationResult | MutationResult | SinkResult | None", "str | None", float]
@@ -209,7 +191,7 @@ async def _carry_on(
     entry: PlanEntry, invocation: Invocation, coroutine: Coroutine[Any, Any, Any], awaited: Any, started: float
 ) -> Outcome:
     try:
-        raw = await _resume(coroutine, awaited)
+        raw = await resume(coroutine, awaited)
     except Exception as exc:
         return _failure(entry, invocation, exc, None, started)
     return _settle(entry, invocation, raw, started)

@@ -12,8 +12,10 @@ Django's own handler (which reads the whole body before any view runs). docs/dep
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, MutableMapping
 from typing import Any, Final
+
+from mcp_django.protocol.coroutines import resume
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -72,6 +74,29 @@ def declared_length(headers: Mapping[str, str]) -> int | None:
 def header_bytes(headers: Mapping[str, str]) -> int:
     """The size of the request's header fields as they came on the wire (name, `: `, value, CRLF)."""
     return sum(len(name) + len(value) + 4 for name, value in headers.items())
+
+
+async def read_within(read: BodyReader, limit: int, seconds: float) -> bytes:
+    """`await read(limit)`, bounded by `seconds` once it has to wait.
+
+    A body the server has already received (most are: a small POST arrives with its headers) is read
+    without waiting, and then no timer is set; only a read that waits for the client runs under
+    `asyncio.timeout`, from the moment it waits.
+
+    Raises:
+        TimeoutError: the body did not arrive within `seconds`.
+        ClientGone: the client disconnected before it finished sending.
+    """
+    reading = read(limit)
+    if not isinstance(reading, Coroutine):  # an awaitable of another kind: no stepping it by hand
+        async with asyncio.timeout(seconds):
+            return await reading
+    try:
+        awaited = reading.send(None)
+    except StopIteration as finished:
+        return finished.value  # type: ignore[no-any-return]  # what `read` returns: bytes
+    async with asyncio.timeout(seconds):
+        return await resume(reading, awaited)  # type: ignore[no-any-return]
 
 
 async def read_asgi_body(receive: Receive, limit: int) -> bytes:

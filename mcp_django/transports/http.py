@@ -56,6 +56,7 @@ from mcp_django.transports.body import (
     header_bytes,
     headers_too_large,
     payload_too_large,
+    read_within,
     request_timeout,
 )
 from mcp_django.transports.cors import cors_headers, is_preflight, preflight_headers
@@ -256,8 +257,7 @@ class StreamableHTTP:
         if not isinstance(body, bytes):
             timeout = mcp_settings.REQUEST_BODY_TIMEOUT
             try:
-                async with asyncio.timeout(timeout):
-                    body = await body(limit)
+                body = await read_within(body, limit, timeout)
             except TimeoutError:
                 return _error(408, InvalidRequest(request_timeout(timeout)), Connection="close")
             except ClientGone:
