@@ -15,7 +15,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any, Final
 
-from django.db import DatabaseError, DataError, IntegrityError, connections, router, transaction
+from django.db import DatabaseError, DataError, IntegrityError, connections, models, router, transaction
 
 from mcp_django.conf import mcp_settings
 
@@ -120,13 +120,38 @@ def _insert(model: Any, alias: str, rows: Sequence[dict[str, Any]]) -> None:
 
 
 def _values(fields: Sequence[Any], rows: Sequence[dict[str, Any]], connection: Any) -> list[list[Any]]:
+    """Each row's values as the database takes them: what `get_db_prep_save` gives, without the call where it
+    hands the value back as it is on SQLite and PostgreSQL (a `str` for a `CharField`, a `float` for a
+    `FloatField`, an `int` id for a foreign key to an integer key, None)."""
+    plain_vendor = connection.vendor in _PLAIN_TRANSACTIONS
+    plan = [(field.attname, _as_they_are(field) if plain_vendor else frozenset(), field) for field in fields]
     return [
         [
-            field.get_db_prep_save(row[field.attname] if field.attname in row else field.get_default(), connection)
-            for field in fields
+            value if type(value) in plain else field.get_db_prep_save(value, connection)
+            for attname, plain, field in plan
+            for value in (row[attname] if attname in row else field.get_default(),)
         ]
         for row in rows
     ]
+
+
+_PLAIN_VALUES: Final[dict[type, frozenset[type]]] = {
+    models.CharField: frozenset({str, type(None)}),
+    models.FloatField: frozenset({float, type(None)}),
+    models.AutoField: frozenset({int, type(None)}),
+    models.BigAutoField: frozenset({int, type(None)}),
+    models.IntegerField: frozenset({int, type(None)}),
+    models.BigIntegerField: frozenset({int, type(None)}),
+}
+"""The field classes (exactly these, not subclasses, which may prepare values their own way) whose
+`get_db_prep_save` on SQLite and PostgreSQL returns a value of these types unchanged."""
+
+
+def _as_they_are(field: Any) -> frozenset[type]:
+    """The value types `field` stores as they are (none: each value goes through `get_db_prep_save`)."""
+    if type(field) is models.ForeignKey:
+        field = field.target_field
+    return _PLAIN_VALUES.get(type(field), frozenset())
 
 
 _PLAIN_TRANSACTIONS: Final = frozenset({"sqlite", "postgresql"})

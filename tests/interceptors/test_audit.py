@@ -136,6 +136,29 @@ async def test_a_row_is_stored_with_every_column_as_the_model_would_store_it() -
     assert (record.duration_ms, record.origin, record.created) == (1.25, "agent", created)
 
 
+@pytest.mark.django_db
+def test_the_values_of_a_batch_are_what_get_db_prep_save_gives_for_every_column() -> None:
+    from django.db import connection
+
+    from mcp_django.interceptors.audit_store import _insert_statement, _values
+
+    fields, _ = _insert_statement(ToolCallRecord, connection)
+    base = {"endpoint": "e", "tool": "t", "arguments": {"a": [1, "é"]}, "outcome": "ok", "duration_ms": 0.5}
+    rows = [
+        {**base, "user_id": 7, "trace_id": "a", "origin": "app", "created": datetime(2026, 1, 2, tzinfo=UTC)},
+        {**base, "user_id": None, "trace_id": "b", "created": datetime.now(UTC)},  # no origin: the default
+        {**base, "outcome": ToolCallRecord.Outcome.ERROR, "duration_ms": 3, "trace_id": "c", "created": None},
+    ]
+    expected = [
+        [field.get_db_prep_save(row.get(field.attname, field.get_default()), connection) for field in fields]
+        for row in rows
+    ]
+    assert _values(fields, rows, connection) == expected
+    assert [type(value) for row in _values(fields, rows, connection) for value in row] == [
+        type(value) for row in expected for value in row
+    ]
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_a_batch_the_database_refuses_at_commit_keeps_every_row_and_leaves_no_transaction_open() -> None:
     from django.db import connection
