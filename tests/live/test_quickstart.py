@@ -76,6 +76,7 @@ HOW_TO_PAGES = (
     "docs/side-effects.md",
     "docs/events.md",
     "docs/interceptors.md",
+    "docs/cors.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
