@@ -50,6 +50,8 @@ from typing import Any, Final, Generic, ParamSpec, TypeVar
 
 from asgiref.sync import SyncToAsync, sync_to_async
 
+from mcp_django.runtime.package_settings import package_settings
+
 logger = logging.getLogger("mcp_django.runtime.executor")
 
 P = ParamSpec("P")
@@ -180,8 +182,7 @@ class _Job(Generic[R]):
                 )
 
     def run_on_pool(self, loop: asyncio.AbstractEventLoop) -> R:
-        from django.db import close_old_connections
-
+        close_old_connections = _close_old_connections()
         _where.set(None)  # in this job's own context: a nested run_sync does not wait for a pool slot
         # `async_to_sync` finds the loop to run coroutines on in this thread-local, which asgiref's own
         # sync_to_async threads set. Without it, sync code calling async code (`ctx.elicit_sync`) would
@@ -342,11 +343,17 @@ threading._register_atexit(_stop_pool)  # type: ignore[attr-defined]  # the stdl
 threading._register_atexit(_exit_within_grace)  # type: ignore[attr-defined]
 
 
+@functools.cache
+def _close_old_connections() -> Callable[[], None]:
+    """Django's `close_old_connections`, imported on first use (as `package_settings`, and for the same reason)."""
+    from django.db import close_old_connections
+
+    return close_old_connections
+
+
 def database_threads() -> int:
     """How many long-lived threads the pool has: `MCP_DJANGO["DATABASE_THREADS"]`."""
-    from mcp_django.conf import mcp_settings
-
-    return int(mcp_settings.DATABASE_THREADS)
+    return int(package_settings().DATABASE_THREADS)
 
 
 def _executor() -> _Pool:

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from mcp_django.protocol.context import RequestContext
+from mcp_django.runtime.package_settings import package_settings
 
 Overflow = Literal["truncate", "refuse"]
 OVERFLOWS: Final[tuple[Overflow, ...]] = ("truncate", "refuse")
@@ -32,8 +33,7 @@ TRUNCATED: Final = "mcp-django.dev/truncated"
 def tool_output_cap(component: Any, ctx: RequestContext) -> tuple[int | None, Overflow]:
     """The most characters a call of `component` may return through `ctx`'s endpoint (None: no cap), and what
     happens past it."""
-    from mcp_django.conf import mcp_settings  # here: importing the package must not load Django
-
+    mcp_settings = package_settings()
     cap = getattr(component, "max_output_chars", None)
     if cap is None:
         cap = getattr(ctx.endpoint, "tool_output_max_chars", None)

@@ -17,6 +17,7 @@ from typing import Any
 
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.jsonrpc import MCPError
+from mcp_django.runtime.package_settings import package_settings
 
 
 class ToolTimeout(MCPError):
@@ -38,9 +39,7 @@ def tool_time_limit(component: Any, ctx: RequestContext) -> float | None:
     endpoint_limit = getattr(ctx.endpoint, "tool_timeout", None)
     if endpoint_limit is not None:
         return float(endpoint_limit)
-    from mcp_django.conf import mcp_settings  # here: importing the package must not load Django
-
-    setting = mcp_settings.TOOL_TIMEOUT
+    setting = package_settings().TOOL_TIMEOUT
     return None if setting is None else float(setting)
 
 
