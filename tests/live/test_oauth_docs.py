@@ -3,7 +3,9 @@
 The page's block between `<!-- oauth client: start -->` and `<!-- oauth client: end -->` runs as a script,
 with `8000` and `3030` replaced by free ports. `webbrowser.open` starts what `BROWSER` names: here a small
 script that does what the user does in the browser (log in as alice, allow) and follows the redirect to
-the script's callback, so the page's storage, browser step and callback server all run for real.
+the script's callback, so the page's storage, browser step and callback server all run for real. The
+`BROWSER` command stays until the callback answers it, as a terminal browser stays until it is closed: the
+client must not wait for it before it serves its callback.
 """
 
 from __future__ import annotations
@@ -43,7 +45,9 @@ BROWSER = textwrap.dedent(
         response = http.post(login, data={{**hidden_fields(page.text), "username": "alice", "password": "alice"}})
         consent = http.get(urljoin(url, response.headers["location"]))
         approved = http.post(str(consent.url), data={{**hidden_fields(consent.text), "allow": "Allow"}})
-        http.get(approved.headers["location"])
+        done = http.get(approved.headers["location"])
+    with open("callback-page.txt", "w") as page:
+        page.write(done.text)
     """
 )
 
@@ -80,3 +84,4 @@ def test_the_oauth_client_of_the_docs_logs_in_through_the_browser_and_calls_a_to
 
     assert run.returncode == 0, run.stderr + example_server.log_tail()
     assert "The Dispossessed" in run.stdout
+    assert (tmp_path / "callback-page.txt").read_text() == "Done: you can close this window.", run.stderr
