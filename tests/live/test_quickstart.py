@@ -79,6 +79,7 @@ HOW_TO_PAGES = (
     "docs/cors.md",
     "docs/stdio.md",
     "docs/endpoints.md",
+    "docs/inspect.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
