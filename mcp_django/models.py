@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import pydantic
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -337,6 +336,8 @@ class InterceptorState(SwitchedState):
             cls = import_string(self.class_path)
         except ImportError:  # gone from the code: the row is flagged and has no effect
             return
+        import pydantic  # here, not when the package loads (issue 34)
+
         try:
             cls.Options.model_validate(self.options)
         except pydantic.ValidationError as error:

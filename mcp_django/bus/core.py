@@ -23,13 +23,15 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeAlias, TypeVar, overload
 
-import pydantic
 from asgiref.sync import async_to_sync, iscoroutinefunction
 
 from mcp_django.exceptions import ActionError, RegistryFrozen
 from mcp_django.protocol.errors import validation_problems
 from mcp_django.runtime.executor import run_sync
 from mcp_django.runtime.lazy_models import LazyModel, lazy_attributes
+
+if TYPE_CHECKING:
+    import pydantic
 
 logger = logging.getLogger("mcp_django.bus")
 
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
 
 @LazyModel
 def _empty() -> type[pydantic.BaseModel]:
+    import pydantic  # here, not when the package loads: a management command pays none (issue 34)
+
     class Empty(pydantic.BaseModel):
         """The target or payload of an action that takes none: an empty object, nothing else."""
 
@@ -253,6 +257,8 @@ class Bus:
             raise ValueError("An action needs a non-empty name")
         if name in self._actions:
             raise ValueError(f"The bus {self.name!r} already has an action {name!r}")
+        import pydantic  # the models given are pydantic's: it is loaded
+
         for field, model in (("target", target), ("payload", payload)):
             if model is not None and not (isinstance(model, type) and issubclass(model, pydantic.BaseModel)):
                 raise TypeError(f"Action {name!r}: {field} must be a pydantic BaseModel subclass")
@@ -389,6 +395,8 @@ def _failed(action: str) -> Err:
 
 def _validate(spec: Action, target: Any, payload: Any) -> tuple[pydantic.BaseModel, pydantic.BaseModel] | Err:
     """Both models' instances, or an `Err` naming the first bad field (`target.id`, `payload.title`)."""
+    import pydantic  # loaded by now: the action's models are pydantic's
+
     validated: list[pydantic.BaseModel] = []
     for field, model, value, code in (
         ("target", spec.target, target, INVALID_TARGET),

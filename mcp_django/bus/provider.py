@@ -6,12 +6,9 @@ import fnmatch
 import json
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-import pydantic
-import pydantic_core
 from django.utils.module_loading import import_string
-from pydantic.json_schema import models_json_schema
 
 from mcp_django.bus.core import HANDLER_FAILED, Action, Bus, Err, Metadata, Ok
 from mcp_django.context import Context
@@ -20,6 +17,9 @@ from mcp_django.declarations.lean import lean_definition, verbose
 from mcp_django.protocol.jsonrpc import InvalidParams
 from mcp_django.protocol.results import tool_error
 from mcp_django.providers import ToolProvider
+
+if TYPE_CHECKING:
+    import pydantic
 
 logger = logging.getLogger("mcp_django.bus")
 
@@ -101,6 +101,8 @@ class BusProvider(ToolProvider):
         return self._success(name, result)
 
     def _success(self, name: str, result: Ok[Any]) -> dict[str, Any]:
+        import pydantic_core  # here, not when the package loads: a management command pays none (issue 34)
+
         try:
             value = pydantic_core.to_jsonable_python(result.value)
             text = json.dumps(value, ensure_ascii=False)
@@ -138,6 +140,8 @@ def input_schema(action: Action, *, titles: bool = True) -> dict[str, Any]:
 
     A part whose model has no required field may be left out of the arguments (it is `{}` then).
     """
+    from pydantic.json_schema import models_json_schema  # here, not when the package loads (issue 34)
+
     models: list[tuple[type[pydantic.BaseModel], Any]] = [(action.target, "validation"), (action.payload, "validation")]
     refs, top = models_json_schema(models, ref_template="#/$defs/{model}")
     definitions: dict[str, Any] = dict(top.get("$defs", {}))

@@ -29,9 +29,10 @@ import functools
 import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final, Literal, Optional, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Final, Literal, Optional, Union, get_args, get_origin
 
-import pydantic
+if TYPE_CHECKING:
+    import pydantic
 
 _PLAIN: Final = frozenset({str, int, float, bool, type(None), dict, bytes})
 
@@ -187,6 +188,8 @@ def field_type(field: Any) -> Any:
 def model_schema(model: type, only: tuple[str, ...] | None = None) -> type[pydantic.BaseModel]:
     """The pydantic model of a Django model's concrete fields (only those named in `only` when given):
     types, nullability, help texts as descriptions."""
+    import pydantic  # here, not when the package loads: a management command pays none (issue 34)
+
     fields: dict[str, Any] = {}
     for field in model._meta.concrete_fields:  # type: ignore[attr-defined]  # a Django model
         if only is not None and field.name not in only:
@@ -296,6 +299,8 @@ def serializer_fields(
 @functools.cache
 def serializer_schema(serializer_class: type) -> type[pydantic.BaseModel]:
     """The pydantic model of what a DRF serializer outputs: its readable fields, nullable where they allow null."""
+    import pydantic  # here, not when the package loads: a management command pays none (issue 34)
+
     fields: dict[str, Any] = {
         field.field_name or name: (python_type, pydantic.Field(description=description))
         for name, field, python_type, description in serializer_fields(serializer_class, writing=False)

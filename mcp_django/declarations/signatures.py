@@ -16,10 +16,8 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, Final, Literal, NotRequired, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, NotRequired, get_args, get_origin
 
-import pydantic
-import pydantic_core
 from typing_extensions import TypedDict, is_typeddict
 
 from mcp_django import content
@@ -29,6 +27,10 @@ from mcp_django.declarations.docstrings import parse_docstring
 from mcp_django.exceptions import DeclarationError
 from mcp_django.protocol.context import RequestContext
 from mcp_django.protocol.errors import validation_problems
+from mcp_django.runtime.results import is_model
+
+if TYPE_CHECKING:
+    import pydantic
 
 
 def _annotated(tp: Any, *metadata: Any) -> Any:
@@ -46,6 +48,8 @@ _PLAIN_DEFAULTS: Final = frozenset({str, int, float, bool, type(None), type(...)
 
 
 def _needs_alias(name: str) -> bool:
+    import pydantic
+
     return name.startswith(("_", "model_")) or hasattr(pydantic.BaseModel, name)
 
 
@@ -55,6 +59,14 @@ class ArgumentsInvalid(ValueError):
     def __init__(self, message: str, missing: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.missing = tuple(missing)
+
+
+def schema_errors() -> tuple[type[Exception], ...]:
+    """What pydantic raises for a type it cannot compile (imported here: pydantic loads when first needed)."""
+    import pydantic
+    import pydantic_core
+
+    return (pydantic.PydanticUserError, pydantic_core.SchemaError, TypeError, ValueError)
 
 
 def _describe_errors(exc: pydantic.ValidationError) -> ArgumentsInvalid:
@@ -160,6 +172,8 @@ class Signature:
         if not (self._build_model and self._params):
             schema = {"type": "object", "additionalProperties": False}
             return _Compiled(None, schema, {name: self._arg_docs.get(name) for name in self.names}, ())
+        import pydantic  # here, not when the package loads: a management command pays none (issue 34)
+
         definitions: dict[str, Any] = {}
         fields: list[tuple[str, str]] = []
         for name, inner, metadata, default in self._params:
@@ -171,7 +185,7 @@ class Signature:
         try:
             model = pydantic.create_model(f"{self._name}Arguments", **definitions)
             schema = model.model_json_schema(by_alias=True)
-        except (pydantic.PydanticUserError, pydantic_core.SchemaError, TypeError, ValueError) as exc:
+        except schema_errors() as exc:
             raise DeclarationError(f"{self.owner}: cannot build an input schema ({exc})") from exc
         schema.pop("title", None)
         descriptions = {prop_name: prop.get("description") for prop_name, prop in schema.get("properties", {}).items()}
@@ -201,6 +215,8 @@ class Signature:
         compiled = self._compiled
         if compiled.model is None:
             return {}
+        import pydantic  # loaded by now, with the model
+
         data = dict(arguments) if arguments else {}
         for key in self._json_fields.intersection(data):
             data[key] = _pre_parse_json(data[key])
@@ -258,11 +274,11 @@ def mentions_content(annotation: Any) -> bool:
 def _is_object_type(annotation: Any) -> bool:
     """True for return types whose JSON schema is an object: models, TypedDicts, dataclasses, str-keyed dicts."""
     tp = _strip_annotated(annotation)
-    if isinstance(tp, type) and (
-        tp not in _PLAIN_TYPES
-        and (issubclass(tp, pydantic.BaseModel) or is_typeddict(tp) or dataclasses.is_dataclass(tp))
-    ):
-        return True
+    if isinstance(tp, type) and tp not in _PLAIN_TYPES:
+        import pydantic
+
+        if issubclass(tp, pydantic.BaseModel) or is_typeddict(tp) or dataclasses.is_dataclass(tp):
+            return True
     if tp in (dict, Mapping):
         return True
     if get_origin(tp) in _OBJECT_ORIGINS:
@@ -324,6 +340,8 @@ class StructuredOutput:
         """The validator and the output schema, made on first use (when declared, for a type that is not plain)."""
         if self._adapter is not None:
             return self._adapter
+        import pydantic  # here, not when the package loads: a management command pays none (issue 34)
+
         annotation = self._annotation
         if self.wrap:
             model_name = re.sub(r"\W", "_", self._tool_name) + "Output"
@@ -354,7 +372,7 @@ class StructuredOutput:
         """Validate the return value against the annotation and return its JSON-ready form."""
         if self.scalar is not None and type(value) is self.scalar:
             dumped = value
-        elif isinstance(value, pydantic.BaseModel) and not self.wrap:
+        elif is_model(value) and not self.wrap:
             dumped = value.model_dump(mode="json", by_alias=True)
         else:
             dumped = self.adapter.dump_python(self.adapter.validate_python(value), mode="json", by_alias=True)

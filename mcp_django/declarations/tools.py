@@ -8,9 +8,6 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-import pydantic
-import pydantic_core
-
 from mcp_django.declarations.apps import App, app_of
 from mcp_django.declarations.common import (
     AnyFunction,
@@ -30,6 +27,7 @@ from mcp_django.declarations.signatures import (
     Signature,
     StructuredOutput,
     mentions_content,
+    schema_errors,
     with_context,
 )
 from mcp_django.exceptions import DeclarationError
@@ -259,7 +257,7 @@ class Tool:
             return None
         try:
             return StructuredOutput(annotation, self.name)
-        except (pydantic.PydanticUserError, pydantic_core.SchemaError, TypeError, ValueError) as exc:
+        except schema_errors() as exc:
             if wanted:
                 raise DeclarationError(f"tool {self.name!r}: no output schema for {annotation!r} ({exc})") from exc
             tool_logger.debug("tool %r: return type %r has no JSON schema; output is unstructured", self.name, exc)

@@ -35,14 +35,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Final
 
-import pydantic
-
 from mcp_django.conf import mcp_settings
 from mcp_django.interceptors.audit_store import BATCH_SIZE, Unavailable, tidy_connection, write_chunks, write_rows
 from mcp_django.interceptors.base import Invocation, SinkInterceptor, SinkResult
 from mcp_django.interceptors.spool import Spool, dump_row
 from mcp_django.protocol import MCPError
 from mcp_django.runtime.lazy_models import LazyModel, lazy_attributes
+
+if TYPE_CHECKING:
+    import pydantic
 
 logger = logging.getLogger("mcp_django.interceptors")
 
@@ -377,6 +378,8 @@ if TYPE_CHECKING:
 
 @LazyModel
 def _audit_options() -> type[pydantic.BaseModel]:
+    import pydantic  # here, not when the package loads: a management command pays none (issue 34)
+
     class AuditOptions(pydantic.BaseModel):
         """Options of `AuditSinkInterceptor`."""
 

@@ -22,11 +22,11 @@ import dataclasses
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias, TypeVar
 
-import pydantic
-
 from mcp_django.runtime.lazy_models import LazyModel, lazy_attributes
 
 if TYPE_CHECKING:
+    import pydantic
+
     OptionsModel: TypeAlias = type[pydantic.BaseModel]
 
     class NoOptions(pydantic.BaseModel):
@@ -52,6 +52,8 @@ EVENTS: Final[tuple[str, ...]] = (
 
 @LazyModel
 def _no_options() -> type[pydantic.BaseModel]:
+    import pydantic  # here, not when the package loads: a management command pays none (issue 34)
+
     class NoOptions(pydantic.BaseModel):
         """The options schema of an interceptor that takes none."""
 

@@ -20,9 +20,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any, Final
-
-import pydantic
+from typing import TYPE_CHECKING, Any, Final
 
 from mcp_django.interceptors.base import (
     Interceptor,
@@ -52,6 +50,9 @@ from mcp_django.interceptors.invoke import (
     unmodified_checked,
 )
 from mcp_django.interceptors.signals import phase_ran
+
+if TYPE_CHECKING:
+    import pydantic
 
 DEFAULT_DIRECTIONS: Final[Mapping[str, str]] = {"request": "sending", "response": "receiving"}
 

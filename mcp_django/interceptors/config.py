@@ -11,9 +11,8 @@ import dataclasses
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import pydantic
 from asgiref.sync import sync_to_async
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
@@ -21,6 +20,9 @@ from django.utils.module_loading import import_string
 from mcp_django.interceptors.base import PHASES, Interceptor, Invocation
 from mcp_django.protocol.errors import validation_problems
 from mcp_django.runtime.executor import run_sync
+
+if TYPE_CHECKING:
+    import pydantic
 
 ENTRY_KEYS: Final = ("CLASS", "NAME", "OPTIONS", "EVENTS", "PHASES", "PRIORITY", "MODE", "FAIL_OPEN", "TIMEOUT")
 MODES: Final = ("active", "audit")
@@ -282,6 +284,8 @@ class _EntryParser:
         return {}, None
 
     def options(self, raw: Any, cls: type[Interceptor]) -> pydantic.BaseModel | None:
+        import pydantic  # here, not when the package loads: a management command pays none (issue 34)
+
         try:
             options: pydantic.BaseModel = cls.Options.model_validate(raw)
             return options

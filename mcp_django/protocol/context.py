@@ -12,8 +12,6 @@ import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final
 
-import pydantic
-
 from mcp_django.protocol.inputs import CAPABILITY_OF, INPUT_METHODS, InputRequired
 from mcp_django.protocol.jsonrpc import (
     Message,
@@ -320,6 +318,7 @@ def _answers(request: Message, response: Any) -> bool:
     """True when `response` is a well-formed answer to `request` (malformed ones are asked again)."""
     if not isinstance(response, dict):
         return False
+    import pydantic
     from mcp_types.methods import validate_client_result  # the wire types: loaded with the first message (wire.py)
 
     try:

@@ -16,9 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Collection, Iterator
-from typing import Any, Final, NamedTuple
-
-import pydantic
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from mcp_django.protocol.jsonrpc import (
     HEADER_MISMATCH,
@@ -36,6 +34,9 @@ from mcp_django.protocol.jsonrpc import (
     ResourceNotFound,
 )
 from mcp_django.protocol.versions import Era
+
+if TYPE_CHECKING:
+    import pydantic
 
 _STATELESS_400: Final = frozenset(
     {

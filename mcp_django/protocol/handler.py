@@ -7,8 +7,6 @@ import logging
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import Any, Final
 
-import pydantic
-
 from mcp_django.protocol.asking import ask_client, restore_inputs, session_key
 from mcp_django.protocol.backend import Backend
 from mcp_django.protocol.capabilities import advertised_capabilities
@@ -85,6 +83,8 @@ def _serialize_complete(method: str, version: str, result: Mapping[str, Any]) ->
     types = wire()
     data = types.serialize_server_result(method, version, result, surface=types.complete_results)
     row: Any = types.complete_results[(method, version)]
+    import pydantic  # with the wire types (they are pydantic models): not when the package loads (issue 34)
+
     adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(row)
     validate, dump = adapter.validator.validate_python, adapter.serializer.to_python
 
@@ -424,6 +424,8 @@ class MessageHandler:
         if spec.name in self._untyped or result.get("resultType") == "task":
             return result  # an extension's result (a `CreateTaskResult`: its extension checks it), not mcp-types'
         types = wire()
+        import pydantic  # loaded with the wire types, not with the package (issue 34)
+
         try:
             if result.get("resultType") == "input_required":
                 return types.serialize_server_result(
@@ -445,6 +447,8 @@ class MessageHandler:
         types = wire()
         if types.known_valid(method, version, params):
             return  # the common shapes, checked without building mcp-types' models (`shapes.py`)
+        import pydantic  # loaded with the wire types, not with the package (issue 34)
+
         try:
             types.validate_client_request(method, version, params)
         except pydantic.ValidationError as error:
@@ -462,6 +466,8 @@ class MessageHandler:
         version = STATELESS_VERSIONS[-1] if era is Era.STATELESS else version
         types = wire()
         if not types.known_valid_notification(method, version, params):
+            import pydantic  # loaded with the wire types, not with the package (issue 34)
+
             try:
                 types.validate_client_notification(method, version, params)
             except (KeyError, ValueError, pydantic.ValidationError):

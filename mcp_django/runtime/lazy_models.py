@@ -9,8 +9,8 @@ descriptor: `Options = LazyModel(...)`), through `get()`, or as the module's att
 
 from __future__ import annotations
 
-import functools
 import sys
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -25,20 +25,22 @@ class LazyModel(Generic[M]):
 
     def __init__(self, build: Callable[[], M]) -> None:
         self._build = build
-
-    @functools.cached_property
-    def model(self) -> M:
-        model = self._build()
-        model.__qualname__ = model.__name__  # as if defined at its module's top level, where it now stands
-        setattr(sys.modules[model.__module__], model.__name__, model)
-        return model
+        self._model: M | None = None
+        self._lock = threading.Lock()  # one class, even when two threads ask first
 
     def get(self) -> M:
         """The model (made now if it was not yet)."""
-        return self.model
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    model = self._build()
+                    model.__qualname__ = model.__name__  # as if defined at its module's top level, where it now stands
+                    setattr(sys.modules[model.__module__], model.__name__, model)
+                    self._model = model
+        return self._model
 
     def __get__(self, instance: object, owner: type | None = None) -> M:
-        return self.model
+        return self.get()
 
 
 def lazy_attributes(module: str, **models: LazyModel[Any]) -> Callable[[str], Any]:

@@ -21,9 +21,6 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, Protocol
 
-import pydantic
-import pydantic_core
-
 from mcp_django import content
 from mcp_django.exceptions import ToolError
 from mcp_django.protocol.jsonrpc import InternalError, InvalidParams, MCPError
@@ -34,12 +31,20 @@ _MARKUP: Final = re.compile(r"</?[A-Za-z][^<>]*>")  # an HTML tag a project's va
 
 def to_json(value: Any) -> str:
     """`value` as JSON text; what JSON cannot say becomes its `str()`."""
+    import pydantic_core  # on first use: a management command does not load pydantic (issue 34)
+
     return pydantic_core.to_json(value, fallback=str).decode()
+
+
+def is_model(value: Any) -> bool:
+    """Whether `value` is a pydantic model; none is before `pydantic.main` loads, which this never imports."""
+    main = sys.modules.get("pydantic.main")
+    return main is not None and isinstance(value, main.BaseModel)
 
 
 def plain(value: Any) -> Any:
     """Accept either a TypedDict-shaped dict or an `mcp_types` model for wire metadata."""
-    if isinstance(value, pydantic.BaseModel):
+    if is_model(value):
         return value.model_dump(by_alias=True, exclude_none=True, mode="json")
     if isinstance(value, Mapping):
         return dict(value)
@@ -103,7 +108,7 @@ def to_content(value: Any, tool_name: str) -> list[dict[str, Any]]:
                 )
             )
         ]
-    if isinstance(value, pydantic.BaseModel):
+    if is_model(value):
         return [{"type": "text", "text": value.model_dump_json(by_alias=True)}]
     return [{"type": "text", "text": to_json(value)}]
 
@@ -230,7 +235,7 @@ def resource_contents(value: Any, uri: str, mime_type: str | None) -> list[dict[
         contents = dict(content.resource_contents(uri, blob=bytes(value), mime_type=mime_type))
     elif isinstance(value, str):
         contents = dict(content.resource_contents(uri, text=value, mime_type=mime_type))
-    elif isinstance(value, pydantic.BaseModel):
+    elif is_model(value):
         contents = dict(content.resource_contents(uri, text=value.model_dump_json(by_alias=True), mime_type=mime_type))
     else:
         contents = dict(content.resource_contents(uri, text=to_json(value), mime_type=mime_type))
@@ -263,7 +268,7 @@ def prompt_message(item: Any) -> dict[str, Any]:
             return dict(item)
         if item.get("type") in content.CONTENT_TYPES:
             return {"role": "user", "content": dict(item)}
-    if isinstance(item, pydantic.BaseModel):
+    if is_model(item):
         return prompt_message(plain(item))
     raise TypeError(f"a prompt message must be a string, a message dict or a content block, not {type(item).__name__}")
 
