@@ -80,6 +80,9 @@ HOW_TO_PAGES = (
     "docs/stdio.md",
     "docs/endpoints.md",
     "docs/inspect.md",
+    "docs/fast-path.md",
+    "docs/extensions.md",
+    "docs/client.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
