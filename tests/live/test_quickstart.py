@@ -84,6 +84,7 @@ HOW_TO_PAGES = (
     "docs/extensions.md",
     "docs/client.md",
     "docs/gateway.md",
+    "docs/websocket.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
