@@ -5,7 +5,8 @@ runs, in order, in a temporary directory with this virtualenv first on the PATH:
 
 - a block whose first line is a path comment (`# catalogue/models.py`, `<!-- catalogue/templates/x.html -->`)
   is that file, written relative to the current directory; `# mysite/settings.py: add at the end` appends
-  it instead;
+  it instead; a block whose fence has a path for title (```` ```markdown title="catalogue/skills/x/SKILL.md" ````)
+  is that file, for a file whose first line cannot be a comment (a SKILL.md starts with its front matter);
 - a `bash` block runs in one `bash -e`, and the directory and environment it leaves carry over to the
   next block (`cd mysite`, `export MCP_TOKEN=...`). A `pip install` line is skipped: the project under
   test is installed in this virtualenv already. A `daphne` line starts the server in the background
@@ -85,9 +86,11 @@ HOW_TO_PAGES = (
     "docs/client.md",
     "docs/gateway.md",
     "docs/websocket.md",
+    "docs/discovery.md",
+    "docs/skills.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+FENCE = re.compile(r'^```(\w*)(?: title="([\w./-]+)")?\n(.*?)^```', re.MULTILINE | re.DOTALL)
 PATH_COMMENT = re.compile(r"(?:# ([\w./-]+\.\w+)(: add at the end)?|<!-- ([\w./-]+\.\w+) -->)\s*$")
 COMMAND_TIMEOUT_S = 120
 SERVER_START_TIMEOUT_S = 30
@@ -97,6 +100,9 @@ SERVER_START_TIMEOUT_S = 30
 class Block:
     language: str
     text: str
+    path: str | None = None
+    """The file a block titled with a path is (`title="catalogue/skills/x/SKILL.md"`), for a file whose
+    first line cannot be a path comment: a SKILL.md starts with its front matter."""
 
 
 def quickstart_blocks(page: str, start: str = START, end: str = END) -> list[Block]:
@@ -107,7 +113,7 @@ def quickstart_blocks(page: str, start: str = START, end: str = END) -> list[Blo
     blocks = []
     while start in text:
         part = text[text.index(start) : text.index(end)]
-        blocks += [Block(match.group(1), match.group(2)) for match in FENCE.finditer(part)]
+        blocks += [Block(match.group(1), match.group(3), match.group(2)) for match in FENCE.finditer(part)]
         text = text[text.index(end) + len(end) :]
     return blocks
 
@@ -129,6 +135,12 @@ class Shell:
     outputs: list[str] = field(default_factory=list)
 
     def write(self, block: Block) -> None:
+        if block.path is not None:
+            path = self.cwd / block.path
+            self.written.append(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(self.localize(block.text))
+            return
         first = block.text.partition("\n")[0]
         found = PATH_COMMENT.match(first)
         assert found is not None, f"a python block of the quickstart names no file: {first!r}"
@@ -184,7 +196,7 @@ class Shell:
                 printed = output.splitlines()
                 for line in self.localize(block.text).splitlines():
                     assert line in printed, f"{line!r} is not printed; the output was:\n{output}"
-            elif block.language == "python" or PATH_COMMENT.match(block.text.partition("\n")[0]):
+            elif block.language == "python" or block.path or PATH_COMMENT.match(block.text.partition("\n")[0]):
                 self.write(block)
             previous = block.language
 
