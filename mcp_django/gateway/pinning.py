@@ -12,7 +12,9 @@ it. From then on:
   (which shows the diff; the approval is in the admin's history); a remote that goes back to the approved
   definition is served again;
 - an item the remote did not list the first time is **new** and withheld the same way until approved (a
-  tool added later is as much a rug pull as a tool changed).
+  tool added later is as much a rug pull as a tool changed); at most `REMOTE_MAX_LIST_ITEMS` new items per
+  remote and kind are kept, the newest (a remote that makes up names on every listing cannot grow the table
+  without end).
 
 What the remote never listed is the remote's to answer, as without pinning: a tool a remote in search mode
 (`catalogues`) found and the caller calls by name, a URI one of its templates expands to. `"trust"` serves
@@ -96,6 +98,7 @@ def _pin(server: str, kind: str, key: str, items: Sequence[dict[str, Any]]) -> l
     rows = {row.name: row for row in RemoteDefinition.objects.filter(server=server, kind=kind)}
     first_listing = not rows  # the remote as the admin who configured it saw it: pinned as listed
     served: list[dict[str, Any]] = []
+    added = False
     for item in items:
         name, digest = pin_name(str(item.get(key))), digest_of(item)
         row = rows.get(name)
@@ -114,6 +117,7 @@ def _pin(server: str, kind: str, key: str, items: Sequence[dict[str, Any]]) -> l
                 if first_listing:
                     served.append(item)
                 else:
+                    added = True
                     _log(server, "lists a new", kind, name)
                 continue
         if row.state == State.NEW:
@@ -128,7 +132,27 @@ def _pin(server: str, kind: str, key: str, items: Sequence[dict[str, Any]]) -> l
                 state=State.CHANGED, seen=item, seen_digest=digest, changed_at=timezone.now()
             )
             _log(server, "changed the definition of its", kind, name)
+    if added:
+        _forget_the_oldest_new(server, kind)
     return served
+
+
+def _forget_the_oldest_new(server: str, kind: str) -> None:
+    """Keep at most `REMOTE_MAX_LIST_ITEMS` new items per remote and kind, the newest: a remote that makes up
+    new names on every listing would otherwise grow the table without end. A forgotten one was never
+    approved: listed again, it is new again."""
+    from mcp_django.gateway.models import RemoteDefinition
+
+    new = RemoteDefinition.objects.filter(server=server, kind=kind, state=RemoteDefinition.State.NEW)
+    oldest = list(new.order_by("-pk").values_list("pk", flat=True)[client_settings.REMOTE_MAX_LIST_ITEMS :])
+    if oldest:
+        RemoteDefinition.objects.filter(pk__in=oldest).delete()
+        logger.warning(
+            "Remote server %r lists more new %ss than REMOTE_MAX_LIST_ITEMS: forgot the %d oldest unapproved",
+            server,
+            kind,
+            len(oldest),
+        )
 
 
 def _log(server: str, what: str, kind: str, name: str) -> None:

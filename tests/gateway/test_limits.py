@@ -26,6 +26,7 @@ from mcp_django.client.connection import connect, pool
 from mcp_django.endpoints import Endpoint, get_endpoint
 from mcp_django.exceptions import BackendUnavailable
 from mcp_django.gateway.extension import remote_sources
+from mcp_django.gateway.models import RemoteDefinition
 from tests.conftest import ROOT, LiveServer, serve_example
 from tests.gateway.conftest import serve_module
 from tests.gateway.hostile_backend import MODES
@@ -219,6 +220,21 @@ async def test_g2_tool_names_a_remote_makes_up_are_remembered_up_to_the_bound(se
     assert len(remote_sources(endpoint)[0].param_headers) <= 500
     assert len(connection._param_headers) <= 500
     assert called["result"]["content"][0]["text"].startswith("called t")
+
+
+async def test_g2_new_names_a_pinned_remote_makes_up_are_kept_for_approval_up_to_the_bound(
+    settings: Any, hostile: str
+) -> None:
+    settings.MCP_DJANGO = {**settings.MCP_DJANGO, "REMOTE_MAX_LIST_ITEMS": 500, "REMOTE_DEFINITIONS": "pin"}
+    first = await send("rotating-names", "tools/list")
+    for _round in range(5):  # 400 new names each time: withheld, each waiting in a row for an admin
+        listed = await send("rotating-names", "tools/list")
+        assert listed["result"]["tools"] == []
+
+    rows = RemoteDefinition.objects.filter(server="hostile-rotating-names", kind="tool")
+    assert await rows.filter(state="pinned").acount() == 400  # the first listing, as the admin saw it
+    assert await rows.filter(state="new").acount() == 500  # of 2,000 new names: the newest 500
+    assert len(first["result"]["tools"]) == 100  # the gateway's first page of the pinned 400
 
 
 async def test_g12_endless_input_required_without_questions_ends_after_the_rounds_allowed(hostile: str) -> None:
