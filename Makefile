@@ -215,21 +215,24 @@ debian-packages:
 # and `test-django6` the in-memory tier and the live smoke tests on Django 6. Each prints its slowest tests.
 DURATIONS := --durations=25
 # The in-memory tests share nothing but the CPU: they run in TEST_WORKERS processes (pytest-xdist; 1 runs them in
-# one). The live and production tiers run in one process: their servers, workers and bounded waits are sized
-# for one test at a time beside them.
+# one). The live and production tests run in LIVE_WORKERS processes: they mostly wait on servers, and each
+# process has servers of its own (free ports, its own temporary folder, SQLite copies, PostgreSQL cluster and
+# Redis server); a file's tests stay in one process (`--dist loadfile`), so a module's server starts once.
 TEST_WORKERS ?= 2
+LIVE_WORKERS ?= 1
 PARALLEL := $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS))
+PARALLEL_LIVE := $(if $(filter-out 1,$(LIVE_WORKERS)),-n $(LIVE_WORKERS) --dist loadfile)
 
 # `quick` fuzzes with a few hundred cases (the `quick` profile of tests/fuzz/conftest.py); `pytest` with 3,000.
 quick: lint typecheck
 	MCP_FUZZ_PROFILE=quick $(VENV_PY) -m pytest -m 'not live and not slow' $(PARALLEL) $(DURATIONS)
 
-# Two runs, one coverage report: the in-memory tier in parallel, then the live and production tiers.
+# Two runs, one coverage report: the in-memory tier, then the live and production tiers.
 pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) $(EVERYTHING_STAMP) debian-packages
 	rm -f .coverage
 	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m pytest -m 'not live and not production' $(PARALLEL) \
 		--cov --cov-report= $(DURATIONS); in_memory=$$?; \
-	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m pytest -m 'live or production' \
+	PATH="$(MCP_TEST_NODE_BIN):$$PATH" $(VENV_PY) -m pytest -m 'live or production' $(PARALLEL_LIVE) \
 		--cov --cov-append --cov-report=term $(DURATIONS); live=$$?; \
 	exit $$(( in_memory || live ))
 
