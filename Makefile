@@ -219,7 +219,7 @@ DURATIONS := --durations=25
 # process has servers of its own (free ports, its own temporary folder, SQLite copies, PostgreSQL cluster and
 # Redis server); a file's tests stay in one process (`--dist loadfile`), so a module's server starts once.
 TEST_WORKERS ?= 2
-LIVE_WORKERS ?= 1
+LIVE_WORKERS ?= 2
 PARALLEL := $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS))
 PARALLEL_LIVE := $(if $(filter-out 1,$(LIVE_WORKERS)),-n $(LIVE_WORKERS) --dist loadfile)
 
