@@ -27,8 +27,8 @@ EXTENSION = f"{MODULE}.PrintingExtension"
 
 @pytest.fixture(scope="module", autouse=True)
 def printing() -> Iterator[types.ModuleType]:
-    """docs/extensions.md's `shop/mcp_printing.py`, importable as `shop_docs_example.mcp_printing`."""
-    [source] = re.findall(r"```python\n# shop/mcp_printing.py\n(.*?)```", DOCS.read_text(), flags=re.DOTALL)
+    """docs/extensions.md's `catalogue/mcp_printing.py`, importable as `shop_docs_example.mcp_printing`."""
+    [source] = re.findall(r"```python\n# catalogue/mcp_printing.py\n(.*?)```", DOCS.read_text(), flags=re.DOTALL)
     package, module = types.ModuleType("shop_docs_example"), types.ModuleType(MODULE)
     package.__path__ = []
     sys.modules.update({"shop_docs_example": package, MODULE: module})

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -231,12 +229,3 @@ async def test_a_gateway_is_inspected_through_what_its_remote_lists(live_server:
         "served": True,
     }
     assert [item["name"] for item in report["resource_templates"]] == ["test://template/{id}/data"]
-
-
-def test_the_sample_output_in_the_docs_is_what_the_command_prints_on_the_seeded_demo() -> None:
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "inspect.md").read_text()
-    sample = re.search(r"```text\n(server \(server\) at /mcp\n.*?)```", docs, re.DOTALL)
-    assert sample is not None, "docs/inspect.md lost its sample of `--endpoint server --user alice`"
-    call_command("seed_demo", stdout=io.StringIO())
-
-    assert inspect("--endpoint", "server", "--user", "alice") == sample.group(1)
