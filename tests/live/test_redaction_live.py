@@ -1,7 +1,7 @@
 """E-2 over a real socket (issue 36): a megabyte argument built to make the old e-mail pattern backtrack,
 sent to the demo's `/mcp` (redaction on, daphne), leaves the worker answering: a `tools/list` (the
-2026-07-28 era has no `ping`) sent while it is redacted is answered within a second, every time, and the
-call itself is answered (redacted first, then refused by `search_books`, whose query takes 200 characters).
+2026-07-28 era has no `ping`) sent while it is redacted is answered within five seconds, every time, and
+the call itself is answered (redacted first, then refused by `search_books`, whose query takes 200 characters).
 
 The pattern it replaced took time quadratic in a run of address characters: 100 KB froze the worker for 30 s,
 this argument for hours.
@@ -23,7 +23,9 @@ from tests.conftest import LiveServer, fresh_database, serve_example
 
 pytestmark = pytest.mark.live
 
-LIST_BOUND_S = 1.0
+LIST_BOUND_S = 5.0
+"""Unloaded, a listing is answered in well under a second; the bound leaves room for a machine running the
+live tier in two workers (a listing took over a second there), and the old pattern froze the worker for hours."""
 CALL_BOUND_S = 240.0
 ADVERSARIAL = "a" * 400_000 + "a@" * 150_000 + "+1(" * 50_000 + "x@yy." * 20_000 + " ada@example.com"
 """About a megabyte: the runs each built-in pattern (old or new) finds hardest, and one address to redact."""
@@ -59,7 +61,7 @@ def stateless(method: str, params: dict[str, Any], token: str, name: str | None 
     return {"content": json.dumps(body).encode(), "headers": headers}
 
 
-async def test_e2_a_megabyte_adversarial_argument_leaves_the_worker_listing_tools_within_a_second(
+async def test_e2_a_megabyte_adversarial_argument_leaves_the_worker_listing_tools_within_seconds(
     server: LiveServer,
 ) -> None:
     token = server.tokens["alice"]
