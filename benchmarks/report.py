@@ -400,6 +400,11 @@ KEPT_WSGI = (
     "<!-- end of the WSGI section -->",
 )
 """The markers of the WSGI section (`benchmarks/report_wsgi.py` writes it)."""
+KEPT_TARGETS = (
+    "<!-- make bench: the issue 40 targets section (BENCH_SECTION=targets rewrites only this) -->",
+    "<!-- end of the issue 40 targets section -->",
+)
+"""The markers of the section on issue 40's ASGI targets (`benchmarks/report_targets.py` writes it)."""
 
 
 def kept_section(output: Path, begin: str = STARTUP_BEGIN, end: str = STARTUP_END) -> list[str]:
@@ -564,7 +569,10 @@ which walks the 100 pages of a 10,000-tool provider over one connection.
   opens and closes one; in process, the one-`count()` tool cost 1,000–1,750 µs CPU per call that way
   against 250–320 µs with persistent connections (`bench_inprocess.py --cpu`, 2026-12-02).
 - The **token + audit** rows send `Authorization: Bearer <DRF token>` to an endpoint with the audit sink,
-  so every call is authenticated and leaves a committed audit row.
+  so every call is authenticated and leaves a committed audit row. The **PostgreSQL** rows serve the same
+  endpoint from a throwaway cluster the harness starts for the run (`benchmarks/postgres.py`: Debian's
+  `initdb`, a temporary directory, a free loopback port; never the system's cluster); the database
+  server's CPU is its own process's, not the row's.
 - **Memory per idle session** opens that many handshake sessions over HTTP (`initialize` +
   `notifications/initialized`) on a fresh process and divides the growth of its resident set (RSS) by
   the number of sessions.
@@ -580,6 +588,8 @@ which walks the 100 pages of a 10,000-tool provider over one connection.
 Run it yourself with `make bench`; `BENCH_QUICK=1 make bench` runs one short round to check the harness
 and writes to `.cache/bench/`; `BENCH_ROWS=fast-uvicorn,sdk-stateless/call-2026` runs only those rows;
 `BENCH_SECTION=wsgi make bench` runs only the WSGI rows (gunicorn) and rewrites only their section;
+`BENCH_SECTION=targets make bench` runs only the rows issue 40's ASGI targets name (the token + audit
+calls on SQLite and PostgreSQL among them) and rewrites only their section;
 `BENCH_SECTION=telemetry make bench` runs the telemetry rows and their plain rows and rewrites only the
 telemetry section of this page (it says which run it comes from).
 """
@@ -623,6 +633,7 @@ def write(results: Results, output: Path) -> None:
     ]
     lines += kept_section(output) + kept_section(output, CATALOGUES_BEGIN, CATALOGUES_END)
     lines += kept_section(output, *KEPT_WSGI)  # rewritten by `BENCH_SECTION=wsgi`, and by a run that has its rows
+    lines += kept_section(output, *KEPT_TARGETS)  # the same for `BENCH_SECTION=targets`
     if telemetry_pairs(results):
         lines += [telemetry_section(results), ""]
     if results.hot_path:

@@ -9,12 +9,16 @@ Environment: ``BENCH_QUICK=1`` (1 round of 2 s, 500 sessions: a smoke test of th
 ``BENCH_ROUNDS``, ``BENCH_SECONDS``, ``BENCH_SESSIONS``, ``BENCH_DRIVER=python`` (skip wrk),
 ``BENCH_OUTPUT`` (where the Markdown goes; quick runs default to `.cache/bench/`), ``BENCH_SECTION=telemetry``
 (run only the telemetry rows, or the `BENCH_ROWS` given, and rewrite only that section of the Markdown),
-``BENCH_SECTION=wsgi`` (the same for the WSGI rows: gunicorn's sync worker, the WSGI fast path, django-mcpz).
+``BENCH_SECTION=wsgi`` (the same for the WSGI rows: gunicorn's sync worker, the WSGI fast path, django-mcpz),
+``BENCH_SECTION=targets`` (the same for the rows issue 40's ASGI targets name: the floor, the SDK's anonymous
+calls, the plain, ten no-op and token + audit calls, the latter on SQLite and on PostgreSQL).
+The PostgreSQL rows run on a throwaway cluster the harness starts (`benchmarks/postgres.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import os
 import signal
@@ -27,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from benchmarks import client, report, report_wsgi
+from benchmarks import client, postgres, report, report_targets, report_wsgi
 from benchmarks.load import Sample, measure, wrk_available
 from benchmarks.workloads import Prepared, ProbeFailed, Workload, initialize, message, prepare
 
@@ -50,6 +54,7 @@ class Server:
     server: str  # uvicorn | daphne
     app: str
     workers: int = 1
+    database: str = "sqlite"  # sqlite | postgres (the run's throwaway cluster)
 
     def argv(self, port: int) -> list[str]:
         if self.server == "gunicorn":  # the sync worker: one request at a time per worker, as most Django sites run
@@ -77,6 +82,14 @@ SERVERS = {
         Server("fastmcp", "FastMCP · uvicorn", "anchor", "uvicorn", "benchmarks.anchors:fastmcp_session"),
         Server("fast-uvicorn", f"{FAST_LABEL} · uvicorn", "fast", "uvicorn", "benchmarks.asgi:fast_path"),
         Server("fast-daphne", f"{FAST_LABEL} · daphne", "fast", "daphne", "benchmarks.asgi:fast_path"),
+        Server(
+            "fast-uvicorn-pg",
+            f"{FAST_LABEL} · uvicorn, PostgreSQL",
+            "fast",
+            "uvicorn",
+            "benchmarks.asgi:fast_path",
+            database="postgres",
+        ),
         Server("view-uvicorn", "mcp_django Django view · uvicorn", "view", "uvicorn", "benchmarks.asgi:django_view"),
         Server("view-daphne", "mcp_django Django view · daphne", "view", "daphne", "benchmarks.asgi:django_view"),
         Server("floor-gunicorn", "bare WSGI · gunicorn sync", "floor", "gunicorn", "benchmarks.bare:wsgi_app"),
@@ -171,6 +184,26 @@ WSGI_ROWS: Sequence[Row] = [
 """The WSGI rows (issue 40): gunicorn's sync worker, one worker each, the fast path beside Django's handler serving
 mcp_django's view and django-mcpz's (a Django peer; its own process, the same WSGI application as the view rows)."""
 
+POSTGRES_ROWS: Sequence[Row] = [
+    Row("fast-uvicorn-pg", AUDIT_2026, "/audit/mcp"),
+    Row("fast-uvicorn-pg", AUDIT_2026_SYNC, "/audit/mcp"),
+]
+"""The token + audit rows on PostgreSQL (issue 40): the same endpoint, its sessions, tokens and audit rows in the
+run's throwaway cluster."""
+
+TARGET_ROWS: Sequence[Row] = [
+    Row("floor-uvicorn", FLOOR, "/mcp"),
+    Row("sdk-stateless", CALL_2026, "/mcp"),
+    Row("sdk-stateless", CALL_2026_SYNC, "/mcp"),
+    Row("fast-uvicorn", CALL_2026, "/anon/mcp"),
+    Row("fast-uvicorn", CALL_2026_SYNC, "/anon/mcp"),
+    Row("fast-uvicorn", TEN_2026, "/ten/mcp"),
+    Row("fast-uvicorn", AUDIT_2026, "/audit/mcp"),
+    Row("fast-uvicorn", AUDIT_2026_SYNC, "/audit/mcp"),
+    *POSTGRES_ROWS,
+]
+"""The rows issue 40's ASGI targets are judged on (`BENCH_SECTION=targets`)."""
+
 ALL_ROWS: Sequence[Row] = [
     Row("floor-uvicorn", FLOOR, "/mcp"),
     Row("floor-daphne", FLOOR, "/mcp"),
@@ -190,6 +223,7 @@ ALL_ROWS: Sequence[Row] = [
     Row("fast-uvicorn", AUDIT_SESSION, "/audit/mcp"),
     Row("fast-uvicorn", AUDIT_2026, "/audit/mcp"),
     Row("fast-uvicorn", AUDIT_2026_SYNC, "/audit/mcp"),
+    *POSTGRES_ROWS,
     Row("fast-uvicorn", TEN_2026, "/ten/mcp"),
     Row("fast-uvicorn", LIST_PAGE, "/many/mcp"),
     *TELEMETRY_ROWS,
@@ -219,8 +253,8 @@ def selected_rows(all_rows: Sequence[Row], spec: str | None) -> Sequence[Row]:
 
 
 SECTION = os.environ.get("BENCH_SECTION") or None
-if SECTION not in (None, "telemetry", "wsgi"):
-    raise SystemExit(f"BENCH_SECTION={SECTION}: the sections written alone are `telemetry` and `wsgi`")
+if SECTION not in (None, "telemetry", "wsgi", "targets"):
+    raise SystemExit(f"BENCH_SECTION={SECTION}: the sections written alone are `telemetry`, `wsgi` and `targets`")
 SECTION_ROWS: Sequence[Row] = [
     row
     for workload in TELEMETRY_WORKLOADS
@@ -231,7 +265,8 @@ SECTION_ROWS: Sequence[Row] = [
 ]
 """The telemetry section's rows, each workload's plain, API-only and SDK rows loaded back to back in a round."""
 ROWS: Sequence[Row] = selected_rows(
-    {None: ALL_ROWS, "telemetry": SECTION_ROWS, "wsgi": WSGI_ROWS}[SECTION], os.environ.get("BENCH_ROWS")
+    {None: ALL_ROWS, "telemetry": SECTION_ROWS, "wsgi": WSGI_ROWS, "targets": TARGET_ROWS}[SECTION],
+    os.environ.get("BENCH_ROWS"),
 )
 
 MEMORY_SERVERS = ("fast-uvicorn", "sdk-session")
@@ -383,15 +418,24 @@ def load_average() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def run_rows(env: dict[str, str], folder: Path, use_wrk: bool) -> list[Measured]:
+def run_rows(envs: dict[str, dict[str, str] | str], folder: Path, use_wrk: bool) -> list[Measured]:
+    """Load every row in interleaved rounds; `envs` gives each database's server environment, or why it has none."""
     needed = {row.server for row in ROWS}
-    servers = {key: start(SERVERS[key], env, folder) for key in SERVERS if key in needed}
+    servers = {
+        key: start(SERVERS[key], env, folder)
+        for key in SERVERS
+        if key in needed and isinstance(env := envs[SERVERS[key].database], dict)
+    }
     measured = [Measured(row) for row in ROWS]
     prepared: dict[int, Prepared] = {}
     try:
         for running in servers.values():
             wait_serving(running)
         for index, entry in enumerate(measured):
+            if entry.row.server not in servers:
+                entry.error = str(envs[SERVERS[entry.row.server].database])
+                print(f"  {SERVERS[entry.row.server].label} / {entry.row.workload.label}: {entry.error}", flush=True)
+                continue
             running = servers[entry.row.server]
             try:
                 prepared[index] = asyncio.run(prepare(entry.row.workload, running.port, entry.row.path))
@@ -487,7 +531,7 @@ def main() -> None:
     output = Path(
         os.environ.get("BENCH_OUTPUT") or (ROOT / (".cache/bench/performance.md" if QUICK else "docs/performance.md"))
     )
-    with tempfile.TemporaryDirectory(prefix="mcp-bench-") as name:
+    with tempfile.TemporaryDirectory(prefix="mcp-bench-") as name, contextlib.ExitStack() as stack:
         folder = Path(name)
         env = {
             **os.environ,
@@ -496,8 +540,11 @@ def main() -> None:
             "PYTHONPATH": str(ROOT),
         }
         subprocess.run([sys.executable, "-m", "benchmarks.prepare"], cwd=ROOT, env=env, check=True)
+        envs: dict[str, dict[str, str] | str] = {"sqlite": env}
+        if any(SERVERS[row.server].database == "postgres" for row in ROWS):
+            envs["postgres"] = postgres.database_env(env, stack)
         info = machine()
-        measured = run_rows(env, folder, use_wrk)
+        measured = run_rows(envs, folder, use_wrk)
         memory = []
         for key in () if SECTION else MEMORY_SERVERS:
             print(f"memory: {SESSIONS} idle handshake sessions on a fresh {SERVERS[key].label}", flush=True)
@@ -523,15 +570,19 @@ def main() -> None:
     print(report.text_table(results))
     print()
     print(report.text_verdicts(results))
-    for target, value, verdict in report_wsgi.wsgi_verdicts(results):
+    for target, value, verdict in report_wsgi.wsgi_verdicts(results) + report_targets.postgres_verdicts(results):
         print(f"  {verdict.upper():12} {target}  {value}")
     output.parent.mkdir(parents=True, exist_ok=True)
     if SECTION == "telemetry":
         report.update_telemetry_section(results, output)
+    elif SECTION == "targets":
+        report_targets.update_targets_section(results, output)
     elif SECTION != "wsgi":
         report.write(results, output)
     if any(row.server == "gunicorn" for row in results.rows):
         report_wsgi.update_wsgi_section(results, output)
+    if SECTION is None and any(row.server_key == "fast-uvicorn-pg" for row in results.rows):
+        report_targets.update_targets_section(results, output)
     print(f"\nwrote {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
 
 

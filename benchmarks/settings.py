@@ -1,12 +1,15 @@
 """Settings of the benchmark project `make bench` serves: a startproject-like site, SQLite in a temporary file.
 
-The database path comes from ``BENCH_DB`` (the harness points it at a temporary folder). The middleware is
+The database path comes from ``BENCH_DB`` (the harness points it at a temporary folder); with
+``BENCH_DATABASE_URL`` (``postgresql://user@host:port/name``) the database is PostgreSQL instead (the
+harness's throwaway cluster, `benchmarks/postgres.py`), with the same persistent connections. The middleware is
 `startproject`'s, so the Django-view rows pay what a real project pays; the fast path skips it by design.
 """
 
 from __future__ import annotations
 
 import os
+from urllib.parse import unquote, urlsplit
 
 SECRET_KEY = "benchmark-only-never-deploy-this-key"
 DEBUG = False
@@ -64,6 +67,17 @@ DATABASES = {
         "CONN_HEALTH_CHECKS": True,
     }
 }
+if os.environ.get("BENCH_DATABASE_URL"):
+    _url = urlsplit(os.environ["BENCH_DATABASE_URL"])
+    DATABASES["default"] = {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(_url.path.lstrip("/")),
+        "USER": unquote(_url.username or ""),
+        "HOST": _url.hostname or "",
+        "PORT": str(_url.port or ""),
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+    }
 USE_TZ = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -21,10 +21,15 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import _free_port
-
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
+
+
+def _free_port() -> int:
+    """A loopback port free now (this module imports only the standard library: `make bench` uses it too)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 class ServiceUnavailable(RuntimeError):

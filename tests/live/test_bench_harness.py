@@ -9,6 +9,7 @@ process's telemetry endpoint on the API alone, and a process with an SDK that dr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import report, report_wsgi, run
+from benchmarks import postgres, report, report_targets, report_wsgi, run
 from benchmarks.load import Sample, measure, wrk_script
 from benchmarks.workloads import Prepared, prepare
 
@@ -183,3 +184,56 @@ def test_the_wsgi_rows_are_served_by_gunicorn_and_written_to_their_own_section(t
     assert judged.count("## WSGI: gunicorn's sync worker") == 1
     assert "| 2026 sync 2.25\N{MULTIPLICATION SIGN}, handshake era sync 2.25\N{MULTIPLICATION SIGN} | met |" in judged
     assert judged.endswith(report.KEPT_WSGI[1] + "\n\n## Machine\n\n- **cpu**: two\n")
+
+
+def test_the_token_and_audit_rows_are_served_from_a_throwaway_postgresql_cluster(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
+        "BENCH_DB": str(tmp_path / "bench.sqlite3"),
+        "PYTHONPATH": str(run.ROOT),
+    }
+    with contextlib.ExitStack() as stack:
+        served = postgres.database_env(env, stack)
+        assert isinstance(served, dict), served
+        assert served["BENCH_DATABASE_URL"].startswith("postgresql://bench@127.0.0.1:")
+        server = run.start(run.SERVERS["fast-uvicorn-pg"], served, tmp_path)
+        try:
+            run.wait_serving(server, timeout=60)
+            results = measured(list(run.POSTGRES_ROWS), {"fast-uvicorn-pg": server}, tmp_path)
+        finally:
+            run.stop(server)
+        import psycopg
+
+        with psycopg.connect(served["BENCH_DATABASE_URL"]) as connection:
+            stored = connection.execute("SELECT count(*) FROM mcp_django_toolcallrecord").fetchone()
+        assert stored is not None
+        assert stored[0] >= sum(row.samples[0].requests for row in results)
+    written = report_targets.targets_section(report.Results(results, [], {"date": "today"}, "quick, 1 session"))
+    assert "| mcp_django fast path · uvicorn, PostgreSQL | tools/call, 2026-07-28, token + audit |" in written
+
+
+def test_the_targets_section_judges_the_audited_call_on_sqlite_and_postgresql(tmp_path: Path) -> None:
+    rows = [
+        (run.Row("floor-uvicorn", run.FLOOR, "/mcp"), 50.0),
+        (run.Row("sdk-stateless", run.CALL_2026, "/mcp"), 600.0),
+        (run.Row("sdk-stateless", run.CALL_2026_SYNC, "/mcp"), 900.0),
+        (run.Row("fast-uvicorn", run.CALL_2026, "/anon/mcp"), 200.0),
+        (run.Row("fast-uvicorn", run.TEN_2026, "/ten/mcp"), 220.0),
+        (run.Row("fast-uvicorn", run.AUDIT_2026, "/audit/mcp"), 300.0),
+        (run.Row("fast-uvicorn", run.AUDIT_2026_SYNC, "/audit/mcp"), 500.0),
+        (run.Row("fast-uvicorn-pg", run.AUDIT_2026, "/audit/mcp"), 500.0),
+        (run.Row("fast-uvicorn-pg", run.AUDIT_2026_SYNC, "/audit/mcp"), 600.0),
+    ]
+    results = report.Results([run.result_of(row, [sample(cpu)]) for row, cpu in rows], [], {"date": "today"}, "quick")
+    page = tmp_path / "performance.md"
+    page.write_text("# Performance\n\nthe full run's table\n\n## Machine\n\n- **cpu**: two\n")
+    report_targets.update_targets_section(results, page)
+    written = page.read_text()
+
+    times = "\N{MULTIPLICATION SIGN}"
+    assert f"SQLite in WAL | async (600 ÷ 300) 2.00{times}, sync (900 ÷ 500) 1.80{times} | met |" in written
+    assert f"on PostgreSQL | async (600 ÷ 500) 1.20{times}, sync (900 ÷ 600) 1.50{times} | missed |" in written
+    assert f"≤ 3{times} the bare floor's CPU per call | async (200 ÷ 50) 4.0{times} | missed |" in written
+    assert "≤ 15% more CPU per call than none | cost (220 ÷ 200) +10% | met |" in written
+    assert written.endswith(report.KEPT_TARGETS[1] + "\n\n## Machine\n\n- **cpu**: two\n")

@@ -1,0 +1,102 @@
+"""The section of `docs/performance.md` on issue 40's ASGI targets: the audited call on SQLite and PostgreSQL,
+the async echo over the bare floor, ten no-op interceptors (`BENCH_SECTION=targets` rewrites only it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks.report import HEADER, KEPT_TARGETS, Results, markdown_table, table_rows, update_section
+
+TARGETS_BEGIN, TARGETS_END = KEPT_TARGETS
+
+FAST, POSTGRES = "fast-uvicorn", "fast-uvicorn-pg"
+SECTION_SERVERS = ("floor-uvicorn", "sdk-stateless", FAST, POSTGRES)
+SECTION_WORKLOADS = ("floor", "call-2026", "call-2026-sync", "ten-2026", "audit-2026", "audit-2026-sync")
+
+
+def _verdict(values: Sequence[tuple[str, float | None]], ok: float, fmt: str, at_least: bool = True) -> tuple[str, str]:
+    measured = [(name, value) for name, value in values if value is not None]
+    text = ", ".join(f"{name} {fmt.format(value)}" for name, value in measured) or "—"
+    if len(measured) < len(values):
+        return text, "not measured"
+    met = all(value >= ok if at_least else value <= ok for _, value in measured)
+    return text, "met" if met else "missed"
+
+
+def _audit_values(results: Results, server: str) -> list[tuple[str, float | None]]:
+    """How many times less CPU per call the token + audit call takes than the SDK's anonymous one, async and sync."""
+    values: list[tuple[str, float | None]] = []
+    for name, suffix in (("async", ""), ("sync", "-sync")):
+        sdk, row = results.find("sdk-stateless", "call-2026" + suffix), results.find(server, "audit-2026" + suffix)
+        ratio = sdk.cpu / row.cpu if sdk and row and row.cpu else None
+        values.append((f"{name} ({sdk.cpu:,.0f} ÷ {row.cpu:,.0f})" if sdk and row else name, ratio))
+    return values
+
+
+def postgres_verdicts(results: Results) -> list[tuple[str, str, str]]:
+    """The token + audit target on PostgreSQL, when the run has those rows (printed by every run that has them)."""
+    if not any(row.server_key == POSTGRES for row in results.rows):
+        return []
+    return [(AUDIT_TARGET + " on PostgreSQL", *_verdict(_audit_values(results, POSTGRES), 1.5, "{:.2f}×"))]
+
+
+AUDIT_TARGET = "token + audit: ≥ 1.5× less CPU per call than the SDK's anonymous call (uvicorn, 2026-07-28)"
+
+
+def targets_verdicts(results: Results) -> list[tuple[str, str, str]]:
+    """(target, measured, met|missed|not measured) for issue 40's ASGI targets."""
+    floor, plain = results.find("floor-uvicorn", "floor"), results.find(FAST, "call-2026")
+    ten = results.find(FAST, "ten-2026")
+    echo: list[tuple[str, float | None]] = [("async", None)]
+    if plain and floor and floor.cpu:
+        echo = [(f"async ({plain.cpu:,.0f} ÷ {floor.cpu:,.0f})", plain.cpu / floor.cpu)]
+    no_ops: list[tuple[str, float | None]] = [("cost", None)]
+    if ten and plain and plain.cpu:
+        no_ops = [(f"cost ({ten.cpu:,.0f} ÷ {plain.cpu:,.0f})", ten.cpu / plain.cpu - 1)]
+    return [
+        (AUDIT_TARGET + ", SQLite in WAL", *_verdict(_audit_values(results, FAST), 1.5, "{:.2f}×")),
+        *(postgres_verdicts(results) or [(AUDIT_TARGET + " on PostgreSQL", "—", "not measured")]),
+        ("async echo, 2026-07-28: ≤ 3× the bare floor's CPU per call", *_verdict(echo, 3.0, "{:.1f}×", False)),
+        ("ten no-op interceptors: ≤ 15% more CPU per call than none", *_verdict(no_ops, 0.15, "{:+.0%}", False)),
+    ]
+
+
+def targets_section(results: Results) -> str:
+    """The Markdown of the section, between its markers, with the run it comes from."""
+    info = results.machine
+    rows = [
+        row
+        for server in SECTION_SERVERS
+        for workload in SECTION_WORKLOADS
+        if (row := results.find(server, workload)) is not None
+    ]
+    rows += [row for row in results.rows if row.server_key == POSTGRES and not row.samples]  # why a row has none
+    lines = [
+        TARGETS_BEGIN,
+        "## Issue 40: the audited call on SQLite and PostgreSQL, the echo over the floor, ten no-ops",
+        "",
+        "The rows issue 40's ASGI targets are judged on, all under uvicorn in the same interleaved rounds: the bare",
+        "ASGI floor, the SDK's anonymous 2026-07-28 calls, and mcp_django's fast path anonymous, with ten no-op",
+        "interceptors, and with a DRF token and the audit sink — on the startproject settings' SQLite (WAL,",
+        "`synchronous=NORMAL`) and on PostgreSQL: a throwaway cluster the harness starts for the run",
+        "(`benchmarks/postgres.py`, durability off as in the production tests, persistent connections). The",
+        "PostgreSQL server's own CPU is another process's, as in a deployment, and is not in the row's CPU per call",
+        "(SQLite's INSERT runs inside the server process, so its rows carry it).",
+        "",
+        f"Run: {info.get('date', '?')}, commit {info.get('commit', '?')} — {results.settings.rsplit(', ', 1)[0]};"
+        f" load from {info.get('load', '?')}; load average before {info.get('load average before', '?')},"
+        f" after {info.get('load average after', '?')}.",
+        "",
+        markdown_table(HEADER, table_rows(Results(rows=rows, memory=[], machine=info, settings=results.settings))),
+        "",
+        markdown_table(["target", "measured", "verdict"], targets_verdicts(results)),
+        "",
+        TARGETS_END,
+    ]
+    return "\n".join(lines)
+
+
+def update_targets_section(results: Results, output: Path) -> None:
+    """Rewrite only this section of `output`, keep the rest."""
+    update_section(output, targets_section(results), TARGETS_BEGIN, TARGETS_END)
