@@ -78,15 +78,16 @@ class WSGIFastPath:
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         config = django_http_settings()
-        script_name = get_script_name(environ)
-        route = self._routes.route(get_path_info(environ), script_name)
+        script_name, path_info = get_script_name(environ), get_path_info(environ)
+        route = self._routes.route(path_info, script_name)
         # A public view (the OAuth server) refuses a declared body over its limit itself under WSGI.
         if isinstance(route, routes.Route):
             headers = _headers(environ)
             secure = routes.is_secure(headers, environ.get("wsgi.url_scheme"), config)
             if not (config.ssl_redirect and not secure) and not route.served_by_view(headers):
                 set_script_prefix(script_name)  # as Django's handler does, for reverse() in tools
-                return _serve(route.transport, environ, start_response, headers, secure, config, script_name)
+                path = script_name.rstrip("/") + path_info
+                return _serve(route.transport, environ, start_response, headers, secure, config, path)
         return self.application(environ, start_response)
 
 
@@ -97,12 +98,11 @@ def _serve(
     headers: dict[str, str],
     secure: bool,
     config: HTTPSettings,
-    script_name: str,
+    path: str,
 ) -> Iterable[bytes]:
     method = environ["REQUEST_METHOD"].upper()
     host = headers.get("host") or routes.server_host(environ.get("SERVER_NAME"), environ.get("SERVER_PORT"), secure)
     site = routes.site_of(headers, host, secure, config)
-    path = script_name.rstrip("/") + get_path_info(environ)
 
     async def read_body(limit: int) -> bytes:
         return _read_input(environ, headers, limit)
@@ -220,9 +220,25 @@ def _read_input(environ: Environ, headers: dict[str, str], limit: int) -> bytes:
     return b"".join(chunks)
 
 
+_header_names: dict[str, str] = {}
+"""Header names by environ key (`HTTP_MCP_METHOD`: `mcp-method`; "" for a key that is no header), made on first
+sight: a request's keys are mostly the same from one request to the next. Bounded: a client cannot grow it."""
+
+_HEADER_NAMES_KEPT: Final = 512
+
+
 def _headers(environ: Environ) -> dict[str, str]:
     """The request headers by lower-case name, from the `HTTP_*` keys (the server joined repeated ones)."""
-    headers = {key[5:].replace("_", "-").lower(): value for key, value in environ.items() if key.startswith("HTTP_")}
+    names = _header_names
+    headers = {}
+    for key, value in environ.items():
+        name = names.get(key)
+        if name is None:
+            name = key[5:].replace("_", "-").lower() if key.startswith("HTTP_") else ""
+            if len(names) < _HEADER_NAMES_KEPT:
+                names[key] = name
+        if name:
+            headers[name] = value
     for key, name in (("CONTENT_TYPE", "content-type"), ("CONTENT_LENGTH", "content-length")):
         value = environ.get(key)
         if value:

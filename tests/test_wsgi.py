@@ -259,3 +259,13 @@ def test_each_thread_keeps_one_event_loop_which_is_closed_when_the_thread_is_gon
     assert loops[0] is loops[1]
     assert open_while_running == [False, False]
     assert loops[0].is_closed()
+
+
+def test_headers_of_any_name_are_read_and_a_client_sending_new_names_cannot_grow_the_name_cache(app: Any) -> None:
+    body, headers = echo_call("named")
+    for number in range(wsgi._HEADER_NAMES_KEPT + 50):
+        extra = {f"X-Probe-{number}": "1"}
+        assert call(app, "POST", "/mcp", body, {**headers, **extra}).status == 200
+    assert len(wsgi._header_names) <= wsgi._HEADER_NAMES_KEPT
+    environ = {"HTTP_X_LATE_ONE": "v", "HTTP_MCP_NAME": "echo", "SERVER_NAME": "h", "CONTENT_TYPE": "t"}
+    assert wsgi._headers(environ) == {"x-late-one": "v", "mcp-name": "echo", "content-type": "t"}
