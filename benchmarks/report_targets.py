@@ -62,6 +62,30 @@ def targets_verdicts(results: Results) -> list[tuple[str, str, str]]:
     ]
 
 
+CAUSES = """\
+The measured causes of what the run misses (in process, `benchmarks/README.md` has each measurement):
+
+- **Token + audit.** With 16 callers the audit sink costs about 100 µs a call over a sink that stores
+  nothing on SQLite: 50–60 µs in the writer thread's batch (the INSERT into the table and its five indexes
+  about half, the values' JSON and timestamp the rest) and about 30 µs on the serving loop (the row, its
+  hand-over, one wake-up per batch); the chain with that one sink adds about 45 µs over none. The DRF
+  token is a cache hit (2–9 µs). On PostgreSQL the writer's own CPU per batch is the driver's: a batch is
+  one query string, one round trip (a one-row batch 578 → 269 µs of the process's CPU, 16 rows 108 → 83 µs
+  a row, against the four round trips before: `BEGIN`, the bounds, the INSERT, `COMMIT`); the database
+  server's CPU is not the row's. Decision 16 keeps the row committed before the reply leaves, so one
+  INSERT per call stays; the hand-over to the writer thread stays too (doing the INSERT and COMMIT on the
+  event loop would stall every request of the process while the database is locked).
+- **Async echo over the floor.** The fast path's application alone costs about 3.4× the floor's whole
+  request in process: `respond()`, the core's shared work (admission, the header checks, JSON, the tool's
+  argument model, the result), is about 60% of it, the ASGI layer about 35 µs. Reaching 3× needs the whole
+  application in about two fifths of its CPU.
+- **Ten no-ops.** Twenty invocations a call (both phases): each costs the interceptor's own coroutine
+  (about 1 µs; a no-op mutation's, with its `MutationResult`, about 2 µs) and the chain's bookkeeping
+  around it (0.6 µs for a validation or sink, 2.6 µs for a mutation), and per phase the result, the run
+  and the invocation; per call the two contexts and the trace id.
+"""
+
+
 def targets_section(results: Results) -> str:
     """The Markdown of the section, between its markers, with the run it comes from."""
     info = results.machine
@@ -92,6 +116,7 @@ def targets_section(results: Results) -> str:
         "",
         markdown_table(["target", "measured", "verdict"], targets_verdicts(results)),
         "",
+        CAUSES,
         TARGETS_END,
     ]
     return "\n".join(lines)
