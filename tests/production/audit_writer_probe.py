@@ -29,7 +29,7 @@ def stored() -> dict[str, Any]:
 
     user = get_user_model().objects.order_by("pk").first()
     awkward = 'it\'s a \\ "test"; DROP TABLE mcp_django_toolcallrecord; -- é 😀 $$ %s %(x)s ?'
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "trace_id": f"probe-{number}",
             "origin": "agent",
@@ -62,7 +62,7 @@ def locked() -> dict[str, Any]:
     from mcp_django.interceptors.audit_store import Unavailable, write_rows
     from mcp_django.models import ToolCallRecord
 
-    row = {"trace_id": "locked", "origin": "agent", "tool": "echo", "endpoint": "mcp", "user_id": None}
+    row: dict[str, Any] = {"trace_id": "locked", "origin": "agent", "tool": "echo", "endpoint": "mcp", "user_id": None}
     row |= {"arguments": {}, "outcome": "ok", "duration_ms": 1.0}
     params = connection.get_connection_params()
     holder = psycopg.connect(**{key: value for key, value in params.items() if key != "cursor_factory"})
