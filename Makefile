@@ -258,6 +258,7 @@ test: lint typecheck docs pytest test-django6
 # ------------------------------------------------------------------ benchmark (not part of `make test`)
 # Its own venv: the anchors (the SDK's server, FastMCP) and uvicorn[standard], the one server build that
 # serves them and mcp_django alike; gunicorn and django-mcpz for the WSGI rows (BENCH_SECTION=wsgi: only those). wrk sends the load; without it a built-in Python driver does.
+# PostgreSQL (Debian's package) for the token + audit rows on a throwaway cluster (BENCH_SECTION=targets: the rows issue 40's ASGI targets name).
 # BENCH_QUICK=1 runs one short round (a smoke test of the harness) and writes to .cache/bench/.
 
 $(VENV_BENCH_STAMP): pyproject.toml
@@ -265,6 +266,8 @@ $(VENV_BENCH_STAMP): pyproject.toml
 
 bench: $(VENV_BENCH_STAMP) bench-tokens
 	scripts/ensure-debian-packages wrk:wrk || echo "wrk could not be installed: the built-in Python driver sends the load"
+	scripts/ensure-debian-packages '/usr/lib/postgresql/*/bin/initdb:postgresql' \
+		|| echo "PostgreSQL could not be installed: the token + audit rows on PostgreSQL say so and are left out"
 	$(VENV_BENCH)/bin/python -m benchmarks.run
 
 # What large catalogues cost a model (docs/catalogues.md): tools/list tokens and recall@5 per discovery mode, in
