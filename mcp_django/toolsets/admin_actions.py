@@ -44,7 +44,9 @@ class ActionRun(pydantic.BaseModel):
 
     action: str
     ran: bool = pydantic.Field(description="False when the user declined to confirm: nothing changed.")
-    objects: list[str] = pydantic.Field(description="The objects selected, as the admin names them.")
+    objects: list[str] = pydantic.Field(
+        description="The objects selected, as the admin names them after the action (one it deleted: as before)."
+    )
     messages: list[str] = pydantic.Field(description="What the action told the user (`message_user`).")
 
 
@@ -279,8 +281,10 @@ class AdminActionsToolset(Toolset):
                 raise ToolError(f"Permission denied: {exc or self._needs(action)}") from exc
             if response is not None and not 300 <= response.status_code < 400:
                 raise ToolError(_page(response))
-            self._log(request, action, function, description, objects)
-        return result | {"ran": True, "messages": messages.texts}
+            after = self._reread(objects)
+            self._log(request, action, description, objects, after)
+        named = [str(after.get(obj.pk, obj)) for obj in objects]  # a deleted object: as it was named before
+        return result | {"ran": True, "objects": named, "messages": messages.texts}
 
     def _query(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """The changelist's query string for a selection: `q` for the search, `<field>__exact` per filter."""
@@ -337,22 +341,28 @@ class AdminActionsToolset(Toolset):
         answer = ctx.elicit_sync(question, _CONFIRM, key=f"confirm-{selection}")
         return bool(answer.get("action") == "accept" and (answer.get("content") or {}).get("confirm") is True)
 
+    def _reread(self, objects: list[models.Model]) -> dict[Any, models.Model]:
+        """The objects as the action left them, by primary key (those it deleted are absent)."""
+        assert self.model is not None
+        return self.model._default_manager.in_bulk([obj.pk for obj in objects])
+
     def _log(
-        self, request: Any, action: str, function: Callable[..., Any], description: str, objects: list[models.Model]
+        self,
+        request: Any,
+        action: str,
+        description: str,
+        objects: list[models.Model],
+        after: Mapping[Any, models.Model],
     ) -> None:
-        """Write each object's `LogEntry`: a change for those still there, a deletion for those gone.
+        """Write each object's `LogEntry`: a change for those still there (as they are now), a deletion for those gone.
 
         Django's own `delete_selected` logs its deletions itself (`log_deletions`), before deleting.
         """
-        assert self.model is not None
-        remaining = set(
-            self.model._default_manager.filter(pk__in=[obj.pk for obj in objects]).values_list("pk", flat=True)
-        )
         message = f'Ran the admin action "{description}" through MCP.'
         for obj in objects:
-            if obj.pk in remaining:
-                self._admin.log_change(request, obj, message)
-        gone = [obj for obj in objects if obj.pk not in remaining]
+            if obj.pk in after:
+                self._admin.log_change(request, after[obj.pk], message)
+        gone = [obj for obj in objects if obj.pk not in after]
         if gone and action != "delete_selected":
             self._admin.log_deletions(request, gone)  # type: ignore[arg-type]  # iterated; the rows are gone
 

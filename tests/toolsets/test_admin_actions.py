@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.contrib import admin
 from django.contrib.admin.models import CHANGE, DELETION, LogEntry
 from django.contrib.auth.models import Permission
 
@@ -161,6 +162,48 @@ async def test_django_s_delete_selected_deletes_once_confirmed_and_logs_the_dele
     assert not await Book.objects.filter(title="Dune").aexists()
     logged = [(entry.object_repr, entry.action_flag) async for entry in LogEntry.objects.all()]
     assert logged == [("Dune (Frank Herbert, 1965)", DELETION)]
+
+
+@admin.action(description="Tidy the shelf", permissions=["change"])
+def tidy_the_shelf(modeladmin: Any, request: Any, queryset: Any) -> None:
+    """Upper-case the titles, and drop the books before 1960 (a renaming and a deletion in one action)."""
+    for book in queryset:
+        if book.year < 1960:
+            book.delete()
+        else:
+            book.title = book.title.upper()
+            book.save(update_fields=["title"])
+
+
+class TidyingAdmin(admin.ModelAdmin[Book]):
+    search_fields = ["title", "author"]
+    actions = [tidy_the_shelf]
+
+
+async def test_the_result_and_the_history_name_the_objects_as_the_action_left_them(
+    mcp_client: Callable[..., MCPTestClient], books: list[Book], editor: Any
+) -> None:
+    site = admin.AdminSite(name="tests_tidying")
+    site.register(Book, TidyingAdmin)
+
+    class Tidying(AdminActionsToolset):
+        id = "tests.toolsets.tidying"
+        model = Book
+        admin_site = site
+
+    from mcp_django.endpoints import Endpoint
+
+    endpoint = Endpoint("tests/tidying/mcp", name="tests-tidying", mode="adapter", providers=[Tidying])
+    client = mcp_client(endpoint, user=await staff(editor))
+    result = assert_tool_result(
+        await client.call_tool("book_tidy_the_shelf", {"ids": [books[0].pk, books[1].pk, books[4].pk]})
+    )
+
+    renamed = "THE LEFT HAND OF DARKNESS (Ursula K. Le Guin, 1969)"
+    deleted = "Foundation (Isaac Asimov, 1951)"  # gone: named as it was before the action
+    assert result["structuredContent"]["objects"] == ["DUNE (Frank Herbert, 1965)", deleted, renamed]
+    logged = [(entry.object_repr, entry.action_flag) async for entry in LogEntry.objects.order_by("object_repr")]
+    assert logged == [("DUNE (Frank Herbert, 1965)", CHANGE), (deleted, DELETION), (renamed, CHANGE)]
 
 
 async def test_bad_selections_are_clear_errors_that_change_nothing(
