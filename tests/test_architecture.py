@@ -46,6 +46,15 @@ def _imported(node: ast.Import | ast.ImportFrom, module: str, path: Path, module
         yield submodule if submodule in modules else target
 
 
+def _imported_on_first_use(node: ast.Call) -> list[str]:
+    """The module a `first_use("<module>", "<name>")` call imports (`mcp_django/runtime/first_use.py`)."""
+    function = node.func
+    called = function.id if isinstance(function, ast.Name) else getattr(function, "attr", None)
+    if called == "first_use" and node.args and isinstance(node.args[0], ast.Constant):
+        return [str(node.args[0].value)]
+    return []
+
+
 def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     """Each module of the package -> the package modules it imports, anywhere in its body."""
     modules = _modules(package)
@@ -53,9 +62,13 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     for module, path in modules.items():
         edges: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = list(_imported(node, module, path, modules))
+            elif isinstance(node, ast.Call):
+                names = _imported_on_first_use(node)
+            else:
                 continue
-            for name in _imported(node, module, path, modules):
+            for name in names:
                 while name and name not in modules:
                     name = name.rpartition(".")[0]
                 if name and name != module:
@@ -178,6 +191,18 @@ def test_the_layer_scanner_finds_an_upward_import_inside_a_function_and_under_ty
         ("shop.core", "shop.extra"),
         ("shop.base", "shop.core"),
     }
+
+
+def test_the_layer_scanner_reads_a_first_use_call_as_an_import_of_its_module(tmp_path: Path) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "core.py").write_text('from shop.base import first_use\nextra = first_use("shop.extra", "thing")\n')
+    (package / "base.py").write_text("def first_use(module, name): ...\n")
+    (package / "extra.py").write_text("thing = 1\n")
+    layers = {"shop": 0, "base": 0, "core": 1, "extra": 2}
+
+    assert upward_imports(import_graph(package), layers, root="shop") == {("shop.core", "shop.extra")}
 
 
 def test_a_module_no_entry_places_has_no_layer_though_the_package_itself_has_one() -> None:

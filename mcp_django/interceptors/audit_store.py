@@ -11,7 +11,6 @@ database cannot take raises `Unavailable`, and the writer spools it.
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 from collections.abc import Sequence
 from typing import Any, Final
@@ -19,6 +18,7 @@ from typing import Any, Final
 from django.db import DatabaseError, DataError, IntegrityError, connections, models, router, transaction
 
 from mcp_django.conf import mcp_settings
+from mcp_django.runtime.first_use import first_use
 
 logger = logging.getLogger("mcp_django.interceptors")
 
@@ -30,13 +30,8 @@ class Unavailable(Exception):
     """The database could not take a batch (locked past the bounded wait, read-only, unreachable)."""
 
 
-@functools.cache
-def _record_model() -> Any:
-    """`ToolCallRecord`, imported on first use (models need the app registry, ready only later) and kept: an
-    import statement per batch cost 8 to 10 µs here."""
-    from mcp_django.models import ToolCallRecord
-
-    return ToolCallRecord
+_record_model = first_use("mcp_django.models", "ToolCallRecord")
+"""`ToolCallRecord` (models need the app registry, ready only after this module loads)."""
 
 
 def tidy_connection() -> None:

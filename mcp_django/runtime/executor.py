@@ -50,6 +50,7 @@ from typing import Any, Final, Generic, ParamSpec, TypeVar
 
 from asgiref.sync import SyncToAsync, sync_to_async
 
+from mcp_django.runtime.first_use import first_use
 from mcp_django.runtime.package_settings import package_settings
 
 logger = logging.getLogger("mcp_django.runtime.executor")
@@ -343,12 +344,8 @@ threading._register_atexit(_stop_pool)  # type: ignore[attr-defined]  # the stdl
 threading._register_atexit(_exit_within_grace)  # type: ignore[attr-defined]
 
 
-@functools.cache
-def _close_old_connections() -> Callable[[], None]:
-    """Django's `close_old_connections`, imported on first use (as `package_settings`, and for the same reason)."""
-    from django.db import close_old_connections
-
-    return close_old_connections
+_close_old_connections: Callable[[], Callable[[], None]] = first_use("django.db", "close_old_connections")
+"""Django's `close_old_connections` (the runtime may be imported before Django is set up)."""
 
 
 def database_threads() -> int:

@@ -1,22 +1,19 @@
 """`mcp_settings` for the runtime's per-call code, imported on its first use and then kept.
 
 The runtime is imported where Django may not be set up (the protocol core reaches it), so it cannot import
-`mcp_django.conf` at the top; an import statement inside a function, run on every call, costs several µs
-even for a module long loaded (8 to 10 µs each on the benchmark machine, two per `tools/call`).
+`mcp_django.conf` at the top; `first_use` (`runtime/first_use.py`) spares the per-call import statement
+(two per `tools/call`).
 """
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from mcp_django.runtime.first_use import first_use
 
 if TYPE_CHECKING:
     from mcp_django.conf import MCPSettings
 
-
-@functools.cache
-def package_settings() -> MCPSettings:
-    """`mcp_django.conf.mcp_settings` (one object for the process: it reloads itself when settings change)."""
-    from mcp_django.conf import mcp_settings
-
-    return mcp_settings
+package_settings: Callable[[], MCPSettings] = first_use("mcp_django.conf", "mcp_settings")
+"""`mcp_django.conf.mcp_settings` (one object for the process: it reloads itself when settings change)."""
