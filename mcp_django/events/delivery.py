@@ -40,7 +40,7 @@ IDLE: Final = 60.0
 
 _wake = threading.Event()
 _lock = threading.Lock()
-_thread: threading.Thread | None = None
+_thread: _Deliverer | None = None
 
 
 def _claim(delivery: WebhookDelivery) -> bool:
@@ -121,8 +121,9 @@ def tell_gaps() -> None:
             WebhookSubscription.objects.filter(pk=subscription.pk).update(gap_owed=False)
 
 
-def deliver_due(limit: int = 100) -> float | None:
-    """Attempt every delivery due now (at most `limit`); return the seconds until the next one is due (None: none).
+def deliver_due(limit: int = 100, stopping: threading.Event | None = None) -> float | None:
+    """Attempt every delivery due now (at most `limit`, none past `stopping` once it is set); return the seconds
+    until the next one is due (None: none).
 
     The gaps owed are told first (`tell_gaps`)."""
     tell_gaps()
@@ -132,6 +133,8 @@ def deliver_due(limit: int = 100) -> float | None:
         .order_by("next_attempt", "pk")[:limit]
     )
     for delivery in list(due):
+        if stopping is not None and stopping.is_set():
+            break
         if _claim(delivery):
             try:
                 attempt(delivery)
@@ -146,11 +149,15 @@ def deliver_due(limit: int = 100) -> float | None:
     return None if following is None else max(0.0, (following - timezone.now()).total_seconds())
 
 
-def _loop(once: bool) -> None:
+def _loop(once: bool, stopping: threading.Event) -> None:
+    """Deliver what is due, then sleep until the next is due or a kick; until `stopping` (or, `once`, nothing is
+    pending)."""
     while True:
         _wake.clear()
+        if stopping.is_set():  # after the clear: a stop's wake-up is never lost
+            return
         try:
-            wait = deliver_due()
+            wait = deliver_due(stopping=stopping)
         except Exception:
             logger.exception("The webhook deliverer failed; it tries again")
             wait = IDLE
@@ -161,15 +168,22 @@ def _loop(once: bool) -> None:
         _wake.wait(IDLE if wait is None else min(wait, IDLE))
 
 
-def _in_process() -> None:
-    global _thread
-    try:
-        _loop(once=True)
-    finally:
-        with _lock:
-            _thread = None
-        if _wake.is_set():  # a kick that came as the thread was ending
-            kick()
+class _Deliverer(threading.Thread):
+    """This process's deliverer: works the queue until nothing is pending, or until `stop()`."""
+
+    def __init__(self) -> None:
+        super().__init__(name="mcp-events-deliverer", daemon=True)
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        global _thread
+        try:
+            _loop(once=True, stopping=self.stopping)
+        finally:
+            with _lock:
+                _thread = None
+            if _wake.is_set() and not self.stopping.is_set():  # a kick that came as the thread was ending
+                kick()
 
 
 def kick() -> None:
@@ -178,8 +192,40 @@ def kick() -> None:
     with _lock:
         _wake.set()
         if _thread is None:
-            _thread = threading.Thread(target=_in_process, name="mcp-events-deliverer", daemon=True)
+            _thread = _Deliverer()
             _thread.start()
+
+
+def stop(timeout: float | None = None) -> bool:
+    """Stop this process's deliverer, when one runs, and wait up to `timeout` seconds for it to end.
+
+    It ends after the attempt it is making, if any; what it has not delivered stays queued, for the next
+    kick (which starts a deliverer again) or `manage.py mcp_events_deliver`. Returns whether none runs now.
+    """
+    with _lock:
+        thread = _thread
+    if thread is None:
+        return True
+    thread.stopping.set()
+    _wake.set()
+    thread.join(timeout)
+    return not thread.is_alive()
+
+
+def _stop_at_exit() -> None:
+    """At interpreter exit, before threads are joined: let the deliverer finish its attempt, within the grace."""
+    try:
+        from mcp_django.conf import mcp_settings
+
+        grace = float(mcp_settings.SHUTDOWN_GRACE)
+    except Exception:  # settings unreadable this late: the default
+        grace = 5.0
+    stop(grace)
+
+
+# The stdlib's hook (since 3.9), as runtime/executor.py uses it: a daemon thread is otherwise cut off mid-attempt,
+# and the delivery it was making is posted again once its lease lapses.
+threading._register_atexit(_stop_at_exit)  # type: ignore[attr-defined]
 
 
 @on_emitted
@@ -189,4 +235,4 @@ def _emitted(row: EventOccurrence) -> None:
 
 def run_forever() -> None:
     """Deliver for as long as the process runs (`manage.py mcp_events_deliver`)."""
-    _loop(once=False)
+    _loop(once=False, stopping=threading.Event())

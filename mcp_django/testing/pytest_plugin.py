@@ -9,12 +9,17 @@ fixture is used, so projects without Django are unaffected. The fixtures:
   `async with mcp_http_client("/mcp", user=alice, era="stateless") as client: ...`.
 - `mcp_era`: parametrizes a test over both eras (`"handshake"`, `"stateless"`).
 
+At the end of each test, before its fixtures (its database) are torn down, it stops the events app's
+webhook deliverer when a test started one (`mcp_django.events.delivery.stop()`): left running, the thread
+would query the database after the test's access to it ended.
+
 The assertion helpers live in `mcp_django.testing` (`assert_tool_result`, `assert_tool_error`,
 `assert_mcp_error`). docs/testing.md.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +30,17 @@ if TYPE_CHECKING:
     from mcp_django.testing.http import MCPHTTPTestClient
 
 ERAS = ("handshake", "stateless")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """Stop the webhook deliverer a test started (an emit starts it), before the test's fixtures are torn down.
+
+    Only where the events app's deliverer is loaded already: the plugin imports nothing of Django itself.
+    """
+    delivery = sys.modules.get("mcp_django.events.delivery")
+    if delivery is not None:
+        delivery.stop()
 
 
 @pytest.fixture(params=ERAS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,8 +14,10 @@ from django.db import transaction
 from django.test import Client, override_settings
 from django.utils import timezone
 
+from mcp_django.events import delivery
 from mcp_django.events.models import WebhookDelivery, WebhookSubscription
 from mcp_django.events.store import purge
+from mcp_django.testing import pytest_plugin
 from tests.events.receiver import OTHER_SECRET, SECRET, Receiver, receiver, signed_by
 from tests.events.support import add_book, call, until
 
@@ -95,6 +98,45 @@ def test_a_callback_that_keeps_failing_is_given_up_after_the_attempts(client: Cl
 
     assert WebhookSubscription.objects.get().failures == 1
     assert hooks.quiet()  # no third attempt
+
+
+def _waiting_for_a_retry(client: Client, hooks: Receiver) -> threading.Thread:
+    """The deliverer thread, its first attempt failed, waiting a minute for the retry."""
+    _subscribe(client, hooks.url)
+    hooks.next()
+    hooks.failures = 1
+    with override_settings(MCP_DJANGO={"EVENTS_WEBHOOK_ALLOWED_HOSTS": ["127.0.0.1"], "EVENTS_WEBHOOK_BACKOFF": 60}):
+        add_book()
+        hooks.next()
+        assert until(lambda: WebhookDelivery.objects.filter(attempts=1).exists())
+    (deliverer,) = [thread for thread in threading.enumerate() if thread.name == "mcp-events-deliverer"]
+    return deliverer
+
+
+def test_a_stopped_deliverer_ends_and_the_next_kick_delivers_what_it_left_queued(
+    client: Client, hooks: Receiver
+) -> None:
+    deliverer = _waiting_for_a_retry(client, hooks)
+    assert deliverer.is_alive()
+
+    assert delivery.stop(timeout=10)
+    assert not deliverer.is_alive()
+    assert WebhookDelivery.objects.get().status == "pending"
+
+    WebhookDelivery.objects.update(next_attempt=timezone.now())
+    delivery.kick()
+    assert hooks.next().json["name"] == "book.added"
+    assert until(lambda: WebhookDelivery.objects.filter(status="delivered").exists())
+
+
+def test_the_pytest_plugin_stops_the_deliverer_a_test_left_running_before_its_database_goes(
+    client: Client, hooks: Receiver, request: pytest.FixtureRequest
+) -> None:
+    deliverer = _waiting_for_a_retry(client, hooks)
+
+    pytest_plugin.pytest_runtest_teardown(request.node)  # what pytest calls first at the test's end
+
+    assert not deliverer.is_alive()
 
 
 def test_a_subscription_past_its_ttl_gets_nothing_and_a_refresh_keeps_it_alive(client: Client, hooks: Receiver) -> None:
