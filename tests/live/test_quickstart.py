@@ -90,6 +90,7 @@ HOW_TO_PAGES = (
     "docs/skills.md",
     "docs/remote-interceptors.md",
     "docs/oauth.md",
+    "docs/notifications.md",
 )
 """How-to pages whose marked blocks run in the project docs/quickstart.md leaves (their start mark says so)."""
 FENCE = re.compile(r'^```(\w*)(?: title="([\w./-]+)")?\n(.*?)^```', re.MULTILINE | re.DOTALL)
