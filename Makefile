@@ -49,7 +49,7 @@ DOCS_PORT ?= 8008
 export MCP_TEST_NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
 export MCP_TEST_CONFORMANCE_DIR := $(CURDIR)/$(CACHE)
 
-.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs docs-serve pytest quick test test-django6 bench bench-tokens soak fuzz clean
+.PHONY: help demo install node conformance-suite debian-packages lint typecheck docs docs-serve pytest quick test test-deps test-django6 bench bench-tokens soak fuzz clean
 
 help:
 	@echo "make demo   - install, migrate, seed and serve the example project on http://$(DEMO_HOST):$(DEMO_PORT)/"
@@ -238,22 +238,35 @@ pytest: $(VENV_STAMP) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) $(EVERYTHING_STAM
 
 # Django 6 needs Python >= 3.12; the leg runs where one is found, and says so where not. The live tier runs on
 # the default leg: what it drives (daphne, uvicorn, the official client) hardly varies with Django's version.
-$(VENV6_STAMP): pyproject.toml
+# After the default venv (order only): setuptools writes the project's .egg-info into the checkout during an
+# editable install, and two at once would write it together.
+$(VENV6_STAMP): pyproject.toml | $(VENV_STAMP)
 	@test -x $(VENV6_PY) || $(PYTHON_DJANGO6) -m venv $(VENV6)
 	$(VENV6_PY) -m pip install --quiet --quiet --upgrade pip
 	$(VENV6_PY) -m pip install --quiet --quiet -e '.[test]' 'django>=6.0,<6.2'
 	@touch $@
 
+# The Django 6 venv where a Python for it is found (nothing, and test-django6 says so, where not).
+VENV6_IF_FOUND := $(if $(PYTHON_DJANGO6),$(VENV6_STAMP))
+
+# The leg fuzzes with the `quick` profile: what the fuzz tests find does not depend on Django's version, and the
+# default leg fuzzes six times deeper.
 test-django6:
 	@if [ -z "$(PYTHON_DJANGO6)" ]; then \
 		echo "skipping the Django 6 leg: no Python 3.12 or newer found"; \
 	else \
 		$(MAKE) --no-print-directory $(VENV6_STAMP) \
 		&& $(VENV6_PY) -c 'import django; print("Django", django.get_version(), "on Python", __import__("sys").version.split()[0])' \
-		&& $(VENV6_PY) -m pytest -m 'not live or smoke' $(PARALLEL) $(DURATIONS); \
+		&& MCP_FUZZ_PROFILE=quick $(VENV6_PY) -m pytest -m 'not live or smoke' $(PARALLEL) $(DURATIONS); \
 	fi
 
-test: lint typecheck docs pytest test-django6
+# Everything `make test` installs, fetched side by side: the venvs (one after the other) beside Node 22 and the npm
+# packages; each target's output is printed whole.
+test-deps: $(VENV_STAMP) $(VENV6_IF_FOUND) $(CONFORMANCE_STAMPS) $(INSPECTOR_STAMP) $(EVERYTHING_STAMP) debian-packages
+
+test:
+	$(MAKE) --no-print-directory -j 4 --output-sync=target test-deps
+	$(MAKE) --no-print-directory -j 1 lint typecheck docs pytest test-django6
 
 # ------------------------------------------------------------------ benchmark (not part of `make test`)
 # Its own venv: the anchors (the SDK's server, FastMCP) and uvicorn[standard], the one server build that

@@ -30,6 +30,10 @@ STARTUP_TIMEOUT_S = 60.0
 SHUTDOWN_TIMEOUT_S = 10.0
 TASK_WORKERS = 3
 """Task workers beside the live server: the tasks scenarios keep a few tasks running or parked at once."""
+TASK_WORKER_OPTIONS = ("--interval", "0.2", "--no-startup-delay", "--no-reload")
+"""`manage.py db_worker`'s options in the live tiers: a queued task is picked up within 0.2 s, and no autoreloader
+(under the live servers' `DEBUG` it would run each worker in a child process that stats every loaded module's
+file each second: 4% of a core per worker, 18 workers at once in a live run)."""
 
 
 @dataclass(frozen=True)
@@ -240,7 +244,7 @@ def task_workers(
             with (log_dir / f"db-worker-{number}.log").open("wb") as log:
                 processes.append(
                     subprocess.Popen(
-                        [sys.executable, "manage.py", "db_worker", "--interval", "0.2", "--no-startup-delay"],
+                        [sys.executable, "manage.py", "db_worker", *TASK_WORKER_OPTIONS],
                         cwd=ROOT,
                         env=env,
                         stdout=log,
