@@ -199,6 +199,9 @@ MCP_DJANGO = {
     # the demo's interceptor server, which /guarded/mcp and the chained gateway /gateway/chain/mcp name;
     # the conformance fixture (or another server's, MCP_EXAMPLE_GATEWAY_BACKEND_URL) the gateways front,
     # and the first gateway, which the second one fronts in turn (chained gateways).
+    # The hub's patience with each remote's listing (docs/federation.md); the live tests give a hub on a busy
+    # machine longer (MCP_EXAMPLE_REMOTE_LIST_TIMEOUT).
+    "REMOTE_LIST_TIMEOUT": float(os.environ.get("MCP_EXAMPLE_REMOTE_LIST_TIMEOUT", "5")),
     "SERVERS": {
         "demo": {"URL": f"{EXAMPLE_BASE_URL}/interceptors/mcp", "TIMEOUT": 2},
         "conformance": {

@@ -25,10 +25,17 @@ WAIT = 30.0
 
 @pytest.fixture(scope="module")
 def hub_servers(live_server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[GatewayServers]:
-    """`front`'s hub composes `back`'s conformance fixture and `front`'s own `/books/mcp`; `back` may be stopped."""
+    """`front`'s hub composes `back`'s conformance fixture and `front`'s own `/books/mcp`; `back` may be stopped.
+
+    The hub waits up to `WAIT` for a remote's listing (5 s by default): on a loaded machine the just-started
+    `back`'s first handshake and listing took longer, and the hub rightly left its tools out."""
     logs = tmp_path_factory.mktemp("hub-log")
     with serve_example(live_server_env, logs) as back:
-        front_env = {**live_server_env, "MCP_EXAMPLE_GATEWAY_BACKEND_URL": back.url(CONFORMANCE)}
+        front_env = {
+            **live_server_env,
+            "MCP_EXAMPLE_GATEWAY_BACKEND_URL": back.url(CONFORMANCE),
+            "MCP_EXAMPLE_REMOTE_LIST_TIMEOUT": str(WAIT),
+        }
         with serve_example(front_env, logs) as front:
             yield GatewayServers(front, back, front_env)
 
