@@ -417,9 +417,25 @@ def kept_section(output: Path, begin: str = STARTUP_BEGIN, end: str = STARTUP_EN
     return [begin + section + end, ""]
 
 
+def run_line(results: Results, settings: str) -> str:
+    """The line a section of the page opens its figures with: the run they come from, and the machine's load."""
+    info = results.machine
+    return (
+        f"Run: {info.get('date', '?')}, commit {info.get('commit', '?')} — {settings};"
+        f" load from {info.get('load', '?')}; load average before {info.get('load average before', '?')},"
+        f" after {info.get('load average after', '?')}."
+    )
+
+
+def section_table(results: Results, rows: list[RowResult]) -> str:
+    """The results table of a section's own rows."""
+    return markdown_table(
+        HEADER, table_rows(Results(rows=rows, memory=[], machine=results.machine, settings=results.settings))
+    )
+
+
 def telemetry_section(results: Results) -> str:
     """The Markdown of the telemetry section, between its markers, with the run it comes from."""
-    info = results.machine
     lines = [
         TELEMETRY_BEGIN,
         "## Telemetry (issue 21)",
@@ -435,9 +451,7 @@ def telemetry_section(results: Results) -> str:
         "(the load averages below) those ratios move by several percent from run to run;",
         "`benchmarks/bench_telemetry.py` measures the same configurations in process, with no HTTP.",
         "",
-        f"Run: {info.get('date', '?')}, commit {info.get('commit', '?')} — {results.settings};"
-        f" load from {info.get('load', '?')}; load average before {info.get('load average before', '?')},"
-        f" after {info.get('load average after', '?')}.",
+        run_line(results, results.settings),
         "",
         markdown_table(TELEMETRY_HEADER, telemetry_table(results)),
         "",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.report import HEADER, KEPT_TARGETS, Results, markdown_table, table_rows, update_section
+from benchmarks.report import KEPT_TARGETS, Results, markdown_table, run_line, section_table, update_section
 
 TARGETS_BEGIN, TARGETS_END = KEPT_TARGETS
 
@@ -88,7 +88,6 @@ The measured causes of what the run misses (in process, `benchmarks/README.md` h
 
 def targets_section(results: Results) -> str:
     """The Markdown of the section, between its markers, with the run it comes from."""
-    info = results.machine
     rows = [
         row
         for server in SECTION_SERVERS
@@ -108,11 +107,9 @@ def targets_section(results: Results) -> str:
         "PostgreSQL server's own CPU is another process's, as in a deployment, and is not in the row's CPU per call",
         "(SQLite's INSERT runs inside the server process, so its rows carry it).",
         "",
-        f"Run: {info.get('date', '?')}, commit {info.get('commit', '?')} — {results.settings.rsplit(', ', 1)[0]};"
-        f" load from {info.get('load', '?')}; load average before {info.get('load average before', '?')},"
-        f" after {info.get('load average after', '?')}.",
+        run_line(results, results.settings.rsplit(", ", 1)[0]),
         "",
-        markdown_table(HEADER, table_rows(Results(rows=rows, memory=[], machine=info, settings=results.settings))),
+        section_table(results, rows),
         "",
         markdown_table(["target", "measured", "verdict"], targets_verdicts(results)),
         "",

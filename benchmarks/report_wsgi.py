@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.report import HEADER, KEPT_WSGI, Results, markdown_table, table_rows, update_section
+from benchmarks.report import KEPT_WSGI, Results, markdown_table, run_line, section_table, update_section
 
 WSGI_BEGIN, WSGI_END = KEPT_WSGI
 
@@ -75,7 +75,6 @@ def over_the_floor(results: Results) -> list[str]:
 
 def wsgi_section(results: Results) -> str:
     """The Markdown of the WSGI section, between its markers, with the run it comes from."""
-    info = results.machine
     rows = [row for row in results.rows if row.server == "gunicorn"]
     lines = [
         WSGI_BEGIN,
@@ -91,11 +90,9 @@ def wsgi_section(results: Results) -> str:
         "connection after every answer, so every call pays a TCP connection, alike for every row. The SDK column",
         "does not apply (its rows are ASGI); `× floor CPU` is over the bare WSGI app's.",
         "",
-        f"Run: {info.get('date', '?')}, commit {info.get('commit', '?')} — {results.settings.rsplit(', ', 1)[0]};"
-        f" load from {info.get('load', '?')}; load average before {info.get('load average before', '?')},"
-        f" after {info.get('load average after', '?')}.",
+        run_line(results, results.settings.rsplit(", ", 1)[0]),
         "",
-        markdown_table(HEADER, table_rows(Results(rows=rows, memory=[], machine=info, settings=results.settings))),
+        section_table(results, rows),
         "",
         markdown_table(["target", "measured", "verdict"], wsgi_verdicts(results)),
         "",
