@@ -427,11 +427,17 @@ def run_line(results: Results, settings: str) -> str:
     )
 
 
-def section_table(results: Results, rows: list[RowResult]) -> str:
-    """The results table of a section's own rows."""
-    return markdown_table(
-        HEADER, table_rows(Results(rows=rows, memory=[], machine=results.machine, settings=results.settings))
-    )
+def section_figures(results: Results, rows: list[RowResult], verdicts: Sequence[Sequence[str]]) -> list[str]:
+    """A section's figures: the run they come from (its settings without the session count), the table of the
+    section's own rows, and its targets' verdicts."""
+    section = Results(rows=rows, memory=[], machine=results.machine, settings=results.settings)
+    return [
+        run_line(results, results.settings.rsplit(", ", 1)[0]),
+        "",
+        markdown_table(HEADER, table_rows(section)),
+        "",
+        markdown_table(["target", "measured", "verdict"], verdicts),
+    ]
 
 
 def telemetry_section(results: Results) -> str:

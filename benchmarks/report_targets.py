@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.report import KEPT_TARGETS, Results, markdown_table, run_line, section_table, update_section
+from benchmarks.report import KEPT_TARGETS, Results, section_figures, update_section
 
 TARGETS_BEGIN, TARGETS_END = KEPT_TARGETS
 
@@ -107,11 +107,7 @@ def targets_section(results: Results) -> str:
         "PostgreSQL server's own CPU is another process's, as in a deployment, and is not in the row's CPU per call",
         "(SQLite's INSERT runs inside the server process, so its rows carry it).",
         "",
-        run_line(results, results.settings.rsplit(", ", 1)[0]),
-        "",
-        section_table(results, rows),
-        "",
-        markdown_table(["target", "measured", "verdict"], targets_verdicts(results)),
+        *section_figures(results, rows, targets_verdicts(results)),
         "",
         CAUSES,
         TARGETS_END,

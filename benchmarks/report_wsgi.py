@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.report import KEPT_WSGI, Results, markdown_table, run_line, section_table, update_section
+from benchmarks.report import KEPT_WSGI, Results, section_figures, update_section
 
 WSGI_BEGIN, WSGI_END = KEPT_WSGI
 
@@ -90,11 +90,7 @@ def wsgi_section(results: Results) -> str:
         "connection after every answer, so every call pays a TCP connection, alike for every row. The SDK column",
         "does not apply (its rows are ASGI); `× floor CPU` is over the bare WSGI app's.",
         "",
-        run_line(results, results.settings.rsplit(", ", 1)[0]),
-        "",
-        section_table(results, rows),
-        "",
-        markdown_table(["target", "measured", "verdict"], wsgi_verdicts(results)),
+        *section_figures(results, rows, wsgi_verdicts(results)),
         "",
         *over_the_floor(results),
         WSGI_END,
